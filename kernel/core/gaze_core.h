@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gaze_core.h - API of the shared core (kernel/core/*.c).
+ *
+ * The same files build into gaze.ko and into libgazecore (userspace).
+ * Files and what they own:
+ *   format.c      block headers, crc, per-type verifiers, features, super
+ *                 encode/decode                               (gaze_fmt_*)
+ *   layout.c      zone layout and space maths for a geometry   (gaze_layout_*)
+ *   hash.c        siphash-2-4 for directory names              (gaze_siphash)
+ *   cache.c       metadata block cache                         (gaze_mbuf_*)
+ *   table.c       2-level meta tables: imap, zinfo, usage, summary (gaze_table_*)
+ *   space.c       main-area zones, logs, block alloc/invalidate,
+ *                 meta ring                                    (gaze_space_*, gaze_block_*)
+ *   node.c        nid allocation, node get/new/flush           (gaze_nid_*, gaze_node_*)
+ *   checkpoint.c  checkpoint write and discovery               (gaze_cp_*)
+ *   fs.c          format / open / close of an instance         (gaze_fs_*)
+ *   inode.c bmap.c dir.c xattr.c namei.c
+ *                 namespace: the operations tools and the module share
+ *                                                              (gaze_ns_*, gaze_file_*,
+ *                                                               gaze_xattr_*, gaze_dir_*)
+ *
+ * Locking (version 1): every entry point below gaze_fs_* takes fs->lock
+ * (a mutex) for its whole duration unless it says otherwise; the core's
+ * internal functions (gaze_mbuf_*, gaze_table_*, gaze_node_*, gaze_block_*)
+ * expect the caller to hold it.  The module replaces this coarse rule with
+ * finer ones when it needs to, writing the new rule here.
+ */
+#ifndef GAZE_CORE_H
+#define GAZE_CORE_H
+
+#include "gaze_env.h"
+#include "gaze_format.h"
+#include "gaze_dev.h"
+
+/* ---------------------------------------------------------------- */
+/* format.c                                                          */
+/* ---------------------------------------------------------------- */
+
+/* crc of a 4 KiB metadata block: standard crc32c (init ~0, final xor ~0)
+ * of the whole block with gaze_mhdr.crc taken as zero. */
+u32 gaze_fmt_block_crc(const void *blk);
+void gaze_fmt_hdr_init(void *blk, u32 magic, const u8 uuid[16], u64 blkaddr,
+		       u64 seq, u32 nid, u32 ino, u32 index);
+void gaze_fmt_csum_set(void *blk);		/* fill hdr.crc */
+/*
+ * Header check: magic, crc, uuid, location (blkaddr), hdr_version.
+ * Returns 0, -EFSBADCRC (crc mismatch) or -EFSCORRUPTED; *why (if not
+ * NULL) gets a static string naming the failed check.
+ */
+int gaze_fmt_hdr_verify(const void *blk, u32 magic, const u8 uuid[16],
+			u64 blkaddr, const char **why);
+/* Type verifiers: header check plus every field of the body. */
+int gaze_fmt_super_verify(const struct gaze_super *sb, u64 blkaddr,
+			  const char **why);
+int gaze_fmt_cp_head_verify(const struct gaze_cp_head *cp,
+			    const struct gaze_super *sb, u64 blkaddr,
+			    const char **why);
+int gaze_fmt_inode_verify(const struct gaze_inode *in,
+			  const struct gaze_super *sb, u64 blkaddr,
+			  const char **why);
+int gaze_fmt_dnode_verify(const struct gaze_dnode *dn,
+			  const struct gaze_super *sb, u64 blkaddr,
+			  const char **why);
+int gaze_fmt_ind_verify(const struct gaze_inode_ind *in,
+			const struct gaze_super *sb, u64 blkaddr,
+			const char **why);
+int gaze_fmt_xattr_verify(const struct gaze_xattr_block *xb,
+			  const struct gaze_super *sb, u64 blkaddr,
+			  const char **why);
+int gaze_fmt_dir_bucket_verify(const struct gaze_dir_bucket *b,
+			       const struct gaze_super *sb, u64 blkaddr,
+			       const char **why);
+int gaze_fmt_dir_index_verify(const struct gaze_dir_index *di,
+			      const struct gaze_super *sb, u64 blkaddr,
+			      const char **why);
+/* table and index blocks (hdr.nid = table id) */
+int gaze_fmt_table_verify(const void *blk, u32 table, u32 index,
+			  const struct gaze_super *sb, u64 blkaddr,
+			  const char **why);
+
+/* features */
+const char *gaze_fmt_feature_name(int mask /* 0 compat 1 ro 2 incompat */,
+				  int bit);
+/* "a,b,^c": sets/clears bits starting from *compat etc.; -EINVAL and
+ * *bad = offending name on an unknown feature. */
+int gaze_fmt_feature_parse(const char *list, u64 *compat, u64 *ro_compat,
+			   u64 *incompat, const char **bad);
+void gaze_fmt_feature_defaults(u64 *compat, u64 *ro_compat, u64 *incompat);
+/* writes "a,b,c" of the set bits into buf */
+void gaze_fmt_feature_string(u64 compat, u64 ro_compat, u64 incompat,
+			     char *buf, size_t len);
+const char *gaze_fmt_compress_name(int algo);
+int gaze_fmt_compress_parse(const char *name, u8 *algo, u8 *level);
+
+/* ---------------------------------------------------------------- */
+/* layout.c                                                          */
+/* ---------------------------------------------------------------- */
+struct gaze_geometry {		/* what the device reported */
+	u64	nr_blocks;
+	u32	zone_blocks;
+	u32	zone_cap;
+	u32	nr_zones;
+	u32	nr_conv;
+	u32	max_open;	/* 0 = unlimited */
+	u32	max_active;
+	u32	model;		/* GAZE_ZM_* */
+};
+
+struct gaze_mkfs_params {
+	struct gaze_geometry geo;
+	u32	ovp_percent;		/* 0 = automatic */
+	u64	gc_pool_blocks;		/* 0 = automatic */
+	u32	dirty_limit_pct;	/* default 20 */
+	u32	gc_queue_depth;		/* 0 = default */
+	u32	victim_policy;		/* GAZE_GC_* */
+	u32	nr_logs;		/* 0 = as many as the device allows */
+	u64	feature_compat, feature_ro_compat, feature_incompat;
+	u8	compress_algo, compress_level, compress_log_cluster;
+	u8	uuid[16];
+	u32	dir_hash_seed[4];
+	u64	mkfs_time;
+	char	label[GAZE_LABEL_MAX];
+	char	version[32];
+};
+
+struct gaze_layout {
+	u32	nr_zones;		/* zones the fs uses */
+	u32	cp_zone_start, cp_zone_count;
+	u32	meta_zone_start, meta_zone_count;
+	u32	main_zone_start, main_zone_count;
+	u32	ovp_zones, reserved_zones, ovp_percent;
+	u32	nr_logs;
+	u32	max_nid;
+	u64	user_blocks;
+	u32	usage_blocks_per_zone, summary_blocks_per_zone;
+	u32	table_blocks[GAZE_NR_TABLES];
+	u32	table_index_blocks[GAZE_NR_TABLES];
+	u64	gc_pool_blocks;
+	u32	dirty_limit_pct, gc_queue_depth, bg_gc_low_pct, bg_gc_high_pct;
+};
+
+/* limits checked by gaze_layout_compute */
+#define GAZE_MIN_MAIN_ZONES	8
+#define GAZE_MIN_ZONE_BLOCKS	256		/* 1 MiB */
+#define GAZE_MIN_OPEN_ZONES	4		/* cp + meta + 2 logs */
+#define GAZE_DEFAULT_DIRTY_PCT	20
+#define GAZE_DEFAULT_QDEPTH	64
+
+/*
+ * Computes the layout for a geometry and parameters.  Returns 0, or
+ * -EINVAL / -ENOSPC with *why set to a one-line human reason.
+ */
+int gaze_layout_compute(const struct gaze_mkfs_params *p,
+			struct gaze_layout *l, const char **why);
+/* builds the superblock image (copy 0 at block 0 of zone 0, copy 1 at
+ * block 0 of zone 1: pass copy and blkaddr); crc filled in */
+void gaze_fmt_super_build(struct gaze_super *sb,
+			  const struct gaze_mkfs_params *p,
+			  const struct gaze_layout *l, u32 copy, u64 blkaddr);
+/* recomputes the layout from a superblock (used by verify and mount) */
+int gaze_layout_from_super(const struct gaze_super *sb, struct gaze_layout *l,
+			   const char **why);
+
+/* ---------------------------------------------------------------- */
+/* hash.c                                                            */
+/* ---------------------------------------------------------------- */
+u64 gaze_siphash(const u32 key[4], const void *data, size_t len);
+
+/* ---------------------------------------------------------------- */
+/* The filesystem instance.                                          */
+/* ---------------------------------------------------------------- */
+#define GAZE_MB_NODE	1	/* id = nid */
+#define GAZE_MB_TABLE	2	/* id = table, idx = table block */
+#define GAZE_MB_TINDEX	3	/* id = table, idx = index block */
+#define GAZE_MB_FBLK	4	/* id = ino, idx = logical block (dir blocks) */
+
+#define GAZE_MBF_DIRTY	0x1
+
+struct gaze_mbuf {
+	u32	type, id;
+	u64	idx;
+	u64	blkaddr;		/* where it was read from, 0 = new */
+	void	*data;			/* GAZE_BLOCK_SIZE bytes */
+	int	ref;
+	u32	flags;
+	struct list_head hash;		/* cache hash chain */
+	struct list_head list;		/* lru or dirty list */
+};
+
+struct gaze_cache;		/* cache.c private */
+struct gaze_space;		/* space.c private */
+struct gaze_tables;		/* table.c private */
+
+#define GAZE_FS_RDONLY		0x1	/* gaze_fs_open flag */
+
+struct gaze_fs {
+	struct gaze_dev		*dev;
+	struct gaze_super	sb;		/* raw, as verified at open */
+	struct gaze_layout	lay;
+	u8			uuid[16];
+	u32			flags;		/* GAZE_FS_* */
+	u64			cp_seq;		/* last committed checkpoint */
+	struct gaze_cp_head	cp;		/* last committed head (raw) */
+	u32			cp_zone;	/* zone holding it */
+	u32			cp_offset;	/* block offset of next pack */
+	u32			next_nid;
+	u64			valid_inodes;
+	struct gaze_cache	*cache;
+	struct gaze_tables	*tables;
+	struct gaze_space	*space;
+	struct mutex		lock;		/* see top of file */
+	size_t			cache_limit;	/* bytes of clean+dirty mbufs */
+};
+
+/* ---------------------------------------------------------------- */
+/* cache.c: caller holds fs->lock                                    */
+/* ---------------------------------------------------------------- */
+int gaze_cache_init(struct gaze_fs *fs);
+void gaze_cache_destroy(struct gaze_fs *fs);
+struct gaze_mbuf *gaze_mbuf_lookup(struct gaze_fs *fs, u32 type, u32 id,
+				   u64 idx);
+/* new zeroed buffer (replacing none: -EEXIST if present), ref held */
+int gaze_mbuf_create(struct gaze_fs *fs, u32 type, u32 id, u64 idx,
+		     struct gaze_mbuf **mbp);
+/* lookup, else read from blkaddr (0: zeroed) and insert; ref held.
+ * Verification is the caller's business (see gaze_node_get). */
+int gaze_mbuf_read(struct gaze_fs *fs, u32 type, u32 id, u64 idx,
+		   u64 blkaddr, struct gaze_mbuf **mbp);
+void gaze_mbuf_dirty(struct gaze_fs *fs, struct gaze_mbuf *mb);
+void gaze_mbuf_put(struct gaze_fs *fs, struct gaze_mbuf *mb);
+/* drop from cache (deleted object); the caller's ref is consumed */
+void gaze_mbuf_forget(struct gaze_fs *fs, struct gaze_mbuf *mb);
+/* calls fn for each dirty buffer of a type (the buffer may be cleaned) */
+int gaze_cache_for_each_dirty(struct gaze_fs *fs, u32 type,
+			      int (*fn)(struct gaze_fs *, struct gaze_mbuf *,
+					void *), void *arg);
+/* true when the cache holds more than fs->cache_limit bytes */
+bool gaze_cache_over_limit(struct gaze_fs *fs);
+/* evict clean unreferenced buffers down to the limit */
+void gaze_cache_shrink(struct gaze_fs *fs);
+
+/* ---------------------------------------------------------------- */
+/* table.c                                                           */
+/* ---------------------------------------------------------------- */
+int gaze_tables_init(struct gaze_fs *fs);	/* from fs->cp */
+void gaze_tables_destroy(struct gaze_fs *fs);
+/* table block holding entry; ref held.  Absent blocks read as zero. */
+int gaze_table_get(struct gaze_fs *fs, u32 table, u32 block,
+		   struct gaze_mbuf **mbp);
+/* marks the block (and its index block) dirty for the next checkpoint */
+void gaze_table_dirty(struct gaze_fs *fs, struct gaze_mbuf *mb);
+/* imap helpers */
+int gaze_imap_get(struct gaze_fs *fs, u32 nid, u64 *addr);
+int gaze_imap_set(struct gaze_fs *fs, u32 nid, u64 addr);
+/* writes dirty table and index blocks to the meta ring and fills the
+ * checkpoint's table roots and payload; see checkpoint.c */
+int gaze_tables_flush(struct gaze_fs *fs, struct gaze_cp_head *cp,
+		      __le64 *payload, u32 *nslots, u32 max_slots);
+
+/* ---------------------------------------------------------------- */
+/* space.c                                                           */
+/* ---------------------------------------------------------------- */
+int gaze_space_init(struct gaze_fs *fs);	/* from fs->cp + tables */
+void gaze_space_destroy(struct gaze_fs *fs);
+/* physical log used for a GAZE_LOG_* type given sb.nr_logs */
+int gaze_log_of_type(const struct gaze_fs *fs, int type);
+/*
+ * Reserves the next block of a log (opening a new zone when needed) and
+ * records the owner: valid bit, zone valid count, summary entry.  The
+ * caller writes the block there at once with gaze_block_write.
+ */
+int gaze_block_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
+		     u8 sum_type, u64 *addr);
+int gaze_block_write(struct gaze_fs *fs, u64 addr, const void *buf);
+int gaze_block_read(struct gaze_fs *fs, u64 addr, void *buf);
+/* clears the valid bit and count of a main-area block */
+int gaze_block_invalidate(struct gaze_fs *fs, u64 addr);
+/* convenience: alloc + write for file data */
+int gaze_data_write(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
+		    const void *buf, u64 *addr);
+/* meta ring: next block for a table/index block written at checkpoint */
+int gaze_meta_alloc(struct gaze_fs *fs, u64 *addr);
+/* free user blocks (for statfs and ENOSPC) */
+u64 gaze_space_free_blocks(struct gaze_fs *fs);
+/* fills the checkpoint's log heads, counters and meta ring fields */
+void gaze_space_fill_cp(struct gaze_fs *fs, struct gaze_cp_head *cp);
+
+/* ---------------------------------------------------------------- */
+/* node.c                                                            */
+/* ---------------------------------------------------------------- */
+int gaze_nid_alloc(struct gaze_fs *fs, u32 *nid);
+/* frees the nid and invalidates its block */
+int gaze_nid_free(struct gaze_fs *fs, u32 nid);
+/* cached or read + verified against magic (GAZE_MAGIC_INODE/DNODE/
+ * INODE_IND/XATTR); ref held.  -ENOENT if the nid has no block. */
+int gaze_node_get(struct gaze_fs *fs, u32 nid, u32 magic,
+		  struct gaze_mbuf **mbp);
+/* new zeroed node with its header set, dirty, ref held */
+int gaze_node_new(struct gaze_fs *fs, u32 nid, u32 ino, u32 magic, u32 index,
+		  struct gaze_mbuf **mbp);
+/* writes one dirty node to its log (type from the owner); updates imap */
+int gaze_node_write(struct gaze_fs *fs, struct gaze_mbuf *mb);
+int gaze_nodes_flush(struct gaze_fs *fs);
+
+/* ---------------------------------------------------------------- */
+/* checkpoint.c, fs.c                                                */
+/* ---------------------------------------------------------------- */
+/* writes dir blocks, nodes, tables, then the pack; flags GAZE_CP_* */
+int gaze_cp_write(struct gaze_fs *fs, u32 flags);
+/* finds the newest valid pack in the two checkpoint zones */
+int gaze_cp_find(struct gaze_fs *fs);
+/* keeps memory bounded: flushes dirty dir blocks and nodes when the
+ * cache is over its limit (no checkpoint); called by namespace ops */
+int gaze_fs_balance(struct gaze_fs *fs);
+
+/*
+ * Format: resets the zones it uses (and verifies they are empty), writes
+ * both superblock copies, creates the root directory (attributes from
+ * root, and /lost+found if the feature is on), writes the first
+ * checkpoint and returns the instance open read-write.
+ */
+struct gaze_attr;
+int gaze_fs_format(struct gaze_dev *dev, const struct gaze_mkfs_params *p,
+		   const struct gaze_attr *root, struct gaze_fs **fsp);
+int gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp);
+/* read-write: final checkpoint with GAZE_CP_UMOUNT; then frees */
+int gaze_fs_close(struct gaze_fs *fs);
+int gaze_fs_sync(struct gaze_fs *fs);		/* checkpoint now */
+
+/* ---------------------------------------------------------------- */
+/* Namespace (inode.c bmap.c dir.c xattr.c namei.c)                  */
+/* Entry points take fs->lock.                                       */
+/* ---------------------------------------------------------------- */
+struct gaze_attr {
+	u32	ino;
+	u32	mode;
+	u32	uid, gid;
+	u32	nlink;
+	u64	size;
+	u64	blocks;			/* 4 KiB blocks */
+	s64	atime, mtime, ctime, crtime;
+	u32	atime_nsec, mtime_nsec, ctime_nsec, crtime_nsec;
+	u32	rdev_major, rdev_minor;
+	u32	flags;			/* GAZE_IF_* */
+	u32	generation;
+};
+
+/* gaze_ns_setattr mask */
+#define GAZE_SET_MODE	0x01
+#define GAZE_SET_UID	0x02
+#define GAZE_SET_GID	0x04
+#define GAZE_SET_SIZE	0x08
+#define GAZE_SET_ATIME	0x10
+#define GAZE_SET_MTIME	0x20
+#define GAZE_SET_CTIME	0x40
+#define GAZE_SET_CRTIME	0x80
+
+typedef int (*gaze_filldir_t)(void *ctx, const char *name, u32 len, u32 ino,
+			      u8 dtype, u64 cookie);
+
+/* creates the root (and lost+found) during format */
+int gaze_ns_init_root(struct gaze_fs *fs, const struct gaze_attr *root);
+int gaze_ns_lookup(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
+		   u32 *ino, u8 *dtype);
+/* regular, dir, chr, blk, fifo, sock: a->mode gives the type; a->ino is
+ * ignored; times and owners are taken from a.  *ino gets the new inode. */
+int gaze_ns_mknod(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
+		  const struct gaze_attr *a, u32 *ino);
+int gaze_ns_symlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
+		    const char *target, u32 tlen, const struct gaze_attr *a,
+		    u32 *ino);
+int gaze_ns_link(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
+		 u32 ino);
+/* unlink a non-directory, or remove an empty directory */
+int gaze_ns_unlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len);
+/* *pos: 0 starts ('.' then '..' then entries in cookie order); fn returns
+ * non-zero to stop; *pos is left at the next position */
+int gaze_ns_readdir(struct gaze_fs *fs, u32 dir, u64 *pos,
+		    gaze_filldir_t fn, void *ctx);
+int gaze_ns_getattr(struct gaze_fs *fs, u32 ino, struct gaze_attr *a);
+int gaze_ns_setattr(struct gaze_fs *fs, u32 ino, const struct gaze_attr *a,
+		    u32 mask);
+/* returns bytes or -errno; reads past EOF return 0; holes read zero */
+s64 gaze_file_read(struct gaze_fs *fs, u32 ino, void *buf, u64 len, u64 off);
+/* returns bytes or -errno; extends size; all-zero whole blocks are still
+ * written (use holes by not writing them) */
+s64 gaze_file_write(struct gaze_fs *fs, u32 ino, const void *buf, u64 len,
+		    u64 off);
+int gaze_file_truncate(struct gaze_fs *fs, u32 ino, u64 size);
+/* data block address of a file block (0 = hole), for tools and fsck */
+int gaze_file_bmap(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addr);
+int gaze_ns_readlink(struct gaze_fs *fs, u32 ino, char *buf, u32 buflen);
+/* full names ("user.x", "system.posix_acl_access"); flags 1 = create
+ * only, 2 = replace only (XATTR_CREATE/REPLACE values) */
+int gaze_xattr_set(struct gaze_fs *fs, u32 ino, const char *name,
+		   const void *val, u32 len, int flags);
+/* returns value length or -errno; buf NULL/size 0 asks for the length */
+int gaze_xattr_get(struct gaze_fs *fs, u32 ino, const char *name, void *buf,
+		   u32 size);
+/* NUL-separated names; returns total length or -errno (-ERANGE) */
+int gaze_xattr_list(struct gaze_fs *fs, u32 ino, char *buf, u32 size);
+int gaze_xattr_remove(struct gaze_fs *fs, u32 ino, const char *name);
+/* checkpoint hook: writes dirty directory blocks (GAZE_MB_FBLK) */
+int gaze_dir_flush(struct gaze_fs *fs);
+
+#endif /* GAZE_CORE_H */
