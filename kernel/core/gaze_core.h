@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * gaze_core.h - API of the shared core (kernel/core/*.c).
+ * gaze_core.h - API of the shared core (the .c files in kernel/core/).
  *
  * The same files build into gaze.ko and into libgazecore (userspace).
  * Files and what they own:
@@ -239,6 +239,11 @@ int gaze_cache_for_each_dirty(struct gaze_fs *fs, u32 type,
 bool gaze_cache_over_limit(struct gaze_fs *fs);
 /* evict clean unreferenced buffers down to the limit */
 void gaze_cache_shrink(struct gaze_fs *fs);
+/* clears GAZE_MBF_DIRTY after the buffer was written (or is moot) */
+void gaze_mbuf_clean(struct gaze_fs *fs, struct gaze_mbuf *mb);
+/* dirty buffers of a type, and bytes the cache holds now */
+u32 gaze_cache_nr_dirty(struct gaze_fs *fs, u32 type);
+size_t gaze_cache_bytes(struct gaze_fs *fs);
 
 /* ---------------------------------------------------------------- */
 /* table.c                                                           */
@@ -257,6 +262,12 @@ int gaze_imap_set(struct gaze_fs *fs, u32 nid, u64 addr);
  * checkpoint's table roots and payload; see checkpoint.c */
 int gaze_tables_flush(struct gaze_fs *fs, struct gaze_cp_head *cp,
 		      __le64 *payload, u32 *nslots, u32 max_slots);
+/* payload slots the table roots can need (sum of index block counts) */
+u32 gaze_tables_max_slots(struct gaze_fs *fs);
+/* mount: counts every referenced table/index block with gaze_meta_ref */
+int gaze_tables_count_meta(struct gaze_fs *fs);
+/* marks dirty every table/index block stored in meta zone `zone` */
+int gaze_tables_relocate_zone(struct gaze_fs *fs, u32 zone);
 
 /* ---------------------------------------------------------------- */
 /* space.c                                                           */
@@ -285,11 +296,23 @@ int gaze_meta_alloc(struct gaze_fs *fs, u64 *addr);
 u64 gaze_space_free_blocks(struct gaze_fs *fs);
 /* fills the checkpoint's log heads, counters and meta ring fields */
 void gaze_space_fill_cp(struct gaze_fs *fs, struct gaze_cp_head *cp);
+/* a table/index block at addr gains (+1) or loses (-1) a reference */
+void gaze_meta_ref(struct gaze_fs *fs, u64 addr, int delta);
+/* before gaze_tables_flush: room check, tail relocation; -ENOSPC */
+int gaze_meta_prepare(struct gaze_fs *fs);
+/* after a pack is durable: PREFREE zones become FREE, meta snapshots */
+int gaze_space_cp_committed(struct gaze_fs *fs);
+/* in-memory state of main zone `zone` (absolute): GAZE_ZS_*, valid */
+int gaze_space_zone_stat(struct gaze_fs *fs, u32 zone, u32 *valid,
+			 u32 *state);
+u32 gaze_space_free_zones(struct gaze_fs *fs);
 
 /* ---------------------------------------------------------------- */
 /* node.c                                                            */
 /* ---------------------------------------------------------------- */
 int gaze_nid_alloc(struct gaze_fs *fs, u32 *nid);
+/* marks a specific free nid in use (the root at format); -EEXIST */
+int gaze_nid_claim(struct gaze_fs *fs, u32 nid);
 /* frees the nid and invalidates its block */
 int gaze_nid_free(struct gaze_fs *fs, u32 nid);
 /* cached or read + verified against magic (GAZE_MAGIC_INODE/DNODE/
@@ -403,5 +426,89 @@ int gaze_xattr_list(struct gaze_fs *fs, u32 ino, char *buf, u32 size);
 int gaze_xattr_remove(struct gaze_fs *fs, u32 ino, const char *name);
 /* checkpoint hook: writes dirty directory blocks (GAZE_MB_FBLK) */
 int gaze_dir_flush(struct gaze_fs *fs);
+
+/*
+ * Namespace internals, shared by inode.c bmap.c dir.c xattr.c namei.c
+ * (and fsck).  The caller holds fs->lock; none of these take it.
+ */
+#define GAZE_S_IFMT	0170000
+#define GAZE_S_IFSOCK	0140000
+#define GAZE_S_IFLNK	0120000
+#define GAZE_S_IFREG	0100000
+#define GAZE_S_IFBLK	0060000
+#define GAZE_S_IFDIR	0040000
+#define GAZE_S_IFCHR	0020000
+#define GAZE_S_IFIFO	0010000
+#define GAZE_S_ISDIR(m)	(((m) & GAZE_S_IFMT) == GAZE_S_IFDIR)
+#define GAZE_S_ISREG(m)	(((m) & GAZE_S_IFMT) == GAZE_S_IFREG)
+#define GAZE_S_ISLNK(m)	(((m) & GAZE_S_IFMT) == GAZE_S_IFLNK)
+/* DT_* value of a mode (DT_REG 8, DT_DIR 4, ...) */
+#define GAZE_MODE_DTYPE(m)	((u8)(((m) >> 12) & 15))
+#define GAZE_SYMLINK_MAX	4095	/* target bytes, like PATH_MAX - 1 */
+
+/* file blocks one inode can map: 448 + 2*504 + 2*1008*504 + 1008^2*504 */
+#define GAZE_BMAP_MAX_BLOCKS	((u64)GAZE_ADDRS_PER_INODE + \
+	(u64)GAZE_NR_DIRECT_NODES * GAZE_ADDRS_PER_DNODE + \
+	(u64)GAZE_NR_INDIRECT_NODES * GAZE_NIDS_PER_INDIRECT * \
+	GAZE_ADDRS_PER_DNODE + (u64)GAZE_NIDS_PER_INDIRECT * \
+	GAZE_NIDS_PER_INDIRECT * GAZE_ADDRS_PER_DNODE)
+
+/* inode.c */
+int gaze_inode_get(struct gaze_fs *fs, u32 ino, struct gaze_mbuf **mbp);
+/* new inode (nid 0: allocate one) from a, nlink from a; dirty, ref held */
+int gaze_inode_create(struct gaze_fs *fs, u32 nid, const struct gaze_attr *a,
+		      u32 parent, struct gaze_mbuf **mbp);
+/* frees data, nodes, dir blocks, xattr node and the nid; consumes ref */
+int gaze_inode_evict(struct gaze_fs *fs, struct gaze_mbuf *imb);
+void gaze_inode_to_attr(const struct gaze_inode *in, struct gaze_attr *a);
+/* sets ctime (and mtime if mtime) to the wall clock; dirties */
+void gaze_inode_touch(struct gaze_fs *fs, struct gaze_mbuf *imb, bool mtime);
+s64 gaze_inode_read(struct gaze_fs *fs, struct gaze_mbuf *imb, void *buf,
+		    u64 len, u64 off);
+s64 gaze_inode_write(struct gaze_fs *fs, struct gaze_mbuf *imb,
+		     const void *buf, u64 len, u64 off);
+int gaze_inode_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size);
+/* frees a node's nid and drops its cached buffer; consumes the ref */
+int gaze_ns_node_free(struct gaze_fs *fs, struct gaze_mbuf *mb);
+
+/* bmap.c */
+/*
+ * Finds the slot holding the address of file block fblk: *owner is the
+ * inode's own buffer (no extra ref) or a dnode (ref held), *ofs the slot
+ * in its address array.  Without create, a missing node gives 0 and
+ * *owner NULL (a hole).  Release with gaze_bmap_release.
+ */
+int gaze_bmap_slot(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+		   bool create, struct gaze_mbuf **owner, u32 *ofs);
+void gaze_bmap_release(struct gaze_fs *fs, struct gaze_mbuf *imb,
+		       struct gaze_mbuf *owner);
+__le64 *gaze_bmap_addrs(struct gaze_mbuf *owner);
+/* stores addr in the slot, dirties the owner, invalidates the old real
+ * address and keeps inode.blocks right */
+int gaze_bmap_set(struct gaze_fs *fs, struct gaze_mbuf *imb,
+		  struct gaze_mbuf *owner, u32 ofs, u64 addr);
+int gaze_bmap_lookup(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+		     u64 *addr);
+/* frees data blocks >= from and nodes wholly beyond it */
+int gaze_bmap_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from);
+
+/* dir.c */
+int gaze_name_check(const char *name, u32 len);
+u64 gaze_dir_hash(struct gaze_fs *fs, const char *name, u32 len);
+int gaze_dir_init(struct gaze_fs *fs, struct gaze_mbuf *dmb);
+int gaze_dir_lookup(struct gaze_fs *fs, struct gaze_mbuf *dmb,
+		    const char *name, u32 len, u32 *ino, u8 *dtype);
+int gaze_dir_add(struct gaze_fs *fs, struct gaze_mbuf *dmb, const char *name,
+		 u32 len, u32 ino, u8 dtype);
+int gaze_dir_remove(struct gaze_fs *fs, struct gaze_mbuf *dmb,
+		    const char *name, u32 len);
+int gaze_dir_iterate(struct gaze_fs *fs, struct gaze_mbuf *dmb, u64 *pos,
+		     gaze_filldir_t fn, void *ctx);
+/* drops the directory's cached blocks (before its blocks are freed) */
+void gaze_dir_forget(struct gaze_fs *fs, struct gaze_mbuf *dmb);
+
+/* xattr.c */
+/* frees the inode's xattr node (if any) */
+int gaze_xattr_drop(struct gaze_fs *fs, struct gaze_mbuf *imb);
 
 #endif /* GAZE_CORE_H */

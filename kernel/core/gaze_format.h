@@ -92,9 +92,10 @@
  * Common metadata block header (64 bytes).  Field use by block type:
  *   nid    node blocks: the node's own nid; table blocks: table id
  *   ino    node and directory blocks: owning inode; 0 elsewhere
- *   index  dnode/indirect: node offset within the file's tree (see
- *          gaze_node_ofs); table blocks: table block number; dir blocks:
- *          logical block in the directory; cp payload: block number in pack
+ *   index  dnode/indirect/double-indirect: first file block it covers;
+ *          table blocks: table block number; dir blocks: logical block in
+ *          the directory; cp payload: block number in the pack;
+ *          superblock: copy number (0 or 1)
  *   flags  GAZE_NF_*
  *   next   node blocks: address the log will write next (roll-forward
  *          chain), 0 if unknown; 0 elsewhere

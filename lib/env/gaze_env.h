@@ -143,6 +143,7 @@ void gaze_wallclock(s64 *sec, u32 *nsec);
 #define GAZE_LOG_WARN 4
 #define GAZE_LOG_INFO 6
 #define GAZE_LOG_DEBUG 7
+extern int gaze_log_level;	/* messages above this level are dropped */
 void gaze_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define gaze_err(fmt, ...) gaze_log(GAZE_LOG_ERR, fmt, ##__VA_ARGS__)
 #define gaze_warn(fmt, ...) gaze_log(GAZE_LOG_WARN, fmt, ##__VA_ARGS__)

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - gazectl: command table, dispatch and help.
+ *
+ * Why a table: every command's name, summary, usage and argument count
+ * live in one row, so dispatch, "gazectl help", "gazectl CMD --help" and
+ * the man page (written from "gazectl help") cannot drift apart.  Rows
+ * may hold a sub-table, so later command groups ("gazectl gc stats ...")
+ * plug in without changing the dispatcher.
+ */
+#define _GNU_SOURCE
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gazectl.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
+static int cmd_help(const struct gaze_cmd *cmd, int argc, char **argv);
+
+#define IMAGE_NOTE \
+	"IMAGE is a device or image file holding an unmounted GAZE filesystem;\n" \
+	"it is opened read-only and never written.  PATH is a path inside the\n" \
+	"filesystem ('/' is its root, a leading '/' is optional); symbolic\n" \
+	"links in it are not followed.\n"
+
+static const struct gaze_cmd gaze_cmds[] = {
+	{
+		.name = "help",
+		.fn = cmd_help,
+		.summary = "show help for gazectl or one of its commands",
+		.usage = "[COMMAND...]",
+		.help = "Without COMMAND, print the usage of every command.\n",
+		.min_args = 0, .max_args = -1,
+	},
+	{
+		.name = "ls",
+		.fn = gaze_cmd_ls,
+		.summary = "list a directory of an unmounted filesystem image",
+		.usage = "[-l] [-R] [-d] [--json] IMAGE [PATH]",
+		.help =
+"List the entries of directory PATH (default /), sorted bytewise and\n"
+"without '.' and '..', or PATH itself when it is not a directory.\n"
+IMAGE_NOTE
+"\n"
+"  -l, --long       mode, links, uid, gid, size, mtime with nanoseconds,\n"
+"                   name, and '-> TARGET' for symbolic links\n"
+"  -R, --recursive  list subdirectories too, each under a 'PATH:' line\n"
+"  -d, --directory  show a directory itself, not its entries\n"
+"      --json       print one JSON array with an object per entry: ino,\n"
+"                   name, path, type (file, dir, symlink, chr, blk, fifo,\n"
+"                   sock), mode (st_mode as a number), nlink, uid, gid,\n"
+"                   size, blocks (4 KiB blocks held), atime_sec,\n"
+"                   atime_nsec, mtime_sec, mtime_nsec, ctime_sec,\n"
+"                   ctime_nsec, rdev_major, rdev_minor, and target (the\n"
+"                   symlink target, null for other types)\n",
+		.min_args = 1, .max_args = 2,
+	},
+	{
+		.name = "cat",
+		.fn = gaze_cmd_cat,
+		.summary = "write a file of an unmounted filesystem image to stdout",
+		.usage = "IMAGE PATH",
+		.help =
+"Write the contents of the regular file PATH to standard output; holes\n"
+"read as zeros.\n"
+IMAGE_NOTE,
+		.min_args = 2, .max_args = 2,
+	},
+	{
+		.name = "extract",
+		.fn = gaze_cmd_extract,
+		.summary = "copy a tree out of an unmounted filesystem image",
+		.usage = "[-v] IMAGE DESTDIR [PATH]",
+		.help =
+"Recreate the tree at PATH (default /) under DESTDIR, which must be an\n"
+"empty directory or not exist (it is then created).  Copied: regular\n"
+"files (holes stay holes), directories, hard links (as links),\n"
+"symbolic links, character and block devices, FIFOs and sockets, with\n"
+"all mode bits, owner, group, xattrs and atime and mtime to the\n"
+"nanosecond; ctime cannot be set and is the time of extraction.  When\n"
+"PATH is a directory DESTDIR takes its attributes, otherwise PATH is\n"
+"extracted as DESTDIR/NAME.  Owners, device nodes and trusted. and\n"
+"security. xattrs need root.\n"
+IMAGE_NOTE
+"\n"
+"  -v, --verbose    print each path as it is extracted\n",
+		.min_args = 2, .max_args = 3,
+	},
+	{
+		.name = "stat",
+		.fn = gaze_cmd_stat,
+		.summary = "show every inode field of a path in an unmounted image",
+		.usage = "[--json] IMAGE PATH",
+		.help =
+"Show the inode of PATH: number, type, mode, links, uid, gid, size,\n"
+"blocks, device numbers, inode flags, generation, access, modify,\n"
+"change and birth times with nanoseconds, the symlink target, and the\n"
+"name and size of every xattr.\n"
+IMAGE_NOTE
+"\n"
+"      --json       print one JSON object with the same fields\n",
+		.min_args = 2, .max_args = 2,
+	},
+	{ .name = NULL }
+};
+
+static const struct gaze_cmd gaze_root = {
+	.name = "gazectl",
+	.summary = "inspect and control GAZE filesystems",
+	.usage = "[-h|--help] [-V|--version] COMMAND [ARGS...]",
+	.sub = gaze_cmds,
+};
+
+/* names of the commands being run or described, for messages */
+static const struct gaze_cmd *cmd_stack[8];
+static int cmd_depth;
+static char cmd_path_buf[256];
+
+const char *
+gaze_cmd_path(const struct gaze_cmd *cmd)
+{
+	size_t len = 0;
+	int i;
+
+	cmd_path_buf[0] = '\0';
+	for (i = 0; i < cmd_depth; i++) {
+		len += snprintf(cmd_path_buf + len, sizeof(cmd_path_buf) - len,
+				"%s%s", i ? " " : "", cmd_stack[i]->name);
+		if (len >= sizeof(cmd_path_buf))
+			break;
+		if (cmd_stack[i] == cmd)
+			break;
+	}
+	return cmd_path_buf;
+}
+
+static void
+cmd_push(const struct gaze_cmd *cmd)
+{
+	if (cmd_depth < (int)(sizeof(cmd_stack) / sizeof(cmd_stack[0])))
+		cmd_stack[cmd_depth++] = cmd;
+}
+
+static const struct gaze_cmd *
+cmd_find(const struct gaze_cmd *table, const char *name)
+{
+	for (; table && table->name; table++)
+		if (!strcmp(table->name, name))
+			return table;
+	return NULL;
+}
+
+static void
+cmd_list(const struct gaze_cmd *group, FILE *f)
+{
+	const struct gaze_cmd *c;
+
+	for (c = group->sub; c->name; c++)
+		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+}
+
+void
+gaze_cmd_help(const struct gaze_cmd *cmd, FILE *f)
+{
+	fprintf(f, "Usage: %s %s\n\n", gaze_cmd_path(cmd), cmd->usage);
+	if (cmd->summary && cmd->fn)
+		fprintf(f, "%c%s.\n", cmd->summary[0] & ~0x20,
+			cmd->summary + 1);
+	if (cmd->help)
+		fprintf(f, "%s%s", cmd->summary && cmd->fn ? "" : "\n",
+			cmd->help);
+	if (cmd->sub) {
+		fprintf(f, "\nCommands:\n");
+		cmd_list(cmd, f);
+		fprintf(f, "\nRun '%s help COMMAND' or '%s COMMAND --help' for "
+			"details.\n", cmd_stack[0]->name, gaze_cmd_path(cmd));
+	}
+	fprintf(f, "\nExit status: 0 success, 1 failure, 2 usage error.\n");
+}
+
+int
+gaze_cmd_usage_error(const struct gaze_cmd *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", gaze_cmd_path(cmd));
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nUsage: %s %s\nTry '%s --help'.\n",
+		gaze_cmd_path(cmd), cmd->usage, gaze_cmd_path(cmd));
+	return GAZE_EXIT_USAGE;
+}
+
+int
+gaze_cmd_nargs(const struct gaze_cmd *cmd, int argc, int optind)
+{
+	int n = argc - optind;
+
+	if (n < cmd->min_args)
+		return gaze_cmd_usage_error(cmd, "missing argument");
+	if (cmd->max_args >= 0 && n > cmd->max_args)
+		return gaze_cmd_usage_error(cmd, "too many arguments");
+	return 0;
+}
+
+/* the whole manual: the root's help, then every command's */
+static void
+help_all(const struct gaze_cmd *group, FILE *f)
+{
+	const struct gaze_cmd *c;
+
+	for (c = group->sub; c->name; c++) {
+		cmd_push(c);
+		fprintf(f, "\n");
+		if (c->sub) {
+			help_all(c, f);
+		} else {
+			fprintf(f, "%s %s\n", gaze_cmd_path(c), c->usage);
+			fprintf(f, "    %c%s.\n", c->summary[0] & ~0x20,
+				c->summary + 1);
+			if (c->help) {
+				const char *p = c->help, *nl;
+
+				while (*p) {
+					nl = strchrnul(p, '\n');
+					if (nl > p)
+						fprintf(f, "    %.*s", (int)(nl - p), p);
+					fputc('\n', f);
+					p = *nl ? nl + 1 : nl;
+				}
+			}
+		}
+		cmd_depth--;
+	}
+}
+
+static void
+help_root(FILE *f)
+{
+	fprintf(f,
+"Usage: gazectl %s\n"
+"\n"
+"gazectl inspects and controls GAZE filesystems, the log-structured\n"
+"filesystem for zoned storage.\n"
+"\n"
+"Options:\n"
+"  -h, --help       show this help and exit\n"
+"  -V, --version    show the version and exit\n"
+"\n"
+"Every command also takes -h/--help.\n"
+"\n"
+"Commands:\n", gaze_root.usage);
+	cmd_list(&gaze_root, f);
+	fprintf(f,
+"\n"
+"Exit status: 0 success, 1 failure, 2 usage error.\n"
+"\n"
+"Commands in detail:\n");
+	help_all(&gaze_root, f);
+}
+
+static int
+cmd_help(const struct gaze_cmd *cmd, int argc, char **argv)
+{
+	const struct gaze_cmd *group = &gaze_root, *c = NULL;
+	int i;
+
+	if (argc > 1 && (!strcmp(argv[1], "-h") ||
+			 !strcmp(argv[1], "--help"))) {
+		gaze_cmd_help(cmd, stdout);
+		return GAZE_EXIT_OK;
+	}
+	if (argc < 2) {
+		help_root(stdout);
+		return GAZE_EXIT_OK;
+	}
+	cmd_depth = 1;		/* describe from the root, not from "help" */
+	for (i = 1; i < argc; i++) {
+		c = cmd_find(group->sub, argv[i]);
+		if (!c) {
+			fprintf(stderr, "gazectl: unknown command '%s'. See 'gazectl help'.\n",
+				argv[i]);
+			return GAZE_EXIT_USAGE;
+		}
+		cmd_push(c);
+		if (!c->sub)
+			break;
+		group = c;
+	}
+	if (i < argc - 1) {
+		fprintf(stderr, "gazectl: '%s' has no subcommands.\n",
+			gaze_cmd_path(c));
+		return GAZE_EXIT_USAGE;
+	}
+	gaze_cmd_help(c, stdout);
+	return GAZE_EXIT_OK;
+}
+
+/* argv[0] is the group's name; runs the command named by argv[1] */
+static int
+dispatch(const struct gaze_cmd *group, int argc, char **argv)
+{
+	const struct gaze_cmd *c;
+
+	if (argc < 2) {
+		if (group == &gaze_root) {
+			fprintf(stderr, "gazectl: missing command. See 'gazectl help'.\n");
+		} else {
+			fprintf(stderr, "%s: missing command.\n",
+				gaze_cmd_path(group));
+			gaze_cmd_help(group, stderr);
+		}
+		return GAZE_EXIT_USAGE;
+	}
+	c = cmd_find(group->sub, argv[1]);
+	if (!c) {
+		fprintf(stderr, "%s: unknown command '%s'. See 'gazectl help'.\n",
+			gaze_cmd_path(group), argv[1]);
+		return GAZE_EXIT_USAGE;
+	}
+	cmd_push(c);
+	if (c->sub) {
+		if (argc > 2 && (!strcmp(argv[2], "-h") ||
+				 !strcmp(argv[2], "--help"))) {
+			gaze_cmd_help(c, stdout);
+			return GAZE_EXIT_OK;
+		}
+		return dispatch(c, argc - 1, argv + 1);
+	}
+	/* the handler parses its own options: getopt starts afresh */
+	optind = 0;
+	return c->fn(c, argc - 1, argv + 1);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int opt;
+
+	cmd_push(&gaze_root);
+	/* "+": stop at the command name, its options are its own */
+	while ((opt = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			help_root(stdout);
+			return GAZE_EXIT_OK;
+		case 'V':
+			printf("gazectl (GAZE) %s\n", PACKAGE_VERSION);
+			return GAZE_EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'gazectl --help'.\n");
+			return GAZE_EXIT_USAGE;
+		}
+	}
+	return dispatch(&gaze_root, argc - optind + 1, argv + optind - 1);
+}

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bmap.c - file block -> block address map of an inode.
+ *
+ * Why: data blocks move every time they are rewritten (the device is
+ * append-only), so every file keeps a map from its logical blocks to the
+ * device.  The map is a small tree of nodes so that a rewrite dirties only
+ * the node holding the slot, and that node's new location is recorded once
+ * in the imap instead of in its parent:
+ *
+ *   file blocks [0, 448)             inode i.addr[]
+ *   next 2 * 504                     direct nodes   inode.nids[0..1]
+ *   next 2 * 1008 * 504              indirect nodes inode.nids[2..3] -> dnodes
+ *   next 1008 * 1008 * 504           double indirect nids[4] -> indirect
+ *                                    -> dnodes
+ *
+ * Every dnode and indirect node carries in hdr.index the first file block
+ * it covers.  inode.blocks counts data blocks plus dnodes, indirect nodes
+ * and the xattr node (never the inode itself); this file keeps it right
+ * for everything it allocates and frees.
+ */
+#include "gaze_core.h"
+
+#define BMAP_DN		((u64)GAZE_ADDRS_PER_DNODE)
+#define BMAP_NI		((u64)GAZE_NIDS_PER_INDIRECT)
+#define BMAP_IND_SPAN	(BMAP_NI * BMAP_DN)
+#define BMAP_DIRECT	((u64)GAZE_ADDRS_PER_INODE)
+#define BMAP_IND_BASE	(BMAP_DIRECT + GAZE_NR_DIRECT_NODES * BMAP_DN)
+#define BMAP_DIND_BASE	(BMAP_IND_BASE + GAZE_NR_INDIRECT_NODES * BMAP_IND_SPAN)
+
+/* Path from the inode to the slot of one file block. */
+struct bmap_path {
+	u32	nid_slot;	/* index in inode.nids[] */
+	u32	height;		/* nodes below the inode: 1 dnode .. 3 */
+	u32	off[3];		/* slot at each node level (last = addr slot) */
+	u64	first[3];	/* first file block covered by each node */
+};
+
+static void
+bmap_path_of(u64 fblk, struct bmap_path *p)
+{
+	u64 r;
+
+	if (fblk < BMAP_IND_BASE) {
+		r = fblk - BMAP_DIRECT;
+		p->nid_slot = (u32)(r / BMAP_DN);
+		p->height = 1;
+		p->off[0] = (u32)(r % BMAP_DN);
+		p->first[0] = BMAP_DIRECT + p->nid_slot * BMAP_DN;
+		return;
+	}
+	if (fblk < BMAP_DIND_BASE) {
+		r = fblk - BMAP_IND_BASE;
+		p->nid_slot = GAZE_NR_DIRECT_NODES + (u32)(r / BMAP_IND_SPAN);
+		r %= BMAP_IND_SPAN;
+		p->height = 2;
+		p->first[0] = BMAP_IND_BASE +
+			(p->nid_slot - GAZE_NR_DIRECT_NODES) * BMAP_IND_SPAN;
+		p->off[0] = (u32)(r / BMAP_DN);
+		p->first[1] = p->first[0] + p->off[0] * BMAP_DN;
+		p->off[1] = (u32)(r % BMAP_DN);
+		return;
+	}
+	r = fblk - BMAP_DIND_BASE;
+	p->nid_slot = GAZE_NR_DIRECT_NODES + GAZE_NR_INDIRECT_NODES;
+	p->height = 3;
+	p->first[0] = BMAP_DIND_BASE;
+	p->off[0] = (u32)(r / BMAP_IND_SPAN);
+	r %= BMAP_IND_SPAN;
+	p->first[1] = p->first[0] + p->off[0] * BMAP_IND_SPAN;
+	p->off[1] = (u32)(r / BMAP_DN);
+	p->first[2] = p->first[1] + p->off[1] * BMAP_DN;
+	p->off[2] = (u32)(r % BMAP_DN);
+}
+
+static void
+bmap_blocks_add(struct gaze_fs *fs, struct gaze_mbuf *imb, s64 delta)
+{
+	struct gaze_inode *in = imb->data;
+
+	in->blocks = cpu_to_le64(le64_to_cpu(in->blocks) + delta);
+	gaze_mbuf_dirty(fs, imb);
+}
+
+__le64 *
+gaze_bmap_addrs(struct gaze_mbuf *owner)
+{
+	struct gaze_mhdr *h = owner->data;
+
+	if (le32_to_cpu(h->magic) == GAZE_MAGIC_INODE)
+		return ((struct gaze_inode *)owner->data)->i.addr;
+	return ((struct gaze_dnode *)owner->data)->addr;
+}
+
+void
+gaze_bmap_release(struct gaze_fs *fs, struct gaze_mbuf *imb,
+		  struct gaze_mbuf *owner)
+{
+	if (owner && owner != imb)
+		gaze_mbuf_put(fs, owner);
+}
+
+int
+gaze_bmap_slot(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+	       bool create, struct gaze_mbuf **owner, u32 *ofs)
+{
+	struct gaze_inode *in = imb->data;
+	u32 ino = le32_to_cpu(in->hdr.nid);
+	struct gaze_mbuf *parent = imb, *child;
+	struct bmap_path p;
+	__le32 *ptr;
+	u32 lvl, nid, magic;
+	int err;
+
+	*owner = NULL;
+	*ofs = 0;
+	if (fblk >= GAZE_BMAP_MAX_BLOCKS)
+		return -EFBIG;
+	if (le32_to_cpu(in->flags) &
+	    (GAZE_IF_INLINE_DATA | GAZE_IF_INLINE_DENTRY))
+		return -EINVAL;
+	if (fblk < BMAP_DIRECT) {
+		*owner = imb;
+		*ofs = (u32)fblk;
+		return 0;
+	}
+	bmap_path_of(fblk, &p);
+	ptr = &in->nids[p.nid_slot];
+	for (lvl = 0; lvl < p.height; lvl++) {
+		magic = lvl + 1 == p.height ? GAZE_MAGIC_DNODE :
+			GAZE_MAGIC_INODE_IND;
+		nid = le32_to_cpu(*ptr);
+		if (nid) {
+			err = gaze_node_get(fs, nid, magic, &child);
+			if (err)
+				goto out_put;
+		} else {
+			if (!create) {
+				err = 0;
+				goto out_put;
+			}
+			err = gaze_nid_alloc(fs, &nid);
+			if (err)
+				goto out_put;
+			err = gaze_node_new(fs, nid, ino, magic,
+					    (u32)p.first[lvl], &child);
+			if (err) {
+				gaze_nid_free(fs, nid);
+				goto out_put;
+			}
+			*ptr = cpu_to_le32(nid);
+			gaze_mbuf_dirty(fs, parent);
+			bmap_blocks_add(fs, imb, 1);
+		}
+		gaze_bmap_release(fs, imb, parent);
+		parent = child;
+		if (lvl + 1 < p.height)
+			ptr = &((struct gaze_inode_ind *)child->data)->
+				nid[p.off[lvl]];
+	}
+	*owner = parent;
+	*ofs = p.off[p.height - 1];
+	return 0;
+
+out_put:
+	gaze_bmap_release(fs, imb, parent);
+	return err;
+}
+
+int
+gaze_bmap_set(struct gaze_fs *fs, struct gaze_mbuf *imb,
+	      struct gaze_mbuf *owner, u32 ofs, u64 addr)
+{
+	__le64 *addrs = gaze_bmap_addrs(owner);
+	u64 old = le64_to_cpu(addrs[ofs]);
+	int err = 0;
+
+	addrs[ofs] = cpu_to_le64(addr);
+	gaze_mbuf_dirty(fs, owner);
+	if (GAZE_ADDR_IS_REAL(old))
+		err = gaze_block_invalidate(fs, old);
+	if (GAZE_ADDR_IS_REAL(old) && !GAZE_ADDR_IS_REAL(addr))
+		bmap_blocks_add(fs, imb, -1);
+	else if (!GAZE_ADDR_IS_REAL(old) && GAZE_ADDR_IS_REAL(addr))
+		bmap_blocks_add(fs, imb, 1);
+	return err;
+}
+
+int
+gaze_bmap_lookup(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+		 u64 *addr)
+{
+	struct gaze_mbuf *owner;
+	u32 ofs;
+	int err;
+
+	*addr = GAZE_NULL_ADDR;
+	err = gaze_bmap_slot(fs, imb, fblk, false, &owner, &ofs);
+	if (err || !owner)
+		return err;
+	*addr = le64_to_cpu(gaze_bmap_addrs(owner)[ofs]);
+	gaze_bmap_release(fs, imb, owner);
+	return 0;
+}
+
+/* clears the address slots [from, n) of an array; returns first error */
+static int
+bmap_clear_addrs(struct gaze_fs *fs, struct gaze_mbuf *imb,
+		 struct gaze_mbuf *owner, u32 from, u32 n)
+{
+	__le64 *addrs = gaze_bmap_addrs(owner);
+	u32 i;
+	int err = 0, e;
+
+	for (i = from; i < n; i++) {
+		if (!addrs[i])
+			continue;
+		e = gaze_bmap_set(fs, imb, owner, i, GAZE_NULL_ADDR);
+		if (e && !err)
+			err = e;
+	}
+	return err;
+}
+
+/*
+ * Truncates the subtree of node nid (height 1 = dnode) covering file
+ * blocks from 'first'; frees it whole when first >= from.  *freed tells
+ * the caller to clear its pointer.
+ */
+static int
+bmap_trunc_node(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 nid,
+		u32 height, u64 first, u64 from, bool *freed)
+{
+	struct gaze_inode_ind *ind;
+	struct gaze_mbuf *mb;
+	u64 span, cfirst;
+	u32 i, cnid;
+	bool cfreed;
+	int err, e;
+
+	*freed = false;
+	err = gaze_node_get(fs, nid, height == 1 ? GAZE_MAGIC_DNODE :
+			    GAZE_MAGIC_INODE_IND, &mb);
+	if (err)
+		return err;
+	if (height == 1) {
+		err = bmap_clear_addrs(fs, imb, mb, from > first ?
+				       (u32)(from - first) : 0,
+				       GAZE_ADDRS_PER_DNODE);
+	} else {
+		ind = mb->data;
+		span = BMAP_DN;
+		for (i = 2; i < height; i++)
+			span *= BMAP_NI;
+		for (i = 0; i < GAZE_NIDS_PER_INDIRECT; i++) {
+			cnid = le32_to_cpu(ind->nid[i]);
+			cfirst = first + i * span;
+			if (!cnid || cfirst + span <= from)
+				continue;
+			e = bmap_trunc_node(fs, imb, cnid, height - 1, cfirst,
+					    from, &cfreed);
+			if (e && !err)
+				err = e;
+			if (cfreed) {
+				ind->nid[i] = 0;
+				gaze_mbuf_dirty(fs, mb);
+			}
+		}
+	}
+	if (first < from || err) {
+		gaze_mbuf_put(fs, mb);
+		return err;
+	}
+	err = gaze_ns_node_free(fs, mb);
+	bmap_blocks_add(fs, imb, -1);
+	*freed = true;
+	return err;
+}
+
+int
+gaze_bmap_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from)
+{
+	struct gaze_inode *in = imb->data;
+	static const u32 height[GAZE_NR_INODE_NIDS] = { 1, 1, 2, 2, 3 };
+	u64 first = BMAP_DIRECT, span;
+	u32 k, nid;
+	bool freed;
+	int err = 0, e;
+
+	if (le32_to_cpu(in->flags) &
+	    (GAZE_IF_INLINE_DATA | GAZE_IF_INLINE_DENTRY))
+		return 0;
+	if (from < BMAP_DIRECT)
+		err = bmap_clear_addrs(fs, imb, imb, (u32)from,
+				       GAZE_ADDRS_PER_INODE);
+	for (k = 0; k < GAZE_NR_INODE_NIDS; k++) {
+		span = BMAP_DN;
+		if (height[k] >= 2)
+			span *= BMAP_NI;
+		if (height[k] == 3)
+			span *= BMAP_NI;
+		nid = le32_to_cpu(in->nids[k]);
+		if (nid && first + span > from) {
+			e = bmap_trunc_node(fs, imb, nid, height[k], first,
+					    from, &freed);
+			if (e && !err)
+				err = e;
+			if (freed) {
+				in->nids[k] = 0;
+				gaze_mbuf_dirty(fs, imb);
+			}
+		}
+		first += span;
+	}
+	return err;
+}

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cache.c - the metadata block cache.
+ *
+ * Why: every metadata object the core touches (nodes, table blocks, table
+ * index blocks, directory blocks) is a 4 KiB block that is read, changed
+ * in memory and written out later at a new place by the log.  Keeping
+ * these blocks in one small cache, keyed by what they are rather than by
+ * where they live, lets a block move on disk without anyone holding a
+ * stale address, and lets the checkpoint find every changed block by
+ * walking one dirty list.  The module keeps its own page cache for file
+ * data; this cache holds metadata only.
+ *
+ * Buffers are keyed by (type, id, idx) (see GAZE_MB_* in gaze_core.h).
+ * A buffer is in exactly one of three places:
+ *   - referenced and clean: on no list (mb->list is empty);
+ *   - unreferenced and clean: on the clean LRU, oldest first, evictable;
+ *   - dirty: on the dirty list whatever its reference count; dirty
+ *     buffers are never evicted, only cleaned by whoever writes them.
+ * Memory is accounted per buffer (data block + struct) against
+ * fs->cache_limit.  Inserting a buffer evicts clean LRU buffers first so
+ * that reads alone never grow the cache past its limit; dirty buffers can
+ * push it over, and gaze_fs_balance() then writes them out.
+ *
+ * A buffer dropped with gaze_mbuf_forget() while others still hold
+ * references leaves the hash at once (so a new object of the same key can
+ * be created) and is freed by the last gaze_mbuf_put().
+ *
+ * Locking: everything here is protected by fs->lock, held by the caller.
+ */
+#include "gaze_core.h"
+
+/* private mb->flags bits, above the public GAZE_MBF_* */
+#define MBF_ON_DIRTY	0x40000000u	/* mb->list is on cache->dirty */
+#define MBF_FORGOTTEN	0x80000000u	/* not in the hash; free on last put */
+
+#define CACHE_MB_BYTES	(GAZE_BLOCK_SIZE + sizeof(struct gaze_mbuf))
+#define CACHE_MIN_HASH	256u
+#define CACHE_MAX_HASH	65536u
+#define CACHE_NR_TYPES	8u		/* GAZE_MB_* are small numbers */
+
+struct gaze_cache {			/* all fields: fs->lock */
+	struct list_head *hash;		/* nr_hash chains of mb->hash */
+	u32		nr_hash;	/* power of two */
+	struct list_head lru;		/* clean, ref == 0; oldest first */
+	struct list_head dirty;		/* dirty, oldest first */
+	size_t		bytes;		/* accounted bytes of all buffers */
+	u64		nr_bufs;
+	u32		nr_dirty[CACHE_NR_TYPES];
+};
+
+static u32
+cache_hash(const struct gaze_cache *c, u32 type, u32 id, u64 idx)
+{
+	u64 h = ((u64)type << 56) ^ ((u64)id * 0x9e3779b97f4a7c15ull) ^
+		(idx * 0xc2b2ae3d27d4eb4full);
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	return (u32)h & (c->nr_hash - 1);
+}
+
+int
+gaze_cache_init(struct gaze_fs *fs)
+{
+	struct gaze_cache *c;
+	u64 want = fs->cache_limit / CACHE_MB_BYTES;
+	u32 n = CACHE_MIN_HASH, i;
+
+	while (n < want && n < CACHE_MAX_HASH)
+		n <<= 1;
+	c = gaze_zalloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->hash = gaze_alloc(n * sizeof(*c->hash));
+	if (!c->hash) {
+		gaze_free(c);
+		return -ENOMEM;
+	}
+	c->nr_hash = n;
+	for (i = 0; i < n; i++)
+		INIT_LIST_HEAD(&c->hash[i]);
+	INIT_LIST_HEAD(&c->lru);
+	INIT_LIST_HEAD(&c->dirty);
+	fs->cache = c;
+	return 0;
+}
+
+static void
+cache_free_mb(struct gaze_cache *c, struct gaze_mbuf *mb)
+{
+	c->bytes -= CACHE_MB_BYTES;
+	c->nr_bufs--;
+	gaze_free(mb->data);
+	gaze_free(mb);
+}
+
+/* takes mb off whichever list it is on, keeping the dirty counts */
+static void
+cache_unlist(struct gaze_cache *c, struct gaze_mbuf *mb)
+{
+	if (mb->flags & MBF_ON_DIRTY) {
+		mb->flags &= ~MBF_ON_DIRTY;
+		if (mb->type < CACHE_NR_TYPES)
+			c->nr_dirty[mb->type]--;
+	}
+	list_del_init(&mb->list);
+}
+
+void
+gaze_cache_destroy(struct gaze_fs *fs)
+{
+	struct gaze_cache *c = fs->cache;
+	struct gaze_mbuf *mb, *tmp;
+	u32 i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nr_hash; i++) {
+		list_for_each_entry_safe(mb, tmp, &c->hash[i], hash) {
+			WARN_ON(mb->ref);
+			list_del(&mb->hash);
+			cache_unlist(c, mb);
+			cache_free_mb(c, mb);
+		}
+	}
+	/* forgotten buffers still referenced at teardown are leaked by
+	 * their holders; count them so the warning below shows it */
+	WARN_ON(c->nr_bufs);
+	gaze_free(c->hash);
+	gaze_free(c);
+	fs->cache = NULL;
+}
+
+static void
+cache_evict(struct gaze_cache *c, size_t target)
+{
+	struct gaze_mbuf *mb;
+
+	while (c->bytes > target && !list_empty(&c->lru)) {
+		mb = list_first_entry(&c->lru, struct gaze_mbuf, list);
+		list_del(&mb->list);
+		list_del(&mb->hash);
+		cache_free_mb(c, mb);
+	}
+}
+
+struct gaze_mbuf *
+gaze_mbuf_lookup(struct gaze_fs *fs, u32 type, u32 id, u64 idx)
+{
+	struct gaze_cache *c = fs->cache;
+	struct list_head *chain = &c->hash[cache_hash(c, type, id, idx)];
+	struct gaze_mbuf *mb;
+
+	list_for_each_entry(mb, chain, hash) {
+		if (mb->type != type || mb->id != id || mb->idx != idx)
+			continue;
+		if (!mb->ref && !(mb->flags & MBF_ON_DIRTY))
+			list_del_init(&mb->list);	/* leaves the LRU */
+		mb->ref++;
+		return mb;
+	}
+	return NULL;
+}
+
+/* allocates and hashes a new zeroed buffer with one reference */
+static int
+cache_insert(struct gaze_fs *fs, u32 type, u32 id, u64 idx,
+	     struct gaze_mbuf **mbp)
+{
+	struct gaze_cache *c = fs->cache;
+	struct gaze_mbuf *mb;
+
+	if (c->bytes + CACHE_MB_BYTES > fs->cache_limit)
+		cache_evict(c, fs->cache_limit - min(fs->cache_limit,
+						     CACHE_MB_BYTES));
+	mb = gaze_zalloc(sizeof(*mb));
+	if (!mb)
+		return -ENOMEM;
+	mb->data = gaze_zalloc(GAZE_BLOCK_SIZE);
+	if (!mb->data) {
+		gaze_free(mb);
+		return -ENOMEM;
+	}
+	mb->type = type;
+	mb->id = id;
+	mb->idx = idx;
+	mb->ref = 1;
+	INIT_LIST_HEAD(&mb->list);
+	list_add(&mb->hash, &c->hash[cache_hash(c, type, id, idx)]);
+	c->bytes += CACHE_MB_BYTES;
+	c->nr_bufs++;
+	*mbp = mb;
+	return 0;
+}
+
+int
+gaze_mbuf_create(struct gaze_fs *fs, u32 type, u32 id, u64 idx,
+		 struct gaze_mbuf **mbp)
+{
+	struct gaze_mbuf *mb = gaze_mbuf_lookup(fs, type, id, idx);
+
+	if (mb) {
+		gaze_mbuf_put(fs, mb);
+		return -EEXIST;
+	}
+	return cache_insert(fs, type, id, idx, mbp);
+}
+
+int
+gaze_mbuf_read(struct gaze_fs *fs, u32 type, u32 id, u64 idx, u64 blkaddr,
+	       struct gaze_mbuf **mbp)
+{
+	struct gaze_mbuf *mb = gaze_mbuf_lookup(fs, type, id, idx);
+	int ret;
+
+	if (mb) {
+		*mbp = mb;
+		return 0;
+	}
+	ret = cache_insert(fs, type, id, idx, &mb);
+	if (ret)
+		return ret;
+	if (blkaddr) {
+		ret = fs->dev->ops->read(fs->dev, blkaddr, 1, mb->data);
+		if (ret) {
+			gaze_err("gaze: read of block %llu failed: %d",
+				 (unsigned long long)blkaddr, ret);
+			gaze_mbuf_forget(fs, mb);
+			return ret;
+		}
+		mb->blkaddr = blkaddr;
+	}
+	*mbp = mb;
+	return 0;
+}
+
+void
+gaze_mbuf_dirty(struct gaze_fs *fs, struct gaze_mbuf *mb)
+{
+	struct gaze_cache *c = fs->cache;
+
+	mb->flags |= GAZE_MBF_DIRTY;
+	if ((mb->flags & (MBF_ON_DIRTY | MBF_FORGOTTEN)))
+		return;
+	list_del_init(&mb->list);
+	list_add_tail(&mb->list, &c->dirty);
+	mb->flags |= MBF_ON_DIRTY;
+	if (mb->type < CACHE_NR_TYPES)
+		c->nr_dirty[mb->type]++;
+}
+
+void
+gaze_mbuf_clean(struct gaze_fs *fs, struct gaze_mbuf *mb)
+{
+	struct gaze_cache *c = fs->cache;
+
+	mb->flags &= ~GAZE_MBF_DIRTY;
+	if (!(mb->flags & MBF_ON_DIRTY))
+		return;
+	cache_unlist(c, mb);
+	if (!mb->ref && !(mb->flags & MBF_FORGOTTEN))
+		list_add_tail(&mb->list, &c->lru);
+}
+
+void
+gaze_mbuf_put(struct gaze_fs *fs, struct gaze_mbuf *mb)
+{
+	struct gaze_cache *c = fs->cache;
+
+	if (!mb)
+		return;
+	if (WARN_ON(mb->ref <= 0))
+		return;
+	if (--mb->ref)
+		return;
+	if (mb->flags & MBF_FORGOTTEN) {
+		cache_free_mb(c, mb);
+		return;
+	}
+	/* a caller may have cleared GAZE_MBF_DIRTY by hand */
+	if ((mb->flags & MBF_ON_DIRTY) && !(mb->flags & GAZE_MBF_DIRTY))
+		cache_unlist(c, mb);
+	if (!(mb->flags & MBF_ON_DIRTY))
+		list_add_tail(&mb->list, &c->lru);
+}
+
+void
+gaze_mbuf_forget(struct gaze_fs *fs, struct gaze_mbuf *mb)
+{
+	struct gaze_cache *c = fs->cache;
+
+	if (WARN_ON(mb->ref <= 0) || (mb->flags & MBF_FORGOTTEN))
+		return;
+	cache_unlist(c, mb);
+	list_del_init(&mb->hash);
+	mb->flags &= ~GAZE_MBF_DIRTY;
+	mb->flags |= MBF_FORGOTTEN;
+	if (!--mb->ref)
+		cache_free_mb(c, mb);
+}
+
+int
+gaze_cache_for_each_dirty(struct gaze_fs *fs, u32 type,
+			  int (*fn)(struct gaze_fs *, struct gaze_mbuf *,
+				    void *), void *arg)
+{
+	struct gaze_cache *c = fs->cache;
+	struct gaze_mbuf *mb;
+	LIST_HEAD(work);
+	int ret = 0;
+
+	/*
+	 * Move the dirty list aside and put each buffer back before calling
+	 * fn, so that fn may clean it, forget it, or dirty other buffers
+	 * (those are not visited in this pass).
+	 */
+	if (list_empty(&c->dirty))
+		return 0;
+	work.next = c->dirty.next;
+	work.prev = c->dirty.prev;
+	work.next->prev = &work;
+	work.prev->next = &work;
+	INIT_LIST_HEAD(&c->dirty);
+
+	while (!list_empty(&work)) {
+		mb = list_first_entry(&work, struct gaze_mbuf, list);
+		list_del(&mb->list);
+		list_add_tail(&mb->list, &c->dirty);
+		if (ret || mb->type != type)
+			continue;
+		if (!(mb->flags & GAZE_MBF_DIRTY)) {
+			/* cleaned by hand: settle its list */
+			gaze_mbuf_clean(fs, mb);
+			continue;
+		}
+		mb->ref++;
+		ret = fn(fs, mb, arg);
+		gaze_mbuf_put(fs, mb);
+	}
+	return ret;
+}
+
+u32
+gaze_cache_nr_dirty(struct gaze_fs *fs, u32 type)
+{
+	struct gaze_cache *c = fs->cache;
+
+	return type < CACHE_NR_TYPES ? c->nr_dirty[type] : 0;
+}
+
+bool
+gaze_cache_over_limit(struct gaze_fs *fs)
+{
+	return fs->cache->bytes > fs->cache_limit;
+}
+
+void
+gaze_cache_shrink(struct gaze_fs *fs)
+{
+	cache_evict(fs->cache, fs->cache_limit);
+}
+
+size_t
+gaze_cache_bytes(struct gaze_fs *fs)
+{
+	return fs->cache->bytes;
+}

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * checkpoint.c - writing and finding checkpoint packs.
+ *
+ * Why: the checkpoint is the only place where a set of changes becomes
+ * durable as a whole.  Everything written since the last one (nodes,
+ * directory blocks, table blocks) lands in fresh places, so the previous
+ * checkpoint stays intact until a new pack (head, payload, trailer) has
+ * been written after all of it and flushed.  A pack is valid only when
+ * its head and trailer agree and every block verifies, so a torn pack is
+ * recognised and the previous one is mounted instead.
+ *
+ * Packs are appended to one of the two checkpoint zones.  When the active
+ * zone has no room for the next pack, the other zone is reset, its
+ * superblock copy rewritten and the pack written right after it; the old
+ * zone keeps the previous generation until the next switch.
+ *
+ * Order of a checkpoint: directory blocks, nodes (which dirty the imap
+ * and the space tables), the meta-ring check, tables, then a device flush
+ * (everything above must be durable before the pack), the pack in one
+ * write, and another flush.  Only then is the in-memory state advanced.
+ *
+ * Locking: fs->lock, held by the caller.
+ */
+#include "gaze_core.h"
+
+static u32
+cp_max_slots(const struct gaze_super *sb)
+{
+	u32 t, n = 0;
+
+	for (t = 0; t < GAZE_NR_TABLES; t++)
+		n += le32_to_cpu(sb->table_index_blocks[t]);
+	return n;
+}
+
+static u32
+cp_max_pack(const struct gaze_super *sb)
+{
+	return 2 + DIV_ROUND_UP(cp_max_slots(sb), GAZE_ADDRS_PER_BLOCK);
+}
+
+static u64
+cp_elapsed(const struct gaze_fs *fs)
+{
+	s64 sec;
+	u32 nsec;
+	u64 mk = le64_to_cpu(fs->sb.mkfs_time);
+
+	gaze_wallclock(&sec, &nsec);
+	return sec > 0 && (u64)sec > mk ? (u64)sec - mk : 0;
+}
+
+/* resets checkpoint zone `zone` (sequential zones) and writes its
+ * superblock copy at block 0 */
+static int
+cp_zone_switch(struct gaze_fs *fs, u32 zone)
+{
+	u32 zb = le32_to_cpu(fs->sb.zone_blocks);
+	struct gaze_super *sb;
+	struct gaze_zone z;
+	int ret;
+
+	ret = fs->dev->ops->report(fs->dev, zone, 1, &z);
+	if (ret < 0)
+		return ret;
+	if (ret != 1)
+		return -EIO;
+	if (z.type == GAZE_ZT_SEQ && z.cond != GAZE_ZC_EMPTY) {
+		ret = fs->dev->ops->reset(fs->dev, zone, 1);
+		if (ret)
+			return ret;
+	}
+	sb = gaze_alloc(sizeof(*sb));
+	if (!sb)
+		return -ENOMEM;
+	memcpy(sb, &fs->sb, sizeof(*sb));
+	sb->hdr.index = cpu_to_le32(zone - le32_to_cpu(fs->sb.cp_zone_start));
+	sb->hdr.blkaddr = cpu_to_le64((u64)zone * zb);
+	gaze_fmt_csum_set(sb);
+	ret = fs->dev->ops->write(fs->dev, (u64)zone * zb, 1, sb);
+	gaze_free(sb);
+	return ret;
+}
+
+static void
+cp_build_pack(struct gaze_fs *fs, u8 *pack, u32 nblocks, u64 blkaddr,
+	      const struct gaze_cp_head *tmp, const __le64 *slots, u32 nslots,
+	      u32 flags)
+{
+	struct gaze_cp_head *head = (struct gaze_cp_head *)pack;
+	struct gaze_cp_trailer *tr;
+	struct gaze_cp_payload *pl;
+	u64 seq = fs->cp_seq + 1;
+	u32 k, n;
+
+	/* counters no one here changes are carried over */
+	head->compr_logical_blocks = fs->cp.compr_logical_blocks;
+	head->compr_physical_blocks = fs->cp.compr_physical_blocks;
+	head->gc_zones_reclaimed = fs->cp.gc_zones_reclaimed;
+	head->gc_blocks_moved = fs->cp.gc_blocks_moved;
+	head->mount_count = fs->cp.mount_count;
+	gaze_fmt_hdr_init(head, GAZE_MAGIC_CP_HEAD, fs->uuid, blkaddr, seq, 0,
+			  0, 0);
+	head->pack_blocks = cpu_to_le32(nblocks);
+	head->flags = cpu_to_le32(flags |
+			(le32_to_cpu(fs->cp.flags) & GAZE_CP_FSCK_NEEDED));
+	head->elapsed = cpu_to_le64(cp_elapsed(fs));
+	head->valid_inodes = cpu_to_le32((u32)fs->valid_inodes);
+	head->next_nid = cpu_to_le32(fs->next_nid);
+	head->nr_orphans = 0;
+	head->orphan_ofs = cpu_to_le32(nslots);
+	memcpy(head->tables, tmp->tables, sizeof(head->tables));
+	gaze_space_fill_cp(fs, head);
+	gaze_fmt_csum_set(head);
+
+	for (k = 1; k + 1 < nblocks; k++) {
+		pl = (struct gaze_cp_payload *)(pack + (size_t)k *
+						GAZE_BLOCK_SIZE);
+		gaze_fmt_hdr_init(pl, GAZE_MAGIC_CP_PAYLOAD, fs->uuid,
+				  blkaddr + k, seq, 0, 0, k);
+		n = min_t(u32, GAZE_ADDRS_PER_BLOCK,
+			  nslots - (k - 1) * GAZE_ADDRS_PER_BLOCK);
+		memcpy(pl->slot, slots + (size_t)(k - 1) * GAZE_ADDRS_PER_BLOCK,
+		       n * sizeof(__le64));
+		gaze_fmt_csum_set(pl);
+	}
+	tr = (struct gaze_cp_trailer *)(pack + (size_t)(nblocks - 1) *
+					GAZE_BLOCK_SIZE);
+	gaze_fmt_hdr_init(tr, GAZE_MAGIC_CP_TRAIL, fs->uuid,
+			  blkaddr + nblocks - 1, seq, 0, 0, nblocks - 1);
+	tr->pack_blocks = cpu_to_le32(nblocks);
+	tr->head_crc = head->hdr.crc;
+	gaze_fmt_csum_set(tr);
+}
+
+int
+gaze_cp_write(struct gaze_fs *fs, u32 flags)
+{
+	u32 zb = le32_to_cpu(fs->sb.zone_blocks);
+	u32 cap = le32_to_cpu(fs->sb.zone_cap);
+	u32 cp_start = le32_to_cpu(fs->sb.cp_zone_start);
+	u32 max_slots, nslots = 0, nblocks, zone, off;
+	struct gaze_cp_head *tmp;
+	__le64 *slots;
+	u8 *pack;
+	u64 blkaddr;
+	int ret;
+
+	if (fs->flags & GAZE_FS_RDONLY)
+		return -EROFS;
+	ret = gaze_dir_flush(fs);
+	if (ret)
+		return ret;
+	ret = gaze_nodes_flush(fs);
+	if (ret)
+		return ret;
+	ret = gaze_meta_prepare(fs);
+	if (ret)
+		return ret;
+
+	max_slots = cp_max_slots(&fs->sb);
+	tmp = gaze_zalloc(sizeof(*tmp));
+	slots = gaze_alloc(max_t(size_t, 1, max_slots) * sizeof(__le64));
+	if (!tmp || !slots) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	tmp->hdr.seq = cpu_to_le64(fs->cp_seq + 1);
+	ret = gaze_tables_flush(fs, tmp, slots, &nslots, max_slots);
+	if (ret)
+		goto out_free;
+
+	nblocks = 2 + DIV_ROUND_UP(nslots, GAZE_ADDRS_PER_BLOCK);
+	zone = fs->cp_zone;
+	off = fs->cp_offset;
+	if (off + nblocks > cap) {
+		if (1 + nblocks > cap) {
+			gaze_err("gaze: a checkpoint pack of %u blocks does not fit in a zone",
+				 nblocks);
+			ret = -ENOSPC;
+			goto out_free;
+		}
+		zone = cp_start + (zone == cp_start ? 1 : 0);
+		ret = cp_zone_switch(fs, zone);
+		if (ret)
+			goto out_free;
+		off = 1;
+	}
+	blkaddr = (u64)zone * zb + off;
+
+	pack = gaze_zalloc((size_t)nblocks * GAZE_BLOCK_SIZE);
+	if (!pack) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	cp_build_pack(fs, pack, nblocks, blkaddr, tmp, slots, nslots, flags);
+
+	/* everything the pack points at is durable before the pack */
+	ret = fs->dev->ops->flush(fs->dev);
+	if (!ret)
+		ret = fs->dev->ops->write(fs->dev, blkaddr, nblocks, pack);
+	if (!ret)
+		ret = fs->dev->ops->flush(fs->dev);
+	if (ret) {
+		gaze_err("gaze: writing checkpoint %llu failed: %d",
+			 (unsigned long long)fs->cp_seq + 1, ret);
+		/* a later pack must not land on a half-written one */
+		fs->cp_zone = zone;
+		fs->cp_offset = cap;
+		goto out_free_pack;
+	}
+
+	memcpy(&fs->cp, pack, sizeof(fs->cp));
+	fs->cp_seq++;
+	fs->cp_zone = zone;
+	fs->cp_offset = off + nblocks;
+	ret = gaze_space_cp_committed(fs);
+
+out_free_pack:
+	gaze_free(pack);
+out_free:
+	gaze_free(slots);
+	gaze_free(tmp);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- */
+/* Discovery                                                         */
+/* ---------------------------------------------------------------- */
+
+/* verifies payload blocks and trailer of a pack whose head is valid */
+static int
+cp_verify_rest(struct gaze_fs *fs, const struct gaze_cp_head *head,
+	       const u8 *rest, u64 blkaddr, const char **why)
+{
+	u32 nblocks = le32_to_cpu(head->pack_blocks);
+	u64 seq = le64_to_cpu(head->hdr.seq);
+	const struct gaze_cp_trailer *tr;
+	const struct gaze_mhdr *h;
+	u32 k;
+	int ret;
+
+	for (k = 1; k + 1 < nblocks; k++) {
+		h = (const void *)(rest + (size_t)(k - 1) * GAZE_BLOCK_SIZE);
+		ret = gaze_fmt_hdr_verify(h, GAZE_MAGIC_CP_PAYLOAD, fs->uuid,
+					  blkaddr + k, why);
+		if (ret)
+			return ret;
+		if (le64_to_cpu(h->seq) != seq || le32_to_cpu(h->index) != k ||
+		    h->nid || h->ino || h->flags || h->next) {
+			*why = "payload block header does not match the head";
+			return -EFSCORRUPTED;
+		}
+	}
+	tr = (const void *)(rest + (size_t)(nblocks - 2) * GAZE_BLOCK_SIZE);
+	ret = gaze_fmt_hdr_verify(tr, GAZE_MAGIC_CP_TRAIL, fs->uuid,
+				  blkaddr + nblocks - 1, why);
+	if (ret)
+		return ret;
+	if (le64_to_cpu(tr->hdr.seq) != seq ||
+	    le32_to_cpu(tr->pack_blocks) != nblocks ||
+	    tr->head_crc != head->hdr.crc) {
+		*why = "trailer does not match the head";
+		return -EFSCORRUPTED;
+	}
+	return 0;
+}
+
+struct cp_scan {
+	struct gaze_cp_head *best;	/* newest valid head so far */
+	bool	have;			/* best holds a pack */
+	u32	best_zone;
+	u32	best_next;		/* next pack position in best_zone */
+};
+
+/* walks the packs of one checkpoint zone, keeping the newest in *sc */
+static int
+cp_scan_zone(struct gaze_fs *fs, u32 zone, struct cp_scan *sc, u8 *buf)
+{
+	u32 zb = le32_to_cpu(fs->sb.zone_blocks);
+	u32 cap = le32_to_cpu(fs->sb.zone_cap);
+	u32 max_pack = cp_max_pack(&fs->sb);
+	struct gaze_cp_head *head = (struct gaze_cp_head *)buf;
+	const char *why;
+	struct gaze_zone z;
+	u64 last_seq = 0, blkaddr, limit;
+	u32 off = 1, nblocks;
+	bool seq_zone, found = false;
+	int ret;
+
+	ret = fs->dev->ops->report(fs->dev, zone, 1, &z);
+	if (ret < 0)
+		return ret;
+	if (ret != 1)
+		return -EIO;
+	seq_zone = z.type == GAZE_ZT_SEQ;
+	limit = cap;
+	if (seq_zone && z.cond != GAZE_ZC_FULL)
+		limit = min_t(u64, cap, z.wp - z.start);
+
+	while (off + 2 <= limit) {
+		why = NULL;
+		blkaddr = (u64)zone * zb + off;
+		ret = fs->dev->ops->read(fs->dev, blkaddr, 1, head);
+		if (ret)
+			return ret;
+		if (!seq_zone && le32_to_cpu(head->hdr.magic) !=
+		    GAZE_MAGIC_CP_HEAD)
+			break;			/* end of the log */
+		ret = gaze_fmt_cp_head_verify(head, &fs->sb, blkaddr, &why);
+		nblocks = le32_to_cpu(head->pack_blocks);
+		if (!ret && le64_to_cpu(head->hdr.seq) <= last_seq)
+			break;			/* stale pack from before a reset */
+		if (!ret && (nblocks > max_pack || off + nblocks > limit)) {
+			why = "pack runs past the written part of the zone";
+			ret = -EFSCORRUPTED;
+		}
+		if (!ret) {
+			ret = fs->dev->ops->read(fs->dev, blkaddr + 1,
+						 nblocks - 1,
+						 buf + GAZE_BLOCK_SIZE);
+			if (ret)
+				return ret;
+			ret = cp_verify_rest(fs, head, buf + GAZE_BLOCK_SIZE,
+					     blkaddr, &why);
+		}
+		if (ret) {
+			gaze_warn("gaze: skipping torn or invalid checkpoint pack at zone %u block %u: %s",
+				  zone, off, why ? why : "bad block");
+			break;
+		}
+		last_seq = le64_to_cpu(head->hdr.seq);
+		off += nblocks;
+		if (!sc->have || last_seq > le64_to_cpu(sc->best->hdr.seq)) {
+			sc->have = true;
+			memcpy(sc->best, head, sizeof(*head));
+			sc->best_zone = zone;
+			sc->best_next = off;
+			found = true;
+		}
+	}
+	/* sequential zones take the next pack at the write pointer, past
+	 * whatever a torn write left there */
+	if (found && seq_zone)
+		sc->best_next = (u32)(z.cond == GAZE_ZC_FULL ? cap : limit);
+	return 0;
+}
+
+int
+gaze_cp_find(struct gaze_fs *fs)
+{
+	u32 start = le32_to_cpu(fs->sb.cp_zone_start);
+	u32 count = le32_to_cpu(fs->sb.cp_zone_count);
+	struct cp_scan sc = { 0 };
+	u8 *buf;
+	u32 c;
+	int ret = 0;
+
+	sc.best = gaze_alloc(sizeof(*sc.best));
+	buf = gaze_alloc((size_t)cp_max_pack(&fs->sb) * GAZE_BLOCK_SIZE);
+	if (!sc.best || !buf) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (c = 0; c < count; c++) {
+		ret = cp_scan_zone(fs, start + c, &sc, buf);
+		if (ret) {
+			gaze_err("gaze: reading checkpoint zone %u failed: %d",
+				 start + c, ret);
+			goto out_free;
+		}
+	}
+	if (!sc.have) {
+		gaze_err("gaze: no valid checkpoint found");
+		ret = -EFSCORRUPTED;
+		goto out_free;
+	}
+	memcpy(&fs->cp, sc.best, sizeof(fs->cp));
+	fs->cp_seq = le64_to_cpu(sc.best->hdr.seq);
+	fs->cp_zone = sc.best_zone;
+	fs->cp_offset = sc.best_next;
+out_free:
+	gaze_free(buf);
+	gaze_free(sc.best);
+	return ret;
+}

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fs.c - format, open and close of a filesystem instance.
+ *
+ * Why: mkfs, fsck, the tests and the module must all bring an instance
+ * up the same way (superblock, newest checkpoint, tables, space), so this
+ * is done once here.  Format is deliberately small: it resets the zones,
+ * writes two superblock copies and one checkpoint holding only the root
+ * directory.  Tables start empty (absent blocks read as zeros), so
+ * nothing proportional to the capacity is written or allocated beyond a
+ * few bytes per zone, and a large device formats in milliseconds.
+ *
+ * Locking: gaze_fs_sync() and gaze_fs_close() take fs->lock;
+ * gaze_fs_format() and gaze_fs_open() work on an instance nobody else
+ * can see yet; gaze_fs_balance() is called by namespace operations that
+ * already hold fs->lock.
+ */
+#include "gaze_core.h"
+
+#define FS_DEFAULT_CACHE_LIMIT	(32u << 20)
+#define FS_REPORT_BATCH		64u
+
+static void
+fs_free(struct gaze_fs *fs)
+{
+	gaze_space_destroy(fs);
+	gaze_tables_destroy(fs);
+	gaze_cache_destroy(fs);
+	mutex_destroy(&fs->lock);
+	gaze_free(fs);
+}
+
+static struct gaze_fs *
+fs_alloc(struct gaze_dev *dev, u32 flags)
+{
+	struct gaze_fs *fs = gaze_zalloc(sizeof(*fs));
+
+	if (!fs)
+		return NULL;
+	fs->dev = dev;
+	fs->flags = flags;
+	fs->cache_limit = FS_DEFAULT_CACHE_LIMIT;
+	mutex_init(&fs->lock);
+	return fs;
+}
+
+static int
+fs_check_geometry(const struct gaze_dev *dev, const struct gaze_geometry *g)
+{
+	if (g->zone_blocks != dev->zone_blocks || g->nr_zones > dev->nr_zones ||
+	    g->zone_cap > dev->zone_cap || g->nr_blocks > dev->nr_blocks) {
+		gaze_err("gaze: geometry (%u zones of %u blocks, capacity %u) does not match the device (%u zones of %u blocks, capacity %u)",
+			 g->nr_zones, g->zone_blocks, g->zone_cap,
+			 dev->nr_zones, dev->zone_blocks, dev->zone_cap);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Resets every sequential zone of [0, nr) - one call per run of
+ * sequential zones, normally one call in all - and checks that each is
+ * empty afterwards.  Conventional zones are left as they are.
+ */
+static int
+fs_reset_zones(struct gaze_dev *dev, u32 nr)
+{
+	struct gaze_zone *rep;
+	u32 zone, i, run = 0, run_start = 0;
+	int n, ret = 0;
+	bool pass;
+
+	rep = gaze_alloc(FS_REPORT_BATCH * sizeof(*rep));
+	if (!rep)
+		return -ENOMEM;
+	/* pass 0 resets runs of sequential zones, pass 1 checks them */
+	for (pass = false;; pass = true) {
+		for (zone = 0; zone < nr; zone += (u32)n) {
+			n = dev->ops->report(dev, zone,
+					     min(FS_REPORT_BATCH, nr - zone),
+					     rep);
+			if (n <= 0) {
+				ret = n ? n : -EIO;
+				goto out_free;
+			}
+			for (i = 0; i < (u32)n; i++) {
+				struct gaze_zone *z = &rep[i];
+				bool seq = z->type == GAZE_ZT_SEQ;
+
+				if (pass) {
+					if (seq && (z->cond != GAZE_ZC_EMPTY ||
+						    z->wp != z->start)) {
+						gaze_err("gaze: zone %u not empty after reset",
+							 zone + i);
+						ret = -EIO;
+						goto out_free;
+					}
+					continue;
+				}
+				if (seq) {
+					if (!run++)
+						run_start = zone + i;
+					continue;
+				}
+				if (run) {
+					ret = dev->ops->reset(dev, run_start,
+							      run);
+					if (ret)
+						goto out_reset;
+					run = 0;
+				}
+			}
+		}
+		if (pass)
+			break;
+		if (run) {
+			ret = dev->ops->reset(dev, run_start, run);
+			if (ret)
+				goto out_reset;
+		}
+	}
+	goto out_free;
+
+out_reset:
+	gaze_err("gaze: resetting zones %u..%u failed: %d", run_start,
+		 run_start + run - 1, ret);
+out_free:
+	gaze_free(rep);
+	return ret;
+}
+
+static int
+fs_write_supers(struct gaze_fs *fs, const struct gaze_mkfs_params *p)
+{
+	struct gaze_super *sb;
+	u32 c, zone;
+	u64 addr;
+	int ret = -ENOMEM;
+
+	sb = gaze_alloc(sizeof(*sb));
+	if (!sb)
+		return -ENOMEM;
+	for (c = 0; c < fs->lay.cp_zone_count; c++) {
+		zone = fs->lay.cp_zone_start + c;
+		addr = (u64)zone * p->geo.zone_blocks;
+		gaze_fmt_super_build(sb, p, &fs->lay, c, addr);
+		ret = fs->dev->ops->write(fs->dev, addr, 1, sb);
+		if (ret) {
+			gaze_err("gaze: writing superblock copy %u failed: %d",
+				 c, ret);
+			break;
+		}
+		if (!c)
+			memcpy(&fs->sb, sb, sizeof(*sb));
+	}
+	gaze_free(sb);
+	return ret;
+}
+
+int
+gaze_fs_format(struct gaze_dev *dev, const struct gaze_mkfs_params *p,
+	       const struct gaze_attr *root, struct gaze_fs **fsp)
+{
+	struct gaze_fs *fs;
+	const char *why = NULL;
+	struct gaze_layout lay;
+	int ret;
+
+	ret = fs_check_geometry(dev, &p->geo);
+	if (ret)
+		return ret;
+	ret = gaze_layout_compute(p, &lay, &why);
+	if (ret) {
+		gaze_err("gaze: cannot format: %s", why ? why : "bad layout");
+		return ret;
+	}
+	ret = fs_reset_zones(dev, lay.nr_zones);
+	if (ret)
+		return ret;
+
+	fs = fs_alloc(dev, 0);
+	if (!fs)
+		return -ENOMEM;
+	fs->lay = lay;
+	memcpy(fs->uuid, p->uuid, sizeof(fs->uuid));
+	ret = fs_write_supers(fs, p);
+	if (ret)
+		goto out_free;
+	fs->cp_seq = 0;
+	fs->cp_zone = lay.cp_zone_start;
+	fs->cp_offset = 1;
+	fs->next_nid = GAZE_ROOT_INO + 1;
+	ret = gaze_cache_init(fs);
+	if (ret)
+		goto out_free;
+	ret = gaze_tables_init(fs);
+	if (ret)
+		goto out_free;
+	ret = gaze_space_init(fs);
+	if (ret)
+		goto out_free;
+	/* the instance is private until returned: no lock is held here, as
+	 * the namespace entry point takes it */
+	ret = gaze_ns_init_root(fs, root);
+	if (ret) {
+		gaze_err("gaze: creating the root directory failed: %d", ret);
+		goto out_free;
+	}
+	mutex_lock(&fs->lock);
+	ret = gaze_cp_write(fs, GAZE_CP_MKFS);
+	mutex_unlock(&fs->lock);
+	if (ret)
+		goto out_free;
+	*fsp = fs;
+	return 0;
+
+out_free:
+	fs_free(fs);
+	return ret;
+}
+
+/* names unknown feature bits: "bit 5, bit 9" */
+static void
+fs_bits_string(u64 bits, char *buf, size_t len)
+{
+	size_t n = 0;
+	int b;
+
+	buf[0] = 0;
+	for (b = 0; b < 64 && n + 8 < len; b++) {
+		if (!(bits & (1ull << b)))
+			continue;
+		if (n) {
+			buf[n++] = ',';
+			buf[n++] = ' ';
+		}
+		memcpy(buf + n, "bit ", 4);
+		n += 4;
+		if (b >= 10)
+			buf[n++] = (char)('0' + b / 10);
+		buf[n++] = (char)('0' + b % 10);
+		buf[n] = 0;
+	}
+}
+
+static int
+fs_check_features(const struct gaze_super *sb, u32 flags)
+{
+	u64 inc = le64_to_cpu(sb->feature_incompat) &
+		  ~GAZE_FEATURE_INCOMPAT_SUPP;
+	u64 ro = le64_to_cpu(sb->feature_ro_compat) &
+		 ~GAZE_FEATURE_RO_COMPAT_SUPP;
+	char names[128];
+
+	if (inc) {
+		fs_bits_string(inc, names, sizeof(names));
+		gaze_err("gaze: unsupported incompatible features (%s, mask 0x%llx): cannot mount",
+			 names, (unsigned long long)inc);
+		return -EOPNOTSUPP;
+	}
+	if (ro && !(flags & GAZE_FS_RDONLY)) {
+		fs_bits_string(ro, names, sizeof(names));
+		gaze_err("gaze: unsupported read-only-compatible features (%s, mask 0x%llx): read-only mount only",
+			 names, (unsigned long long)ro);
+		return -EROFS;
+	}
+	return 0;
+}
+
+/* reads and verifies superblock copy 0, else copy 1 */
+static int
+fs_read_super(struct gaze_fs *fs)
+{
+	struct gaze_dev *dev = fs->dev;
+	const char *why = NULL, *why1 = NULL;
+	struct gaze_super *sb;
+	int ret, ret1;
+
+	sb = gaze_alloc(sizeof(*sb));
+	if (!sb)
+		return -ENOMEM;
+	ret = dev->ops->read(dev, 0, 1, sb);
+	if (!ret)
+		ret = gaze_fmt_super_verify(sb, 0, &why);
+	if (!ret)
+		goto out_copy;
+	ret1 = dev->ops->read(dev, dev->zone_blocks, 1, sb);
+	if (!ret1)
+		ret1 = gaze_fmt_super_verify(sb, dev->zone_blocks, &why1);
+	if (ret1) {
+		gaze_err("gaze: no valid superblock: copy 0: %s; copy 1: %s",
+			 why ? why : "read error", why1 ? why1 : "read error");
+		goto out_free;
+	}
+	gaze_warn("gaze: superblock copy 0 is bad (%s); using copy 1",
+		  why ? why : "read error");
+	ret = 0;
+out_copy:
+	memcpy(&fs->sb, sb, sizeof(*sb));
+out_free:
+	gaze_free(sb);
+	return ret;
+}
+
+int
+gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp)
+{
+	struct gaze_fs *fs;
+	const char *why = NULL;
+	const struct gaze_super *sb;
+	u32 max_nid;
+	int ret;
+
+	if (flags & ~GAZE_FS_RDONLY)
+		return -EINVAL;
+	fs = fs_alloc(dev, flags);
+	if (!fs)
+		return -ENOMEM;
+	sb = &fs->sb;
+	ret = fs_read_super(fs);
+	if (ret)
+		goto out_free;
+	ret = fs_check_features(sb, flags);
+	if (ret)
+		goto out_free;
+	if (le32_to_cpu(sb->zone_blocks) != dev->zone_blocks ||
+	    le32_to_cpu(sb->zone_cap) > dev->zone_cap ||
+	    le32_to_cpu(sb->nr_zones) > dev->nr_zones ||
+	    le64_to_cpu(sb->total_blocks) > dev->nr_blocks) {
+		gaze_err("gaze: the device geometry does not match the superblock (zone size %u/%u blocks, zones %u/%u)",
+			 le32_to_cpu(sb->zone_blocks), dev->zone_blocks,
+			 le32_to_cpu(sb->nr_zones), dev->nr_zones);
+		ret = -EINVAL;
+		goto out_free;
+	}
+	ret = gaze_layout_from_super(sb, &fs->lay, &why);
+	if (ret) {
+		gaze_err("gaze: superblock layout: %s", why ? why : "invalid");
+		goto out_free;
+	}
+	memcpy(fs->uuid, sb->hdr.uuid, sizeof(fs->uuid));
+
+	ret = gaze_cache_init(fs);
+	if (ret)
+		goto out_free;
+	ret = gaze_cp_find(fs);
+	if (ret)
+		goto out_free;
+	max_nid = le32_to_cpu(sb->max_nid);
+	fs->next_nid = le32_to_cpu(fs->cp.next_nid);
+	if (fs->next_nid <= GAZE_ROOT_INO || fs->next_nid >= max_nid)
+		fs->next_nid = GAZE_ROOT_INO + 1;
+	fs->valid_inodes = le32_to_cpu(fs->cp.valid_inodes);
+	ret = gaze_tables_init(fs);
+	if (ret)
+		goto out_free;
+	ret = gaze_space_init(fs);
+	if (ret)
+		goto out_free;
+	if (!(flags & GAZE_FS_RDONLY))
+		fs->cp.mount_count = cpu_to_le32(le32_to_cpu(fs->cp.mount_count) +
+						 1);
+	*fsp = fs;
+	return 0;
+
+out_free:
+	fs_free(fs);
+	return ret;
+}
+
+int
+gaze_fs_close(struct gaze_fs *fs)
+{
+	int ret = 0;
+
+	if (!fs)
+		return 0;
+	if (!(fs->flags & GAZE_FS_RDONLY)) {
+		mutex_lock(&fs->lock);
+		ret = gaze_cp_write(fs, GAZE_CP_UMOUNT);
+		mutex_unlock(&fs->lock);
+		if (ret)
+			gaze_err("gaze: final checkpoint failed: %d", ret);
+	}
+	fs_free(fs);
+	return ret;
+}
+
+int
+gaze_fs_sync(struct gaze_fs *fs)
+{
+	int ret;
+
+	if (fs->flags & GAZE_FS_RDONLY)
+		return 0;
+	mutex_lock(&fs->lock);
+	ret = gaze_cp_write(fs, 0);
+	mutex_unlock(&fs->lock);
+	return ret;
+}
+
+int
+gaze_fs_balance(struct gaze_fs *fs)
+{
+	int ret;
+
+	if (!gaze_cache_over_limit(fs))
+		return 0;
+	if (!(fs->flags & GAZE_FS_RDONLY)) {
+		ret = gaze_dir_flush(fs);
+		if (ret)
+			return ret;
+		ret = gaze_nodes_flush(fs);
+		if (ret)
+			return ret;
+	}
+	gaze_cache_shrink(fs);
+	return 0;
+}

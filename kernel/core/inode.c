@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * inode.c - inode allocation, attributes and file data I/O.
+ *
+ * Why: the kernel module and the userspace tools (mkfs, fsck repair, the
+ * image builders) must create and fill inodes identically, so the rules
+ * live here once: how struct gaze_attr maps onto struct gaze_inode, when a
+ * regular file keeps its bytes inline in the inode and when it moves to
+ * a block map, and how a partial block is rewritten.
+ *
+ * Inline data (incompat feature inline_data): a regular file that has only
+ * ever been written inside the first GAZE_INLINE_SIZE bytes keeps them in
+ * i.data with GAZE_IF_INLINE_DATA set and inline_used == size.  Bytes past
+ * inline_used are always zero.  The first write or truncate beyond the
+ * area converts the file for good: block 0 is written from the inline
+ * bytes, the area (which is also the addr[] array) is zeroed and the flag
+ * cleared.
+ *
+ * Invariant for mapped files: bytes past i_size inside the last block are
+ * zero on disk, so extending a file never exposes old data (truncate
+ * zeroes the tail of the block it cuts).
+ *
+ * All functions expect fs->lock held.
+ */
+#include "gaze_core.h"
+
+/* generation numbers: a counter, unique within one instance's lifetime */
+static atomic_t gaze_generation;
+
+int
+gaze_ns_node_free(struct gaze_fs *fs, struct gaze_mbuf *mb)
+{
+	u32 nid = mb->id;
+
+	gaze_mbuf_forget(fs, mb);
+	return gaze_nid_free(fs, nid);
+}
+
+int
+gaze_inode_get(struct gaze_fs *fs, u32 ino, struct gaze_mbuf **mbp)
+{
+	if (ino <= GAZE_NID_RESERVED ||
+	    ino >= le32_to_cpu(fs->sb.max_nid))
+		return -ENOENT;
+	return gaze_node_get(fs, ino, GAZE_MAGIC_INODE, mbp);
+}
+
+int
+gaze_inode_create(struct gaze_fs *fs, u32 nid, const struct gaze_attr *a,
+		  u32 parent, struct gaze_mbuf **mbp)
+{
+	struct gaze_inode *in;
+	struct gaze_mbuf *mb;
+	bool own_nid = !nid;
+	u32 flags = 0;
+	int err;
+
+	if (own_nid) {
+		err = gaze_nid_alloc(fs, &nid);
+		if (err)
+			return err;
+	}
+	err = gaze_node_new(fs, nid, nid, GAZE_MAGIC_INODE, 0, &mb);
+	if (err)
+		goto out_nid;
+	in = mb->data;
+	in->mode = cpu_to_le16((u16)a->mode);
+	in->uid = cpu_to_le32(a->uid);
+	in->gid = cpu_to_le32(a->gid);
+	in->nlink = cpu_to_le32(a->nlink);
+	in->atime = cpu_to_le64((u64)a->atime);
+	in->mtime = cpu_to_le64((u64)a->mtime);
+	in->ctime = cpu_to_le64((u64)a->ctime);
+	in->crtime = cpu_to_le64((u64)a->crtime);
+	in->atime_nsec = cpu_to_le32(a->atime_nsec);
+	in->mtime_nsec = cpu_to_le32(a->mtime_nsec);
+	in->ctime_nsec = cpu_to_le32(a->ctime_nsec);
+	in->crtime_nsec = cpu_to_le32(a->crtime_nsec);
+	fs->valid_inodes++;
+	atomic_inc(&gaze_generation);
+	in->generation = cpu_to_le32((u32)atomic_read(&gaze_generation));
+	in->parent = cpu_to_le32(parent);
+	if ((a->mode & GAZE_S_IFMT) == GAZE_S_IFCHR ||
+	    (a->mode & GAZE_S_IFMT) == GAZE_S_IFBLK) {
+		in->rdev_major = cpu_to_le32(a->rdev_major);
+		in->rdev_minor = cpu_to_le32(a->rdev_minor);
+	}
+	if (GAZE_S_ISREG(a->mode) &&
+	    (le64_to_cpu(fs->sb.feature_incompat) &
+	     GAZE_FEATURE_INCOMPAT_INLINE_DATA))
+		flags |= GAZE_IF_INLINE_DATA;
+	in->flags = cpu_to_le32(flags);
+	gaze_mbuf_dirty(fs, mb);
+	if (GAZE_S_ISDIR(a->mode)) {
+		err = gaze_dir_init(fs, mb);
+		if (err)
+			goto out_node;
+	}
+	*mbp = mb;
+	return 0;
+
+out_node:
+	fs->valid_inodes--;
+	gaze_ns_node_free(fs, mb);
+	return err;
+out_nid:
+	if (own_nid)
+		gaze_nid_free(fs, nid);
+	return err;
+}
+
+int
+gaze_inode_evict(struct gaze_fs *fs, struct gaze_mbuf *imb)
+{
+	struct gaze_inode *in = imb->data;
+	int err, e;
+
+	if (GAZE_S_ISDIR(le16_to_cpu(in->mode)))
+		gaze_dir_forget(fs, imb);
+	err = gaze_bmap_truncate(fs, imb, 0);
+	e = gaze_xattr_drop(fs, imb);
+	if (e && !err)
+		err = e;
+	e = gaze_ns_node_free(fs, imb);
+	if (e && !err)
+		err = e;
+	if (fs->valid_inodes)
+		fs->valid_inodes--;
+	return err;
+}
+
+void
+gaze_inode_to_attr(const struct gaze_inode *in, struct gaze_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->ino = le32_to_cpu(in->hdr.nid);
+	a->mode = le16_to_cpu(in->mode);
+	a->uid = le32_to_cpu(in->uid);
+	a->gid = le32_to_cpu(in->gid);
+	a->nlink = le32_to_cpu(in->nlink);
+	a->size = le64_to_cpu(in->size);
+	a->blocks = le64_to_cpu(in->blocks);
+	a->atime = (s64)le64_to_cpu(in->atime);
+	a->mtime = (s64)le64_to_cpu(in->mtime);
+	a->ctime = (s64)le64_to_cpu(in->ctime);
+	a->crtime = (s64)le64_to_cpu(in->crtime);
+	a->atime_nsec = le32_to_cpu(in->atime_nsec);
+	a->mtime_nsec = le32_to_cpu(in->mtime_nsec);
+	a->ctime_nsec = le32_to_cpu(in->ctime_nsec);
+	a->crtime_nsec = le32_to_cpu(in->crtime_nsec);
+	a->rdev_major = le32_to_cpu(in->rdev_major);
+	a->rdev_minor = le32_to_cpu(in->rdev_minor);
+	a->flags = le32_to_cpu(in->flags);
+	a->generation = le32_to_cpu(in->generation);
+}
+
+void
+gaze_inode_touch(struct gaze_fs *fs, struct gaze_mbuf *imb, bool mtime)
+{
+	struct gaze_inode *in = imb->data;
+	s64 sec;
+	u32 nsec;
+
+	gaze_wallclock(&sec, &nsec);
+	in->ctime = cpu_to_le64((u64)sec);
+	in->ctime_nsec = cpu_to_le32(nsec);
+	if (mtime) {
+		in->mtime = in->ctime;
+		in->mtime_nsec = in->ctime_nsec;
+	}
+	gaze_mbuf_dirty(fs, imb);
+}
+
+/* writes one whole block of file data at fblk */
+static int
+inode_write_block(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+		  const void *data)
+{
+	struct gaze_mbuf *owner;
+	u64 addr;
+	u32 ofs;
+	int err;
+
+	err = gaze_bmap_slot(fs, imb, fblk, true, &owner, &ofs);
+	if (err)
+		return err;
+	err = gaze_data_write(fs, GAZE_LOG_DATA_WARM, owner->id, (u16)ofs,
+			      data, &addr);
+	if (!err)
+		err = gaze_bmap_set(fs, imb, owner, ofs, addr);
+	gaze_bmap_release(fs, imb, owner);
+	return err;
+}
+
+/* moves inline bytes to block 0 and clears the inline flag */
+static int
+inode_inline_convert(struct gaze_fs *fs, struct gaze_mbuf *imb)
+{
+	struct gaze_inode *in = imb->data;
+	u32 used = le16_to_cpu(in->inline_used);
+	u8 *buf;
+	int err = 0;
+
+	if (used > GAZE_INLINE_SIZE)
+		return -EFSCORRUPTED;
+	buf = gaze_zalloc(GAZE_BLOCK_SIZE);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, in->i.data, used);
+	memset(in->i.data, 0, GAZE_INLINE_SIZE);
+	in->flags = cpu_to_le32(le32_to_cpu(in->flags) & ~GAZE_IF_INLINE_DATA);
+	in->inline_used = 0;
+	gaze_mbuf_dirty(fs, imb);
+	if (used) {
+		err = inode_write_block(fs, imb, 0, buf);
+		if (err) {
+			/* nothing was mapped: put the bytes back */
+			memset(in->i.data, 0, GAZE_INLINE_SIZE);
+			memcpy(in->i.data, buf, used);
+			in->flags = cpu_to_le32(le32_to_cpu(in->flags) |
+						GAZE_IF_INLINE_DATA);
+			in->inline_used = cpu_to_le16((u16)used);
+		}
+	}
+	gaze_free(buf);
+	return err;
+}
+
+s64
+gaze_inode_read(struct gaze_fs *fs, struct gaze_mbuf *imb, void *buf,
+		u64 len, u64 off)
+{
+	struct gaze_inode *in = imb->data;
+	u64 size = le64_to_cpu(in->size), pos, addr, n, done = 0;
+	u8 *dst = buf, *bounce = NULL;
+	u32 boff;
+	int err = 0;
+
+	if (off >= size || !len)
+		return 0;
+	len = min(len, size - off);
+	if (le32_to_cpu(in->flags) & GAZE_IF_INLINE_DATA) {
+		if (off + len > GAZE_INLINE_SIZE)
+			return -EFSCORRUPTED;
+		memcpy(dst, in->i.data + off, len);
+		return (s64)len;
+	}
+	for (pos = off; done < len; pos += n, done += n) {
+		boff = (u32)(pos & (GAZE_BLOCK_SIZE - 1));
+		n = min_t(u64, GAZE_BLOCK_SIZE - boff, len - done);
+		err = gaze_bmap_lookup(fs, imb, pos >> GAZE_BLOCK_SHIFT, &addr);
+		if (err)
+			break;
+		if (!GAZE_ADDR_IS_REAL(addr)) {
+			memset(dst + done, 0, n);
+			continue;
+		}
+		if (n == GAZE_BLOCK_SIZE) {
+			err = gaze_block_read(fs, addr, dst + done);
+			if (err)
+				break;
+			continue;
+		}
+		if (!bounce) {
+			bounce = gaze_alloc(GAZE_BLOCK_SIZE);
+			if (!bounce) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		err = gaze_block_read(fs, addr, bounce);
+		if (err)
+			break;
+		memcpy(dst + done, bounce + boff, n);
+	}
+	gaze_free(bounce);
+	if (err && !done)
+		return err;
+	return (s64)done;
+}
+
+s64
+gaze_inode_write(struct gaze_fs *fs, struct gaze_mbuf *imb,
+		 const void *buf, u64 len, u64 off)
+{
+	struct gaze_inode *in = imb->data;
+	u64 size = le64_to_cpu(in->size), end, pos, addr, n, done = 0;
+	const u8 *src = buf;
+	u8 *bounce = NULL;
+	u32 boff;
+	int err = 0;
+
+	if (!len)
+		return 0;
+	end = off + len;
+	if (end < off || end > GAZE_BMAP_MAX_BLOCKS << GAZE_BLOCK_SHIFT)
+		return -EFBIG;
+	if (le32_to_cpu(in->flags) & GAZE_IF_INLINE_DATA) {
+		if (end <= GAZE_INLINE_SIZE) {
+			memcpy(in->i.data + off, src, len);
+			if (end > size) {
+				in->size = cpu_to_le64(end);
+				in->inline_used = cpu_to_le16((u16)end);
+			}
+			gaze_mbuf_dirty(fs, imb);
+			return (s64)len;
+		}
+		err = inode_inline_convert(fs, imb);
+		if (err)
+			return err;
+	}
+	for (pos = off; done < len; pos += n, done += n) {
+		boff = (u32)(pos & (GAZE_BLOCK_SIZE - 1));
+		n = min_t(u64, GAZE_BLOCK_SIZE - boff, len - done);
+		if (n == GAZE_BLOCK_SIZE) {
+			err = inode_write_block(fs, imb,
+						pos >> GAZE_BLOCK_SHIFT,
+						src + done);
+			if (err)
+				break;
+			continue;
+		}
+		if (!bounce) {
+			bounce = gaze_alloc(GAZE_BLOCK_SIZE);
+			if (!bounce) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		err = gaze_bmap_lookup(fs, imb, pos >> GAZE_BLOCK_SHIFT, &addr);
+		if (err)
+			break;
+		if (GAZE_ADDR_IS_REAL(addr)) {
+			err = gaze_block_read(fs, addr, bounce);
+			if (err)
+				break;
+		} else {
+			memset(bounce, 0, GAZE_BLOCK_SIZE);
+		}
+		memcpy(bounce + boff, src + done, n);
+		err = inode_write_block(fs, imb, pos >> GAZE_BLOCK_SHIFT,
+					bounce);
+		if (err)
+			break;
+	}
+	gaze_free(bounce);
+	if (off + done > size) {
+		in->size = cpu_to_le64(off + done);
+		gaze_mbuf_dirty(fs, imb);
+	}
+	if (err && !done)
+		return err;
+	return (s64)done;
+}
+
+int
+gaze_inode_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size)
+{
+	struct gaze_inode *in = imb->data;
+	u64 old = le64_to_cpu(in->size), addr;
+	u32 boff;
+	u8 *buf;
+	int err;
+
+	if (size > GAZE_BMAP_MAX_BLOCKS << GAZE_BLOCK_SHIFT)
+		return -EFBIG;
+	if (le32_to_cpu(in->flags) & GAZE_IF_INLINE_DATA) {
+		if (size <= GAZE_INLINE_SIZE) {
+			if (size < old && old <= GAZE_INLINE_SIZE)
+				memset(in->i.data + size, 0, old - size);
+			in->size = cpu_to_le64(size);
+			in->inline_used = cpu_to_le16((u16)size);
+			gaze_mbuf_dirty(fs, imb);
+			return 0;
+		}
+		err = inode_inline_convert(fs, imb);
+		if (err)
+			return err;
+	}
+	if (size < old) {
+		boff = (u32)(size & (GAZE_BLOCK_SIZE - 1));
+		if (boff) {
+			err = gaze_bmap_lookup(fs, imb,
+					       size >> GAZE_BLOCK_SHIFT, &addr);
+			if (err)
+				return err;
+			if (GAZE_ADDR_IS_REAL(addr)) {
+				buf = gaze_alloc(GAZE_BLOCK_SIZE);
+				if (!buf)
+					return -ENOMEM;
+				err = gaze_block_read(fs, addr, buf);
+				if (!err) {
+					memset(buf + boff, 0,
+					       GAZE_BLOCK_SIZE - boff);
+					err = inode_write_block(fs, imb,
+						size >> GAZE_BLOCK_SHIFT, buf);
+				}
+				gaze_free(buf);
+				if (err)
+					return err;
+			}
+		}
+		err = gaze_bmap_truncate(fs, imb,
+					 DIV_ROUND_UP(size, GAZE_BLOCK_SIZE));
+		if (err)
+			return err;
+	}
+	in->size = cpu_to_le64(size);
+	gaze_mbuf_dirty(fs, imb);
+	return 0;
+}

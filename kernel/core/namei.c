@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * namei.c - namespace entry points: create, link, unlink, lookup,
+ * readdir, attributes, file data and symlinks.
+ *
+ * Why: these are the operations the module's VFS glue and the userspace
+ * tools both perform, so each POSIX rule (link counts, which times change,
+ * which errors) is decided once, here.  Every entry point takes fs->lock
+ * for its whole duration, refuses to modify a read-only instance with
+ * -EROFS, and calls gaze_fs_balance() before returning from a modifying
+ * operation so dirty memory stays bounded.
+ *
+ * Times: the attributes passed to create calls are stored exactly (ns
+ * included).  Operations that change a directory set its mtime and ctime
+ * from gaze_wallclock(); link/unlink set the target's ctime; file writes
+ * and truncates set mtime and ctime.  gaze_ns_setattr sets only what its
+ * mask names, so tools that preserve times set them afterwards.
+ *
+ * Userspace has no open-file orphans: the last unlink frees the inode,
+ * its blocks, nodes and xattr node at once.
+ */
+#include "gaze_core.h"
+
+#define NS_DT_DIR	4
+
+static bool
+ns_type_ok(u32 mode)
+{
+	switch (mode & GAZE_S_IFMT) {
+	case GAZE_S_IFREG:
+	case GAZE_S_IFDIR:
+	case GAZE_S_IFCHR:
+	case GAZE_S_IFBLK:
+	case GAZE_S_IFIFO:
+	case GAZE_S_IFSOCK:
+	case GAZE_S_IFLNK:
+		return true;
+	}
+	return false;
+}
+
+/* directory inode for a namespace change; ref held */
+static int
+ns_get_dir(struct gaze_fs *fs, u32 dir, struct gaze_mbuf **dmbp)
+{
+	struct gaze_inode *in;
+	int err;
+
+	err = gaze_inode_get(fs, dir, dmbp);
+	if (err)
+		return err;
+	in = (*dmbp)->data;
+	if (!GAZE_S_ISDIR(le16_to_cpu(in->mode))) {
+		gaze_mbuf_put(fs, *dmbp);
+		return -ENOTDIR;
+	}
+	return 0;
+}
+
+static void
+ns_nlink_add(struct gaze_fs *fs, struct gaze_mbuf *imb, int delta)
+{
+	struct gaze_inode *in = imb->data;
+
+	in->nlink = cpu_to_le32(le32_to_cpu(in->nlink) + delta);
+	gaze_mbuf_dirty(fs, imb);
+}
+
+/* stores a symlink target in a new inode */
+static int
+ns_symlink_fill(struct gaze_fs *fs, struct gaze_mbuf *imb, const char *target,
+		u32 tlen)
+{
+	struct gaze_inode *in = imb->data;
+	s64 n;
+
+	if ((le64_to_cpu(fs->sb.feature_incompat) &
+	     GAZE_FEATURE_INCOMPAT_INLINE_DATA) && tlen <= GAZE_INLINE_SIZE) {
+		memcpy(in->i.data, target, tlen);
+		in->flags = cpu_to_le32(le32_to_cpu(in->flags) |
+					GAZE_IF_INLINE_DATA);
+		in->inline_used = cpu_to_le16((u16)tlen);
+		in->size = cpu_to_le64(tlen);
+		gaze_mbuf_dirty(fs, imb);
+		return 0;
+	}
+	n = gaze_inode_write(fs, imb, target, tlen, 0);
+	if (n < 0)
+		return (int)n;
+	return n == tlen ? 0 : -EIO;
+}
+
+/*
+ * Creates an inode of a->mode's type named name in dir; symlinks get
+ * their target.  Caller holds fs->lock.
+ */
+static int
+ns_create(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
+	  const struct gaze_attr *a, const char *target, u32 tlen, u32 *ino)
+{
+	struct gaze_mbuf *dmb, *imb;
+	struct gaze_attr na = *a;
+	bool isdir = GAZE_S_ISDIR(a->mode);
+	u32 found;
+	int err;
+
+	if (fs->flags & GAZE_FS_RDONLY)
+		return -EROFS;
+	err = gaze_name_check(name, len);
+	if (err)
+		return err;
+	if (!ns_type_ok(a->mode))
+		return -EINVAL;
+	err = ns_get_dir(fs, dir, &dmb);
+	if (err)
+		return err;
+	err = gaze_dir_lookup(fs, dmb, name, len, &found, NULL);
+	if (!err)
+		err = -EEXIST;
+	if (err != -ENOENT)
+		goto out_dir;
+	na.nlink = isdir ? 2 : 1;
+	err = gaze_inode_create(fs, 0, &na, dir, &imb);
+	if (err)
+		goto out_dir;
+	if (target) {
+		err = ns_symlink_fill(fs, imb, target, tlen);
+		if (err)
+			goto out_evict;
+	}
+	err = gaze_dir_add(fs, dmb, name, len, imb->id,
+			   GAZE_MODE_DTYPE(a->mode));
+	if (err)
+		goto out_evict;
+	if (isdir)
+		ns_nlink_add(fs, dmb, 1);
+	gaze_inode_touch(fs, dmb, true);
+	if (ino)
+		*ino = imb->id;
+	gaze_mbuf_put(fs, imb);
+	gaze_mbuf_put(fs, dmb);
+	return 0;
+
+out_evict:
+	gaze_inode_evict(fs, imb);
+out_dir:
+	gaze_mbuf_put(fs, dmb);
+	return err;
+}
+
+int
+gaze_ns_init_root(struct gaze_fs *fs, const struct gaze_attr *root)
+{
+	struct gaze_attr a = *root, lf;
+	struct gaze_mbuf *rmb;
+	int err;
+
+	mutex_lock(&fs->lock);
+	if (fs->flags & GAZE_FS_RDONLY) {
+		err = -EROFS;
+		goto out_unlock;
+	}
+	err = gaze_nid_claim(fs, GAZE_ROOT_INO);
+	if (err)
+		goto out_unlock;
+	a.mode = GAZE_S_IFDIR | (root->mode & 07777);
+	a.nlink = 2;
+	err = gaze_inode_create(fs, GAZE_ROOT_INO, &a, GAZE_ROOT_INO, &rmb);
+	if (err) {
+		gaze_nid_free(fs, GAZE_ROOT_INO);
+		goto out_unlock;
+	}
+	gaze_mbuf_put(fs, rmb);
+	if (le64_to_cpu(fs->sb.feature_compat) &
+	    GAZE_FEATURE_COMPAT_LOST_FOUND) {
+		lf = a;
+		lf.mode = GAZE_S_IFDIR | 0700;
+		lf.uid = 0;
+		lf.gid = 0;
+		err = ns_create(fs, GAZE_ROOT_INO, "lost+found", 10, &lf,
+				NULL, 0, NULL);
+		if (err)
+			goto out_unlock;
+		/* keep the root's times as given */
+		err = gaze_inode_get(fs, GAZE_ROOT_INO, &rmb);
+		if (err)
+			goto out_unlock;
+		((struct gaze_inode *)rmb->data)->mtime =
+			cpu_to_le64((u64)root->mtime);
+		((struct gaze_inode *)rmb->data)->mtime_nsec =
+			cpu_to_le32(root->mtime_nsec);
+		((struct gaze_inode *)rmb->data)->ctime =
+			cpu_to_le64((u64)root->ctime);
+		((struct gaze_inode *)rmb->data)->ctime_nsec =
+			cpu_to_le32(root->ctime_nsec);
+		gaze_mbuf_dirty(fs, rmb);
+		gaze_mbuf_put(fs, rmb);
+	}
+	err = gaze_fs_balance(fs);
+out_unlock:
+	mutex_unlock(&fs->lock);
+	return err;
+}
+
+int
+gaze_ns_lookup(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
+	       u32 *ino, u8 *dtype)
+{
+	struct gaze_mbuf *dmb;
+	struct gaze_inode *in;
+	int err;
+
+	mutex_lock(&fs->lock);
+	err = ns_get_dir(fs, dir, &dmb);
+	if (err)
+		goto out_unlock;
+	in = dmb->data;
+	if (len == 1 && name[0] == '.') {
+		*ino = dir;
+		if (dtype)
+			*dtype = NS_DT_DIR;
+	} else if (len == 2 && name[0] == '.' && name[1] == '.') {
+		*ino = le32_to_cpu(in->parent);
+		if (dtype)
+			*dtype = NS_DT_DIR;
+	} else {
+		err = gaze_name_check(name, len);
+		if (!err)
+			err = gaze_dir_lookup(fs, dmb, name, len, ino, dtype);
+	}
+	gaze_mbuf_put(fs, dmb);
+out_unlock:
+	mutex_unlock(&fs->lock);
+	return err;
+}
+
+int
+gaze_ns_mknod(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
+	      const struct gaze_attr *a, u32 *ino)
+{
+	int err;
+
+	if (GAZE_S_ISLNK(a->mode))
+		return -EINVAL;		/* symlinks need a target */
+	mutex_lock(&fs->lock);
+	err = ns_create(fs, dir, name, len, a, NULL, 0, ino);
+	if (!err)
+		err = gaze_fs_balance(fs);
+	mutex_unlock(&fs->lock);
+	return err;
+}
+
+int
+gaze_ns_symlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
+		const char *target, u32 tlen, const struct gaze_attr *a,
+		u32 *ino)
+{
+	struct gaze_attr la = *a;
+	int err;
+
+	if (!tlen)
+		return -ENOENT;
+	if (tlen > GAZE_SYMLINK_MAX)
+		return -ENAMETOOLONG;
+	la.mode = GAZE_S_IFLNK | (a->mode & 07777);
+	mutex_lock(&fs->lock);
+	err = ns_create(fs, dir, name, len, &la, target, tlen, ino);
+	if (!err)
+		err = gaze_fs_balance(fs);
+	mutex_unlock(&fs->lock);
+	return err;
+}
+
+int
+gaze_ns_link(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
+	     u32 ino)
+{
+	struct gaze_mbuf *dmb, *imb;
+	struct gaze_inode *in;
+	u32 found;
+	int err;
+
+	err = gaze_name_check(name, len);
+	if (err)
+		return err;
+	mutex_lock(&fs->lock);
+	if (fs->flags & GAZE_FS_RDONLY) {
+		err = -EROFS;
+		goto out_unlock;
+	}
+	err = ns_get_dir(fs, dir, &dmb);
+	if (err)
+		goto out_unlock;
+	err = gaze_inode_get(fs, ino, &imb);
+	if (err)
+		goto out_dir;
+	in = imb->data;
+	if (GAZE_S_ISDIR(le16_to_cpu(in->mode))) {
+		err = -EPERM;
+		goto out_inode;
+	}
+	if (le32_to_cpu(in->nlink) >= 0xffffffffu) {
+		err = -EMLINK;
+		goto out_inode;
+	}
+	err = gaze_dir_lookup(fs, dmb, name, len, &found, NULL);
+	if (!err)
+		err = -EEXIST;
+	if (err != -ENOENT)
+		goto out_inode;
+	err = gaze_dir_add(fs, dmb, name, len, ino,
+			   GAZE_MODE_DTYPE(le16_to_cpu(in->mode)));
+	if (err)
+		goto out_inode;
+	ns_nlink_add(fs, imb, 1);
+	gaze_inode_touch(fs, imb, false);
+	gaze_inode_touch(fs, dmb, true);
+out_inode:
+	gaze_mbuf_put(fs, imb);
+out_dir:
+	gaze_mbuf_put(fs, dmb);
+	if (!err)
+		err = gaze_fs_balance(fs);
+out_unlock:
+	mutex_unlock(&fs->lock);
+	return err;
+}
+
+int
+gaze_ns_unlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len)
+{
+	struct gaze_mbuf *dmb, *imb;
+	struct gaze_inode *in;
+	bool isdir;
+	u32 ino;
+	int err;
+
+	err = gaze_name_check(name, len);
+	if (err)
+		return err;
+	mutex_lock(&fs->lock);
+	if (fs->flags & GAZE_FS_RDONLY) {
+		err = -EROFS;
+		goto out_unlock;
+	}
+	err = ns_get_dir(fs, dir, &dmb);
+	if (err)
+		goto out_unlock;
+	err = gaze_dir_lookup(fs, dmb, name, len, &ino, NULL);
+	if (err)
+		goto out_dir;
+	err = gaze_inode_get(fs, ino, &imb);
+	if (err)
+		goto out_dir;
+	in = imb->data;
+	isdir = GAZE_S_ISDIR(le16_to_cpu(in->mode));
+	if (isdir && le32_to_cpu(in->dir_nentries)) {
+		err = -ENOTEMPTY;
+		goto out_inode;
+	}
+	err = gaze_dir_remove(fs, dmb, name, len);
+	if (err)
+		goto out_inode;
+	if (isdir) {
+		ns_nlink_add(fs, dmb, -1);
+		in->nlink = 0;
+	} else if (in->nlink) {
+		ns_nlink_add(fs, imb, -1);
+	}
+	gaze_inode_touch(fs, dmb, true);
+	if (!in->nlink) {
+		err = gaze_inode_evict(fs, imb);
+		goto out_dir;
+	}
+	gaze_inode_touch(fs, imb, false);
+out_inode:
+	gaze_mbuf_put(fs, imb);
+out_dir:
+	gaze_mbuf_put(fs, dmb);
+	if (!err)
+		err = gaze_fs_balance(fs);
+out_unlock:
+	mutex_unlock(&fs->lock);
+	return err;
+}
+
+int
+gaze_ns_readdir(struct gaze_fs *fs, u32 dir, u64 *pos, gaze_filldir_t fn,
+		void *ctx)
+{
+	struct gaze_mbuf *dmb;
+	int err;
+
+	mutex_lock(&fs->lock);
+	err = ns_get_dir(fs, dir, &dmb);
+	if (err)
+		goto out_unlock;
+	err = gaze_dir_iterate(fs, dmb, pos, fn, ctx);
+	gaze_mbuf_put(fs, dmb);
+out_unlock:
+	mutex_unlock(&fs->lock);
+	return err;
+}
+
+int
+gaze_ns_getattr(struct gaze_fs *fs, u32 ino, struct gaze_attr *a)
+{
+	struct gaze_mbuf *imb;
+	int err;
+
+	mutex_lock(&fs->lock);
+	err = gaze_inode_get(fs, ino, &imb);
+	if (!err) {
+		gaze_inode_to_attr(imb->data, a);
+		gaze_mbuf_put(fs, imb);
+	}
+	mutex_unlock(&fs->lock);
+	return err;
+}
+
+int
+gaze_ns_setattr(struct gaze_fs *fs, u32 ino, const struct gaze_attr *a,
+		u32 mask)
+{
+	struct gaze_mbuf *imb;
+	struct gaze_inode *in;
+	u32 mode;
+	int err;
+
+	mutex_lock(&fs->lock);
+	if (fs->flags & GAZE_FS_RDONLY) {
+		err = -EROFS;
+		goto out_unlock;
+	}
+	err = gaze_inode_get(fs, ino, &imb);
+	if (err)
+		goto out_unlock;
+	in = imb->data;
+	mode = le16_to_cpu(in->mode);
+	if (mask & GAZE_SET_SIZE) {
+		if (GAZE_S_ISDIR(mode))
+			err = -EISDIR;
+		else if (!GAZE_S_ISREG(mode))
+			err = -EINVAL;
+		else
+			err = gaze_inode_truncate(fs, imb, a->size);
+		if (err)
+			goto out_put;
+	}
+	if (mask & GAZE_SET_MODE)
+		in->mode = cpu_to_le16((u16)((mode & GAZE_S_IFMT) |
+					     (a->mode & 07777)));
+	if (mask & GAZE_SET_UID)
+		in->uid = cpu_to_le32(a->uid);
+	if (mask & GAZE_SET_GID)
+		in->gid = cpu_to_le32(a->gid);
+	if (mask & GAZE_SET_ATIME) {
+		in->atime = cpu_to_le64((u64)a->atime);
+		in->atime_nsec = cpu_to_le32(a->atime_nsec);
+	}
+	if (mask & GAZE_SET_MTIME) {
+		in->mtime = cpu_to_le64((u64)a->mtime);
+		in->mtime_nsec = cpu_to_le32(a->mtime_nsec);
+	}
+	if (mask & GAZE_SET_CTIME) {
+		in->ctime = cpu_to_le64((u64)a->ctime);
+		in->ctime_nsec = cpu_to_le32(a->ctime_nsec);
+	}
+	if (mask & GAZE_SET_CRTIME) {
+		in->crtime = cpu_to_le64((u64)a->crtime);
+		in->crtime_nsec = cpu_to_le32(a->crtime_nsec);
+	}
+	gaze_mbuf_dirty(fs, imb);
+out_put:
+	gaze_mbuf_put(fs, imb);
+	if (!err)
+		err = gaze_fs_balance(fs);
+out_unlock:
+	mutex_unlock(&fs->lock);
+	return err;
+}
+
+/* regular file for data access; ref held */
+static int
+ns_get_file(struct gaze_fs *fs, u32 ino, struct gaze_mbuf **imbp)
+{
+	u32 mode;
+	int err;
+
+	err = gaze_inode_get(fs, ino, imbp);
+	if (err)
+		return err;
+	mode = le16_to_cpu(((struct gaze_inode *)(*imbp)->data)->mode);
+	if (GAZE_S_ISREG(mode))
+		return 0;
+	gaze_mbuf_put(fs, *imbp);
+	return GAZE_S_ISDIR(mode) ? -EISDIR : -EINVAL;
+}
+
+s64
+gaze_file_read(struct gaze_fs *fs, u32 ino, void *buf, u64 len, u64 off)
+{
+	struct gaze_mbuf *imb;
+	s64 ret;
+
+	mutex_lock(&fs->lock);
+	ret = ns_get_file(fs, ino, &imb);
+	if (!ret) {
+		ret = gaze_inode_read(fs, imb, buf, len, off);
+		gaze_mbuf_put(fs, imb);
+	}
+	mutex_unlock(&fs->lock);
+	return ret;
+}
+
+s64
+gaze_file_write(struct gaze_fs *fs, u32 ino, const void *buf, u64 len,
+		u64 off)
+{
+	struct gaze_mbuf *imb;
+	s64 ret;
+	int err;
+
+	mutex_lock(&fs->lock);
+	if (fs->flags & GAZE_FS_RDONLY) {
+		ret = -EROFS;
+		goto out_unlock;
+	}
+	ret = ns_get_file(fs, ino, &imb);
+	if (ret)
+		goto out_unlock;
+	ret = gaze_inode_write(fs, imb, buf, len, off);
+	if (ret > 0)
+		gaze_inode_touch(fs, imb, true);
+	gaze_mbuf_put(fs, imb);
+	err = gaze_fs_balance(fs);
+	if (err && ret >= 0)
+		ret = err;
+out_unlock:
+	mutex_unlock(&fs->lock);
+	return ret;
+}
+
+int
+gaze_file_truncate(struct gaze_fs *fs, u32 ino, u64 size)
+{
+	struct gaze_mbuf *imb;
+	int err;
+
+	mutex_lock(&fs->lock);
+	if (fs->flags & GAZE_FS_RDONLY) {
+		err = -EROFS;
+		goto out_unlock;
+	}
+	err = ns_get_file(fs, ino, &imb);
+	if (err)
+		goto out_unlock;
+	err = gaze_inode_truncate(fs, imb, size);
+	if (!err)
+		gaze_inode_touch(fs, imb, true);
+	gaze_mbuf_put(fs, imb);
+	if (!err)
+		err = gaze_fs_balance(fs);
+out_unlock:
+	mutex_unlock(&fs->lock);
+	return err;
+}
+
+int
+gaze_file_bmap(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addr)
+{
+	struct gaze_mbuf *imb;
+	int err;
+
+	*addr = GAZE_NULL_ADDR;
+	mutex_lock(&fs->lock);
+	err = gaze_inode_get(fs, ino, &imb);
+	if (err)
+		goto out_unlock;
+	if (!(le32_to_cpu(((struct gaze_inode *)imb->data)->flags) &
+	      (GAZE_IF_INLINE_DATA | GAZE_IF_INLINE_DENTRY)))
+		err = gaze_bmap_lookup(fs, imb, fblk, addr);
+	gaze_mbuf_put(fs, imb);
+out_unlock:
+	mutex_unlock(&fs->lock);
+	return err;
+}
+
+int
+gaze_ns_readlink(struct gaze_fs *fs, u32 ino, char *buf, u32 buflen)
+{
+	struct gaze_mbuf *imb;
+	struct gaze_inode *in;
+	u64 size;
+	s64 n;
+	int err;
+
+	mutex_lock(&fs->lock);
+	err = gaze_inode_get(fs, ino, &imb);
+	if (err)
+		goto out_unlock;
+	in = imb->data;
+	size = le64_to_cpu(in->size);
+	if (!GAZE_S_ISLNK(le16_to_cpu(in->mode))) {
+		err = -EINVAL;
+	} else if (size > GAZE_SYMLINK_MAX) {
+		err = -EFSCORRUPTED;
+	} else {
+		n = gaze_inode_read(fs, imb, buf, min_t(u64, size, buflen), 0);
+		err = (int)n;
+	}
+	gaze_mbuf_put(fs, imb);
+out_unlock:
+	mutex_unlock(&fs->lock);
+	return err;
+}

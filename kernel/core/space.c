@@ -1,0 +1,974 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * space.c - main-area zones, the logs that fill them, and the meta ring.
+ *
+ * Why: on a zoned device space is handed out a zone at a time and every
+ * zone is written strictly in order, so allocation is "take the next
+ * block of a log's open zone" and freeing is bookkeeping only: a block
+ * stops being valid, and a zone whose last valid block goes away can be
+ * reset and reused once no checkpoint that might be mounted refers to it.
+ * This file owns that bookkeeping in memory (a few bytes per zone, so it
+ * scales to large devices) and mirrors every change into the zinfo,
+ * usage and summary tables, which the checkpoint persists.
+ *
+ * Log types and physical logs.  The six GAZE_LOG_* temperatures are
+ * mapped onto the sb.nr_logs physical logs (one open zone each):
+ *
+ *   nr_logs  data hot  data warm  data cold  node hot  node warm  node cold
+ *     2         0         0          0          1         1          1
+ *     3         0         0          1          2         2          2
+ *     4         0         0          1          2         2          3
+ *     5         0         1          2          3         3          4
+ *     6+        0         1          2          3         4          5
+ *
+ * A checkpoint's log head records, as its type, the lowest GAZE_LOG_*
+ * type served by that physical log; zinfo.log of a zone is the same.
+ *
+ * Zone states: FREE -> OPEN (a log head is in it) -> FULL (written to
+ * capacity) -> PREFREE (no valid block left) -> FREE after the next
+ * checkpoint commits.  A FREE zone is reset lazily, when a log opens it
+ * and the device reports it is not empty.
+ *
+ * The meta ring.  Table and index blocks are appended at the ring head.
+ * A block is "live" while the tables reference it (table.c keeps the
+ * per-zone live counts exact).  A ring zone may be reset only when
+ * neither the state being built nor the two newest checkpoints reference
+ * anything in it: live[] counts the former, snap[] and prev[] are copies
+ * of live[] taken when each of the last two checkpoints committed.  The
+ * ring is used strictly in order, so every zone in use lies between the
+ * tail (oldest zone in use, recorded in the checkpoint) and the head;
+ * after a mount the previous checkpoint's usage is not known, so every
+ * zone from tail to head counts as used by it.  When little room is left
+ * ahead of the head, the live blocks of the tail zone are marked dirty
+ * so the checkpoint rewrites them at the head (gaze_meta_prepare).
+ *
+ * Locking: fs->lock, held by the caller, protects everything here.
+ */
+#include "gaze_core.h"
+
+#define SPACE_NO_ZONE	0xffffffffu
+#define SPACE_REPORT_BATCH	64u
+
+struct space_zone {		/* in-memory state of a main zone */
+	u32	valid;
+	u8	state;		/* GAZE_ZS_* */
+	u8	log;		/* GAZE_LOG_* */
+	u16	pad;
+	u64	mtime;
+};
+
+struct space_log {
+	u32	zone;		/* absolute zone, SPACE_NO_ZONE = none */
+	u32	offset;		/* next block in the zone */
+};
+
+struct gaze_space {		/* every field: fs->lock */
+	struct space_zone *zones;	/* main_count entries */
+	u32	main_start, main_count;
+	u32	zone_blocks, zone_cap;
+	u32	nr_free;		/* zones in state FREE */
+	u32	alloc_hint;		/* main index of the last zone opened */
+	u64	valid_blocks;
+	u64	valid_nodes;
+	u32	nr_logs;
+	struct space_log logs[GAZE_MAX_LOGS];
+	/* meta ring */
+	u32	meta_start, meta_count;
+	u32	meta_head;		/* absolute zone */
+	u32	meta_off;
+	u32	*live, *snap, *prev;	/* meta_count entries each */
+};
+
+static const u8 space_log_map[GAZE_MAX_LOGS + 1][GAZE_NR_LOG_TYPES] = {
+	[2] = { 0, 0, 0, 1, 1, 1 },
+	[3] = { 0, 0, 1, 2, 2, 2 },
+	[4] = { 0, 0, 1, 2, 2, 3 },
+	[5] = { 0, 1, 2, 3, 3, 4 },
+	[6] = { 0, 1, 2, 3, 4, 5 },
+	[7] = { 0, 1, 2, 3, 4, 5 },
+	[8] = { 0, 1, 2, 3, 4, 5 },
+};
+
+int
+gaze_log_of_type(const struct gaze_fs *fs, int type)
+{
+	u32 n = le32_to_cpu(fs->sb.nr_logs);
+
+	if (n < 2 || n > GAZE_MAX_LOGS)
+		n = 2;
+	if (type < 0 || type >= GAZE_NR_LOG_TYPES) {
+		WARN_ON(1);
+		type = GAZE_LOG_DATA_WARM;
+	}
+	return space_log_map[n][type];
+}
+
+/* the lowest GAZE_LOG_* type served by physical log li */
+static u32
+space_log_type(const struct gaze_fs *fs, u32 li)
+{
+	int t;
+
+	for (t = 0; t < GAZE_NR_LOG_TYPES; t++)
+		if ((u32)gaze_log_of_type(fs, t) == li)
+			return (u32)t;
+	return 0;
+}
+
+static u64
+space_now(const struct gaze_fs *fs)
+{
+	s64 sec;
+	u32 nsec;
+	u64 mk = le64_to_cpu(fs->sb.mkfs_time);
+
+	gaze_wallclock(&sec, &nsec);
+	return sec > 0 && (u64)sec > mk ? (u64)sec - mk : 0;
+}
+
+static u64
+space_zone_addr(const struct gaze_space *sp, u32 zone)
+{
+	return (u64)zone * sp->zone_blocks;
+}
+
+/* ---------------------------------------------------------------- */
+/* Device helpers                                                    */
+/* ---------------------------------------------------------------- */
+
+/* makes an unused zone writable from its start: resets it if needed */
+static int
+space_zone_prepare(struct gaze_fs *fs, u32 zone)
+{
+	struct gaze_zone z;
+	int ret;
+
+	ret = fs->dev->ops->report(fs->dev, zone, 1, &z);
+	if (ret < 0)
+		return ret;
+	if (ret != 1)
+		return -EIO;
+	if (z.type != GAZE_ZT_SEQ || z.cond == GAZE_ZC_EMPTY)
+		return 0;
+	ret = fs->dev->ops->reset(fs->dev, zone, 1);
+	if (ret)
+		gaze_err("gaze: reset of zone %u failed: %d", zone, ret);
+	return ret;
+}
+
+int
+gaze_block_write(struct gaze_fs *fs, u64 addr, const void *buf)
+{
+	if (fs->flags & GAZE_FS_RDONLY)
+		return -EROFS;
+	return fs->dev->ops->write(fs->dev, addr, 1, buf);
+}
+
+int
+gaze_block_read(struct gaze_fs *fs, u64 addr, void *buf)
+{
+	return fs->dev->ops->read(fs->dev, addr, 1, buf);
+}
+
+/* ---------------------------------------------------------------- */
+/* Table mirrors                                                     */
+/* ---------------------------------------------------------------- */
+
+/* the zinfo table block of main zone index zi; ref held */
+static int
+space_zinfo_get(struct gaze_fs *fs, u32 zi, struct gaze_mbuf **mbp)
+{
+	return gaze_table_get(fs, GAZE_TABLE_ZINFO, zi / GAZE_ZINFO_PER_BLOCK,
+			      mbp);
+}
+
+static void
+space_zinfo_store(struct gaze_fs *fs, struct gaze_mbuf *mb, u32 zi)
+{
+	struct gaze_space *sp = fs->space;
+	struct gaze_zinfo_block *zb = mb->data;
+	struct gaze_zinfo *z = &zb->z[zi % GAZE_ZINFO_PER_BLOCK];
+
+	z->valid = cpu_to_le32(sp->zones[zi].valid);
+	z->state = sp->zones[zi].state;
+	z->log = sp->zones[zi].log;
+	z->flags = 0;
+	z->mtime = cpu_to_le64(sp->zones[zi].mtime);
+	gaze_table_dirty(fs, mb);
+}
+
+/* stores zone zi's in-memory state into the table; errors are returned */
+static int
+space_zinfo_update(struct gaze_fs *fs, u32 zi)
+{
+	struct gaze_mbuf *mb;
+	int ret;
+
+	ret = space_zinfo_get(fs, zi, &mb);
+	if (ret)
+		return ret;
+	space_zinfo_store(fs, mb, zi);
+	gaze_mbuf_put(fs, mb);
+	return 0;
+}
+
+/* usage and summary table blocks of a main block; refs held */
+static int
+space_block_tables(struct gaze_fs *fs, u32 zi, u32 off,
+		   struct gaze_mbuf **ump, struct gaze_mbuf **smp)
+{
+	u32 ub = zi * le32_to_cpu(fs->sb.usage_blocks_per_zone) +
+		 off / GAZE_USAGE_BITS_PER_BLOCK;
+	u32 sb = zi * le32_to_cpu(fs->sb.summary_blocks_per_zone) +
+		 off / GAZE_SUMMARY_PER_BLOCK;
+	int ret;
+
+	ret = gaze_table_get(fs, GAZE_TABLE_USAGE, ub, ump);
+	if (ret)
+		return ret;
+	ret = gaze_table_get(fs, GAZE_TABLE_SUMMARY, sb, smp);
+	if (ret)
+		gaze_mbuf_put(fs, *ump);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- */
+/* Init                                                              */
+/* ---------------------------------------------------------------- */
+
+static bool
+space_meta_used(const struct gaze_space *sp, u32 zone)
+{
+	u32 r = zone - sp->meta_start;
+
+	return sp->live[r] || sp->snap[r] || sp->prev[r];
+}
+
+static u32
+space_meta_next(const struct gaze_space *sp, u32 zone)
+{
+	return zone + 1 < sp->meta_start + sp->meta_count ? zone + 1 :
+							     sp->meta_start;
+}
+
+static bool
+space_is_log_head(const struct gaze_space *sp, u32 zone)
+{
+	u32 i;
+
+	for (i = 0; i < sp->nr_logs; i++)
+		if (sp->logs[i].zone == zone)
+			return true;
+	return false;
+}
+
+static int
+space_load_zones(struct gaze_fs *fs)
+{
+	struct gaze_space *sp = fs->space;
+	const struct gaze_zinfo_block *zb;
+	const struct gaze_zinfo *z;
+	struct gaze_mbuf *mb = NULL;
+	u32 zi;
+	int ret;
+
+	for (zi = 0; zi < sp->main_count; zi++) {
+		if (!mb || zi % GAZE_ZINFO_PER_BLOCK == 0) {
+			gaze_mbuf_put(fs, mb);
+			ret = space_zinfo_get(fs, zi, &mb);
+			if (ret)
+				return ret;
+		}
+		zb = mb->data;
+		z = &zb->z[zi % GAZE_ZINFO_PER_BLOCK];
+		sp->zones[zi].valid = le32_to_cpu(z->valid);
+		sp->zones[zi].state = z->state;
+		sp->zones[zi].log = z->log;
+		sp->zones[zi].mtime = le64_to_cpu(z->mtime);
+		if (z->state > GAZE_ZS_PREFREE ||
+		    sp->zones[zi].valid > sp->zone_cap ||
+		    (z->state == GAZE_ZS_FREE && sp->zones[zi].valid)) {
+			gaze_err("gaze: zinfo of zone %u is inconsistent",
+				 sp->main_start + zi);
+			gaze_mbuf_put(fs, mb);
+			return -EFSCORRUPTED;
+		}
+		sp->valid_blocks += sp->zones[zi].valid;
+	}
+	gaze_mbuf_put(fs, mb);
+	return 0;
+}
+
+/* states the last checkpoint left that need settling now that it is
+ * committed: PREFREE zones are free; OPEN zones without a log are full */
+static int
+space_settle_zones(struct gaze_fs *fs)
+{
+	struct gaze_space *sp = fs->space;
+	bool rw = !(fs->flags & GAZE_FS_RDONLY);
+	struct space_zone *z;
+	u32 zi;
+	int ret;
+
+	for (zi = 0; zi < sp->main_count; zi++) {
+		z = &sp->zones[zi];
+		if (z->state == GAZE_ZS_PREFREE) {
+			if (z->valid) {
+				gaze_err("gaze: zone %u is PREFREE with %u valid blocks",
+					 sp->main_start + zi, z->valid);
+				return -EFSCORRUPTED;
+			}
+			z->state = GAZE_ZS_FREE;
+		} else if (z->state == GAZE_ZS_OPEN &&
+			   !space_is_log_head(sp, sp->main_start + zi)) {
+			z->state = z->valid ? GAZE_ZS_FULL : GAZE_ZS_FREE;
+		} else {
+			continue;
+		}
+		if (rw) {
+			ret = space_zinfo_update(fs, zi);
+			if (ret)
+				return ret;
+		}
+	}
+	for (zi = 0; zi < sp->main_count; zi++)
+		if (sp->zones[zi].state == GAZE_ZS_FREE)
+			sp->nr_free++;
+	return 0;
+}
+
+static int
+space_load_logs(struct gaze_fs *fs)
+{
+	struct gaze_space *sp = fs->space;
+	const struct gaze_cp_head *cp = &fs->cp;
+	u32 i, zone, off;
+
+	if (le32_to_cpu(cp->nr_logs) != sp->nr_logs) {
+		gaze_err("gaze: checkpoint has %u logs, superblock %u",
+			 le32_to_cpu(cp->nr_logs), sp->nr_logs);
+		return -EFSCORRUPTED;
+	}
+	for (i = 0; i < sp->nr_logs; i++) {
+		zone = le32_to_cpu(cp->logs[i].zone);
+		off = le32_to_cpu(cp->logs[i].offset);
+		sp->logs[i].zone = SPACE_NO_ZONE;
+		if (zone == SPACE_NO_ZONE)
+			continue;
+		if (zone < sp->main_start ||
+		    zone - sp->main_start >= sp->main_count ||
+		    off > sp->zone_cap ||
+		    sp->zones[zone - sp->main_start].state != GAZE_ZS_OPEN) {
+			gaze_err("gaze: log %u head (zone %u offset %u) is invalid",
+				 i, zone, off);
+			return -EFSCORRUPTED;
+		}
+		sp->logs[i].zone = zone;
+		sp->logs[i].offset = off;
+		sp->alloc_hint = zone - sp->main_start;
+	}
+	return 0;
+}
+
+static int
+space_load_meta(struct gaze_fs *fs)
+{
+	struct gaze_space *sp = fs->space;
+	const struct gaze_cp_head *cp = &fs->cp;
+	u32 head = le32_to_cpu(cp->meta_head_zone);
+	u32 tail = le32_to_cpu(cp->meta_tail_zone);
+	u32 z;
+	int ret;
+
+	if (head < sp->meta_start || head - sp->meta_start >= sp->meta_count ||
+	    tail < sp->meta_start || tail - sp->meta_start >= sp->meta_count ||
+	    le32_to_cpu(cp->meta_head_offset) > sp->zone_cap) {
+		gaze_err("gaze: meta ring head/tail out of range");
+		return -EFSCORRUPTED;
+	}
+	sp->meta_head = head;
+	sp->meta_off = le32_to_cpu(cp->meta_head_offset);
+	ret = gaze_tables_count_meta(fs);
+	if (ret)
+		return ret;
+	memcpy(sp->snap, sp->live, sp->meta_count * sizeof(u32));
+	/* the previous checkpoint's blocks lie somewhere in [tail, head] */
+	for (z = tail;; z = space_meta_next(sp, z)) {
+		sp->prev[z - sp->meta_start] = 1;
+		if (z == head)
+			break;
+	}
+	return 0;
+}
+
+/*
+ * Brings a log head in line with the device's write pointer: blocks
+ * written after the checkpoint (then lost to a crash) are skipped, since
+ * a sequential zone can only be written at its write pointer.
+ */
+static int
+space_sync_head(struct gaze_fs *fs, const struct gaze_zone *z, u32 zone,
+		u32 *off)
+{
+	struct gaze_space *sp = fs->space;
+	u64 wp;
+
+	if (z->type != GAZE_ZT_SEQ)
+		return 0;
+	if (z->cond == GAZE_ZC_FULL)
+		wp = sp->zone_cap;
+	else
+		wp = z->wp - z->start;
+	if (wp < *off) {
+		gaze_err("gaze: zone %u write pointer %llu is behind the checkpoint's %u",
+			 zone, (unsigned long long)wp, *off);
+		return -EFSCORRUPTED;
+	}
+	if (wp > *off) {
+		gaze_warn("gaze: zone %u: skipping %llu blocks written after the checkpoint",
+			  zone, (unsigned long long)(wp - *off));
+		*off = (u32)min_t(u64, wp, sp->zone_cap);
+	}
+	return 0;
+}
+
+/*
+ * Read-write mounts only: one pass over the zone report to resync log
+ * and meta heads with the write pointers and to reset unused zones a
+ * crash left open (they would count against the device's active limit).
+ */
+static int
+space_sync_device(struct gaze_fs *fs)
+{
+	struct gaze_space *sp = fs->space;
+	struct gaze_zone *rep;
+	u32 first = sp->meta_start, end = sp->main_start + sp->main_count;
+	u32 zone, i, l;
+	int n, ret = 0;
+	bool unused;
+
+	rep = gaze_alloc(SPACE_REPORT_BATCH * sizeof(*rep));
+	if (!rep)
+		return -ENOMEM;
+	for (zone = first; zone < end; zone += (u32)n) {
+		n = fs->dev->ops->report(fs->dev, zone,
+					 min(SPACE_REPORT_BATCH, end - zone),
+					 rep);
+		if (n <= 0) {
+			ret = n ? n : -EIO;
+			goto out_free;
+		}
+		for (i = 0; i < (u32)n; i++) {
+			u32 zn = zone + i;
+			struct gaze_zone *z = &rep[i];
+
+			if (zn == sp->meta_head) {
+				ret = space_sync_head(fs, z, zn, &sp->meta_off);
+				if (ret)
+					goto out_free;
+				continue;
+			}
+			if (zn < sp->main_start) {
+				unused = !space_meta_used(sp, zn);
+			} else {
+				unused = sp->zones[zn - sp->main_start].state ==
+					 GAZE_ZS_FREE;
+				for (l = 0; l < sp->nr_logs; l++) {
+					if (sp->logs[l].zone != zn)
+						continue;
+					ret = space_sync_head(fs, z, zn,
+							&sp->logs[l].offset);
+					if (ret)
+						goto out_free;
+				}
+			}
+			if (unused && z->type == GAZE_ZT_SEQ &&
+			    z->cond != GAZE_ZC_EMPTY &&
+			    z->cond != GAZE_ZC_FULL) {
+				ret = fs->dev->ops->reset(fs->dev, zn, 1);
+				if (ret)
+					goto out_free;
+			}
+		}
+	}
+out_free:
+	gaze_free(rep);
+	return ret;
+}
+
+int
+gaze_space_init(struct gaze_fs *fs)
+{
+	struct gaze_space *sp;
+	u32 i;
+	int ret = -ENOMEM;
+
+	sp = gaze_zalloc(sizeof(*sp));
+	if (!sp)
+		return -ENOMEM;
+	fs->space = sp;
+	sp->main_start = fs->lay.main_zone_start;
+	sp->main_count = fs->lay.main_zone_count;
+	sp->meta_start = fs->lay.meta_zone_start;
+	sp->meta_count = fs->lay.meta_zone_count;
+	sp->zone_blocks = le32_to_cpu(fs->sb.zone_blocks);
+	sp->zone_cap = le32_to_cpu(fs->sb.zone_cap);
+	sp->nr_logs = fs->lay.nr_logs;
+	if (sp->nr_logs < 2 || sp->nr_logs > GAZE_MAX_LOGS || !sp->meta_count) {
+		ret = -EFSCORRUPTED;
+		goto out_destroy;
+	}
+	sp->zones = gaze_zalloc((size_t)sp->main_count * sizeof(*sp->zones));
+	sp->live = gaze_zalloc(sp->meta_count * sizeof(u32));
+	sp->snap = gaze_zalloc(sp->meta_count * sizeof(u32));
+	sp->prev = gaze_zalloc(sp->meta_count * sizeof(u32));
+	if (!sp->zones || !sp->live || !sp->snap || !sp->prev)
+		goto out_destroy;
+	for (i = 0; i < GAZE_MAX_LOGS; i++)
+		sp->logs[i].zone = SPACE_NO_ZONE;
+	sp->alloc_hint = sp->main_count - 1;
+	sp->meta_head = sp->meta_start;
+
+	if (!fs->cp_seq) {		/* format: everything empty */
+		sp->nr_free = sp->main_count;
+		return 0;
+	}
+	ret = space_load_zones(fs);
+	if (ret)
+		goto out_destroy;
+	ret = space_load_logs(fs);
+	if (ret)
+		goto out_destroy;
+	ret = space_settle_zones(fs);
+	if (ret)
+		goto out_destroy;
+	if (sp->valid_blocks != le64_to_cpu(fs->cp.valid_blocks))
+		gaze_warn("gaze: zinfo counts %llu valid blocks, checkpoint %llu",
+			  (unsigned long long)sp->valid_blocks,
+			  (unsigned long long)le64_to_cpu(fs->cp.valid_blocks));
+	sp->valid_nodes = le64_to_cpu(fs->cp.valid_nodes);
+	ret = space_load_meta(fs);
+	if (ret)
+		goto out_destroy;
+	if (!(fs->flags & GAZE_FS_RDONLY)) {
+		ret = space_sync_device(fs);
+		if (ret)
+			goto out_destroy;
+	}
+	return 0;
+
+out_destroy:
+	gaze_space_destroy(fs);
+	return ret;
+}
+
+void
+gaze_space_destroy(struct gaze_fs *fs)
+{
+	struct gaze_space *sp = fs->space;
+
+	if (!sp)
+		return;
+	gaze_free(sp->zones);
+	gaze_free(sp->live);
+	gaze_free(sp->snap);
+	gaze_free(sp->prev);
+	gaze_free(sp);
+	fs->space = NULL;
+}
+
+/* ---------------------------------------------------------------- */
+/* Main area                                                         */
+/* ---------------------------------------------------------------- */
+
+/* opens a new zone for physical log li */
+static int
+space_open_zone(struct gaze_fs *fs, u32 li)
+{
+	struct gaze_space *sp = fs->space;
+	struct gaze_mbuf *mb;
+	u32 k, zi = 0;
+	int ret;
+
+	if (sp->nr_free <= le32_to_cpu(fs->sb.reserved_zones))
+		return -ENOSPC;
+	for (k = 1; k <= sp->main_count; k++) {
+		zi = (sp->alloc_hint + k) % sp->main_count;
+		if (sp->zones[zi].state == GAZE_ZS_FREE)
+			break;
+	}
+	if (k > sp->main_count || WARN_ON(sp->zones[zi].valid))
+		return -ENOSPC;
+	ret = space_zinfo_get(fs, zi, &mb);
+	if (ret)
+		return ret;
+	ret = space_zone_prepare(fs, sp->main_start + zi);
+	if (ret)
+		goto out_put;
+	sp->zones[zi].state = GAZE_ZS_OPEN;
+	sp->zones[zi].log = (u8)space_log_type(fs, li);
+	sp->zones[zi].mtime = space_now(fs);
+	space_zinfo_store(fs, mb, zi);
+	sp->nr_free--;
+	sp->alloc_hint = zi;
+	sp->logs[li].zone = sp->main_start + zi;
+	sp->logs[li].offset = 0;
+out_put:
+	gaze_mbuf_put(fs, mb);
+	return ret;
+}
+
+/* closes log li's zone if it is full */
+static int
+space_close_full(struct gaze_fs *fs, u32 li)
+{
+	struct gaze_space *sp = fs->space;
+	struct space_log *lg = &sp->logs[li];
+	u32 zi;
+
+	if (lg->zone == SPACE_NO_ZONE || lg->offset < sp->zone_cap)
+		return 0;
+	zi = lg->zone - sp->main_start;
+	sp->zones[zi].state = sp->zones[zi].valid ? GAZE_ZS_FULL :
+			      GAZE_ZS_PREFREE;
+	lg->zone = SPACE_NO_ZONE;
+	lg->offset = 0;
+	return space_zinfo_update(fs, zi);
+}
+
+int
+gaze_block_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
+		 u8 sum_type, u64 *addr)
+{
+	struct gaze_space *sp = fs->space;
+	struct gaze_mbuf *umb, *smb, *zmb;
+	struct gaze_usage_block *ub;
+	struct gaze_summary_block *sb;
+	struct gaze_summary *s;
+	struct space_log *lg;
+	u32 li, zi, off, bit;
+	int ret;
+
+	if (fs->flags & GAZE_FS_RDONLY)
+		return -EROFS;
+	if (sp->valid_blocks + 1 > le64_to_cpu(fs->sb.user_blocks))
+		return -ENOSPC;
+	li = (u32)gaze_log_of_type(fs, type);
+	lg = &sp->logs[li];
+	ret = space_close_full(fs, li);
+	if (ret)
+		return ret;
+	if (lg->zone == SPACE_NO_ZONE) {
+		ret = space_open_zone(fs, li);
+		if (ret)
+			return ret;
+	}
+	zi = lg->zone - sp->main_start;
+	off = lg->offset;
+
+	/* take every table block first so nothing fails half way */
+	ret = space_block_tables(fs, zi, off, &umb, &smb);
+	if (ret)
+		return ret;
+	ret = space_zinfo_get(fs, zi, &zmb);
+	if (ret)
+		goto out_put;
+
+	ub = umb->data;
+	bit = off % GAZE_USAGE_BITS_PER_BLOCK;
+	if (WARN_ON(ub->bits[bit / 8] & (1u << (bit % 8)))) {
+		gaze_err("gaze: block %llu is already valid",
+			 (unsigned long long)(space_zone_addr(sp, lg->zone) +
+					      off));
+		ret = -EFSCORRUPTED;
+		goto out_put_zinfo;
+	}
+	ub->bits[bit / 8] |= (u8)(1u << (bit % 8));
+	gaze_table_dirty(fs, umb);
+
+	sb = smb->data;
+	s = &sb->s[off % GAZE_SUMMARY_PER_BLOCK];
+	s->nid = cpu_to_le32(owner_nid);
+	s->ofs = cpu_to_le16(ofs);
+	s->type = sum_type;
+	s->flags = 0;
+	gaze_table_dirty(fs, smb);
+
+	sp->zones[zi].valid++;
+	sp->zones[zi].mtime = space_now(fs);
+	space_zinfo_store(fs, zmb, zi);
+	sp->valid_blocks++;
+	if (sum_type == GAZE_SUM_NODE)
+		sp->valid_nodes++;
+	lg->offset++;
+	*addr = space_zone_addr(sp, lg->zone) + off;
+
+out_put_zinfo:
+	gaze_mbuf_put(fs, zmb);
+out_put:
+	gaze_mbuf_put(fs, smb);
+	gaze_mbuf_put(fs, umb);
+	return ret;
+}
+
+int
+gaze_block_invalidate(struct gaze_fs *fs, u64 addr)
+{
+	struct gaze_space *sp = fs->space;
+	struct gaze_mbuf *umb, *smb, *zmb;
+	struct gaze_usage_block *ub;
+	struct gaze_summary_block *sb;
+	struct gaze_summary *s;
+	struct space_zone *z;
+	u64 zone = addr / sp->zone_blocks;
+	u32 zi, off = (u32)(addr % sp->zone_blocks), bit;
+	int ret;
+
+	if (fs->flags & GAZE_FS_RDONLY)
+		return -EROFS;
+	if (zone < sp->main_start || zone - sp->main_start >= sp->main_count ||
+	    off >= sp->zone_cap) {
+		gaze_err("gaze: invalidating block %llu outside the main area",
+			 (unsigned long long)addr);
+		WARN_ON(1);
+		return -EFSCORRUPTED;
+	}
+	zi = (u32)(zone - sp->main_start);
+	z = &sp->zones[zi];
+	ret = space_block_tables(fs, zi, off, &umb, &smb);
+	if (ret)
+		return ret;
+	ret = space_zinfo_get(fs, zi, &zmb);
+	if (ret)
+		goto out_put;
+
+	ub = umb->data;
+	bit = off % GAZE_USAGE_BITS_PER_BLOCK;
+	if (!(ub->bits[bit / 8] & (1u << (bit % 8))) || !z->valid) {
+		gaze_err("gaze: invalidating block %llu which is not valid",
+			 (unsigned long long)addr);
+		WARN_ON(1);
+		ret = -EFSCORRUPTED;
+		goto out_put_zinfo;
+	}
+	ub->bits[bit / 8] &= (u8)~(1u << (bit % 8));
+	gaze_table_dirty(fs, umb);
+
+	sb = smb->data;
+	s = &sb->s[off % GAZE_SUMMARY_PER_BLOCK];
+	if (s->type == GAZE_SUM_NODE && sp->valid_nodes)
+		sp->valid_nodes--;
+	memset(s, 0, sizeof(*s));
+	gaze_table_dirty(fs, smb);
+
+	z->valid--;
+	sp->valid_blocks--;
+	if (!z->valid && (z->state == GAZE_ZS_FULL ||
+			  (z->state == GAZE_ZS_OPEN &&
+			   !space_is_log_head(sp, (u32)zone))))
+		z->state = GAZE_ZS_PREFREE;
+	space_zinfo_store(fs, zmb, zi);
+
+out_put_zinfo:
+	gaze_mbuf_put(fs, zmb);
+out_put:
+	gaze_mbuf_put(fs, smb);
+	gaze_mbuf_put(fs, umb);
+	return ret;
+}
+
+int
+gaze_data_write(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
+		const void *buf, u64 *addr)
+{
+	int ret;
+
+	ret = gaze_block_alloc(fs, type, owner_nid, ofs, GAZE_SUM_DATA, addr);
+	if (ret)
+		return ret;
+	ret = gaze_block_write(fs, *addr, buf);
+	if (ret)
+		gaze_block_invalidate(fs, *addr);
+	return ret;
+}
+
+u64
+gaze_space_free_blocks(struct gaze_fs *fs)
+{
+	u64 user = le64_to_cpu(fs->sb.user_blocks);
+	u64 valid = fs->space->valid_blocks;
+
+	return valid < user ? user - valid : 0;
+}
+
+int
+gaze_space_zone_stat(struct gaze_fs *fs, u32 zone, u32 *valid, u32 *state)
+{
+	struct gaze_space *sp = fs->space;
+	u32 zi = zone - sp->main_start;
+
+	if (zone < sp->main_start || zi >= sp->main_count)
+		return -EINVAL;
+	*valid = sp->zones[zi].valid;
+	*state = sp->zones[zi].state;
+	return 0;
+}
+
+u32
+gaze_space_free_zones(struct gaze_fs *fs)
+{
+	return fs->space->nr_free;
+}
+
+/* ---------------------------------------------------------------- */
+/* Meta ring                                                         */
+/* ---------------------------------------------------------------- */
+
+void
+gaze_meta_ref(struct gaze_fs *fs, u64 addr, int delta)
+{
+	struct gaze_space *sp = fs->space;
+	u64 zone = addr / sp->zone_blocks;
+	u32 r;
+
+	if (WARN_ON(zone < sp->meta_start ||
+		    zone - sp->meta_start >= sp->meta_count))
+		return;
+	r = (u32)(zone - sp->meta_start);
+	if (delta < 0 && WARN_ON(sp->live[r] < (u32)-delta)) {
+		sp->live[r] = 0;
+		return;
+	}
+	sp->live[r] += delta;
+}
+
+int
+gaze_meta_alloc(struct gaze_fs *fs, u64 *addr)
+{
+	struct gaze_space *sp = fs->space;
+	u32 next;
+	int ret;
+
+	if (fs->flags & GAZE_FS_RDONLY)
+		return -EROFS;
+	if (sp->meta_off >= sp->zone_cap) {
+		next = space_meta_next(sp, sp->meta_head);
+		if (next == sp->meta_head || space_meta_used(sp, next)) {
+			gaze_err("gaze: the meta ring is full");
+			return -ENOSPC;
+		}
+		ret = space_zone_prepare(fs, next);
+		if (ret)
+			return ret;
+		sp->meta_head = next;
+		sp->meta_off = 0;
+	}
+	*addr = space_zone_addr(sp, sp->meta_head) + sp->meta_off++;
+	sp->live[sp->meta_head - sp->meta_start]++;
+	return 0;
+}
+
+/* free zones right after the head and the first zone in use after them */
+static u32
+space_meta_free_run(const struct gaze_space *sp, u32 *tail)
+{
+	u32 z = space_meta_next(sp, sp->meta_head), n = 0;
+
+	while (z != sp->meta_head && !space_meta_used(sp, z)) {
+		n++;
+		z = space_meta_next(sp, z);
+	}
+	*tail = z;
+	return n;
+}
+
+static u64
+space_meta_needed(struct gaze_fs *fs)
+{
+	/* every dirty table block, its index block, and a little slack */
+	return (u64)gaze_cache_nr_dirty(fs, GAZE_MB_TABLE) +
+	       gaze_cache_nr_dirty(fs, GAZE_MB_TINDEX) + GAZE_NR_TABLES;
+}
+
+int
+gaze_meta_prepare(struct gaze_fs *fs)
+{
+	struct gaze_space *sp = fs->space;
+	u32 tail, nfree = space_meta_free_run(sp, &tail);
+	u64 avail = (u64)(sp->zone_cap - min(sp->meta_off, sp->zone_cap)) +
+		    (u64)nfree * sp->zone_cap;
+	u64 need = space_meta_needed(fs);
+	u32 tl;
+	int ret;
+
+	/*
+	 * Keep the ring moving: when fewer than two free zones are left
+	 * ahead of the head, rewrite the tail zone's live blocks now (if
+	 * that fits) so the zone is free after two more checkpoints.
+	 */
+	if (tail != sp->meta_head && (nfree < 2 || avail < 2 * need)) {
+		tl = sp->live[tail - sp->meta_start];
+		if (tl && need + tl <= avail) {
+			ret = gaze_tables_relocate_zone(fs, tail);
+			if (ret)
+				return ret;
+			need = space_meta_needed(fs);
+		}
+	}
+	if (need > avail) {
+		gaze_err("gaze: the meta ring has %llu blocks free, the checkpoint needs %llu",
+			 (unsigned long long)avail, (unsigned long long)need);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+void
+gaze_space_fill_cp(struct gaze_fs *fs, struct gaze_cp_head *cp)
+{
+	struct gaze_space *sp = fs->space;
+	u32 i, tail;
+
+	cp->nr_logs = cpu_to_le32(sp->nr_logs);
+	for (i = 0; i < GAZE_MAX_LOGS; i++) {
+		memset(&cp->logs[i], 0, sizeof(cp->logs[i]));
+		if (i >= sp->nr_logs)
+			continue;
+		cp->logs[i].zone = cpu_to_le32(sp->logs[i].zone);
+		cp->logs[i].offset = cpu_to_le32(sp->logs[i].zone ==
+						 SPACE_NO_ZONE ? 0 :
+						 sp->logs[i].offset);
+		cp->logs[i].type = cpu_to_le32(space_log_type(fs, i));
+	}
+	cp->free_zones = cpu_to_le32(sp->nr_free);
+	cp->valid_blocks = cpu_to_le64(sp->valid_blocks);
+	cp->valid_nodes = cpu_to_le64(sp->valid_nodes);
+	cp->meta_head_zone = cpu_to_le32(sp->meta_head);
+	cp->meta_head_offset = cpu_to_le32(sp->meta_off);
+	space_meta_free_run(sp, &tail);
+	cp->meta_tail_zone = cpu_to_le32(tail);
+}
+
+int
+gaze_space_cp_committed(struct gaze_fs *fs)
+{
+	struct gaze_space *sp = fs->space;
+	u32 zi, *t;
+	int ret, err = 0;
+
+	t = sp->prev;
+	sp->prev = sp->snap;
+	sp->snap = t;
+	memcpy(sp->snap, sp->live, sp->meta_count * sizeof(u32));
+
+	for (zi = 0; zi < sp->main_count; zi++) {
+		if (sp->zones[zi].state != GAZE_ZS_PREFREE)
+			continue;
+		sp->zones[zi].state = GAZE_ZS_FREE;
+		sp->nr_free++;
+		ret = space_zinfo_update(fs, zi);
+		if (ret && !err)
+			err = ret;
+	}
+	return err;
+}

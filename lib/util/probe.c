@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * probe.c - what is on a device already?
+ *
+ * Why: mkfs must not overwrite somebody's filesystem or partition table by
+ * accident.  libblkid knows every other filesystem and partition table;
+ * it does not know GAZE, so the GAZE superblock magic is checked here too.
+ */
+#include <blkid.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gaze_util.h"
+#include "gaze_format.h"
+
+int
+gaze_probe_blkid(const char *path, char *type, size_t len, bool *ptable)
+{
+	const char *val = NULL;
+	blkid_probe pr;
+	int ret;
+
+	if (type && len)
+		type[0] = '\0';
+	if (ptable)
+		*ptable = false;
+	errno = 0;
+	pr = blkid_new_probe_from_filename(path);
+	if (!pr)
+		return errno ? -errno : -EIO;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE |
+					  BLKID_SUBLKS_USAGE);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+
+	ret = blkid_do_safeprobe(pr);
+	if (ret == 1) {
+		ret = 0;			/* nothing found */
+	} else if (ret == -2) {
+		if (type)
+			snprintf(type, len, "multiple signatures");
+		ret = 1;
+	} else if (ret < 0) {
+		ret = errno ? -errno : -EIO;
+	} else {
+		if (blkid_probe_lookup_value(pr, "TYPE", &val, NULL)) {
+			if (!blkid_probe_lookup_value(pr, "PTTYPE", &val,
+						      NULL)) {
+				if (ptable)
+					*ptable = true;
+			} else {
+				val = "unknown";
+			}
+		}
+		if (type)
+			snprintf(type, len, "%s", val);
+		ret = 1;
+	}
+	blkid_free_probe(pr);
+	return ret;
+}
+
+bool
+gaze_probe_gaze_block(const void *block)
+{
+	const struct gaze_mhdr *h = block;
+
+	return le32_to_cpu(h->magic) == GAZE_MAGIC_SB;
+}
+
+int
+gaze_probe_gaze_at(const char *path, uint64_t off)
+{
+	void *buf;
+	ssize_t n;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(GAZE_BLOCK_SIZE);
+	if (!buf) {
+		ret = -ENOMEM;
+		goto out_close;
+	}
+	n = pread(fd, buf, GAZE_BLOCK_SIZE, (off_t)off);
+	if (n < 0)
+		ret = -errno;
+	else if (n < (ssize_t)GAZE_BLOCK_SIZE)
+		ret = 0;
+	else
+		ret = gaze_probe_gaze_block(buf);
+	free(buf);
+out_close:
+	close(fd);
+	return ret;
+}

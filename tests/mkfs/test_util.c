@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_util.c - unit tests of lib/util: size parsing and printing, number
+ * parsing, UUIDs, the JSON writer and the mount check (against a fake
+ * mountinfo).  TAP output; exit status 0 only when every test passed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gaze_util.h"
+
+static int nr_tests, nr_failed;
+
+static void __attribute__((format(printf, 2, 3)))
+ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	nr_tests++;
+	if (!cond)
+		nr_failed++;
+	printf("%sok %d - ", cond ? "" : "not ", nr_tests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+static void
+test_size_parse(void)
+{
+	static const struct {
+		const char	*s;
+		int		ret;
+		uint64_t	v;
+	} cases[] = {
+		{ "4096", 0, 4096 },
+		{ "0", 0, 0 },
+		{ "64M", 0, 64ull << 20 },
+		{ "64m", 0, 64ull << 20 },
+		{ "1G", 0, 1ull << 30 },
+		{ "1GiB", 0, 1ull << 30 },
+		{ "1GB", 0, 1ull << 30 },
+		{ "1T", 0, 1ull << 40 },
+		{ "2P", 0, 2ull << 50 },
+		{ "8K", 0, 8192 },
+		{ "1.5G", 0, 3ull << 29 },
+		{ "0.5K", 0, 512 },
+		{ "512B", 0, 512 },
+		{ "15E", 0, 15ull << 60 },
+		{ "16E", -ERANGE, 0 },
+		{ "18446744073709551615", 0, UINT64_MAX },
+		{ "18446744073709551616", -ERANGE, 0 },
+		{ "99999999999999999999T", -ERANGE, 0 },
+		{ "17179869184G", -ERANGE, 0 },
+		{ "", -EINVAL, 0 },
+		{ "M", -EINVAL, 0 },
+		{ "-1", -EINVAL, 0 },
+		{ "+1", -EINVAL, 0 },
+		{ " 1", -EINVAL, 0 },
+		{ "1 ", -EINVAL, 0 },
+		{ "1X", -EINVAL, 0 },
+		{ "1MM", -EINVAL, 0 },
+		{ "1Mi", -EINVAL, 0 },
+		{ "1.", -EINVAL, 0 },
+		{ "1.5", -EINVAL, 0 },
+		{ "0.1K", -EINVAL, 0 },
+		{ "1e3", -EINVAL, 0 },
+		{ "0x10", -EINVAL, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v = 12345;
+		int ret = gaze_size_parse(cases[i].s, &v);
+
+		ok(ret == cases[i].ret && (ret || v == cases[i].v),
+		   "size_parse(\"%s\") = %d, %" PRIu64, cases[i].s, ret,
+		   ret ? 0 : v);
+	}
+}
+
+static void
+test_size_human(void)
+{
+	static const struct {
+		uint64_t	v;
+		const char	*s;
+	} cases[] = {
+		{ 0, "0 B" },
+		{ 1023, "1023 B" },
+		{ 1024, "1.00 KiB" },
+		{ 1536, "1.50 KiB" },
+		{ 1ull << 30, "1.00 GiB" },
+		{ 64ull << 20, "64.00 MiB" },
+		{ (1ull << 30) - 1, "1.00 GiB" },
+		{ 1ull << 40, "1.00 TiB" },
+		{ UINT64_MAX, "16.00 EiB" },
+	};
+	char buf[GAZE_SIZE_HUMAN_LEN];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		gaze_size_human(cases[i].v, buf, sizeof(buf));
+		ok(!strcmp(buf, cases[i].s), "size_human(%" PRIu64 ") = \"%s\"",
+		   cases[i].v, buf);
+	}
+}
+
+static void
+test_uint_parse(void)
+{
+	uint64_t v = 0;
+
+	ok(!gaze_uint_parse("20", 1, 90, &v) && v == 20, "uint_parse 20");
+	ok(gaze_uint_parse("0", 1, 90, &v) == -ERANGE, "uint_parse 0 < 1");
+	ok(gaze_uint_parse("91", 1, 90, &v) == -ERANGE, "uint_parse 91 > 90");
+	ok(gaze_uint_parse("", 1, 90, &v) == -EINVAL, "uint_parse empty");
+	ok(gaze_uint_parse("5%", 1, 90, &v) == -EINVAL, "uint_parse 5%%");
+	ok(gaze_uint_parse("-5", 1, 90, &v) == -EINVAL, "uint_parse -5");
+	ok(gaze_uint_parse("99999999999999999999", 0, UINT64_MAX, &v) ==
+	   -ERANGE, "uint_parse overflow");
+}
+
+static void
+test_uuid(void)
+{
+	const char *s = "0f8fad5b-d9cb-469f-a165-70867728950e";
+	char buf[GAZE_UUID_STR_LEN];
+	uint8_t u[16], u2[16];
+
+	ok(!gaze_uuid_parse(s, u), "uuid_parse valid");
+	gaze_uuid_unparse(u, buf);
+	ok(!strcmp(buf, s), "uuid round trip");
+	ok(!gaze_uuid_parse("0F8FAD5B-D9CB-469F-A165-70867728950E", u2) &&
+	   !memcmp(u, u2, 16), "uuid_parse upper case");
+	ok(gaze_uuid_parse("0f8fad5b-d9cb-469f-a165-70867728950", u) ==
+	   -EINVAL, "uuid_parse short");
+	ok(gaze_uuid_parse("random", u) == -EINVAL, "uuid_parse garbage");
+	gaze_uuid_generate(u);
+	gaze_uuid_generate(u2);
+	ok(!gaze_uuid_is_null(u) && memcmp(u, u2, 16) && (u[6] >> 4) == 4,
+	   "uuid_generate random v4");
+	memset(u, 0, 16);
+	ok(gaze_uuid_is_null(u), "uuid_is_null");
+	ok(!gaze_random_bytes(u, sizeof(u)) && !gaze_uuid_is_null(u),
+	   "random_bytes");
+}
+
+static void
+test_json(void)
+{
+	struct gaze_json j;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	f = open_memstream(&buf, &len);
+	gaze_json_init(&j, f, false);
+	gaze_json_obj_begin(&j, NULL);
+	gaze_json_str(&j, "name", "a\"b\\c\n\x01\xff\xc3\xa9");
+	gaze_json_u64(&j, "n", 18446744073709551615ull);
+	gaze_json_s64(&j, "s", -5);
+	gaze_json_arr_begin(&j, "list");
+	gaze_json_bool(&j, NULL, true);
+	gaze_json_null(&j, NULL);
+	gaze_json_obj_begin(&j, NULL);
+	gaze_json_obj_end(&j);
+	gaze_json_arr_end(&j);
+	gaze_json_double(&j, "ratio", 1.5);
+	gaze_json_obj_end(&j);
+	ret = gaze_json_finish(&j);
+	fclose(f);
+	ok(!ret && !strcmp(buf,
+	   "{\"name\":\"a\\\"b\\\\c\\n\\u0001\\u00ff\xc3\xa9\",\"n\":18446744073709551615,"
+	   "\"s\":-5,\"list\":[true,null,{}],\"ratio\":1.5}\n"),
+	   "json compact: %s", buf);
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	gaze_json_init(&j, f, true);
+	gaze_json_obj_begin(&j, NULL);
+	gaze_json_u64(&j, "a", 1);
+	gaze_json_arr_begin(&j, "b");
+	gaze_json_arr_end(&j);
+	gaze_json_obj_end(&j);
+	ret = gaze_json_finish(&j);
+	fclose(f);
+	ok(!ret && !strcmp(buf, "{\n  \"a\": 1,\n  \"b\": []\n}\n"),
+	   "json pretty");
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	gaze_json_init(&j, f, false);
+	gaze_json_obj_begin(&j, NULL);
+	gaze_json_u64(&j, NULL, 1);		/* value without a key */
+	ret = gaze_json_finish(&j);
+	fclose(f);
+	ok(ret == -EINVAL, "json misuse detected");
+	free(buf);
+}
+
+static void
+test_mount(void)
+{
+	char dir[PATH_MAX], img[PATH_MAX + 16], mi[PATH_MAX + 16];
+	char where[PATH_MAX];
+	const char *tmp = getenv("TMPDIR");
+	const char *p;
+	FILE *f;
+	int fd;
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	snprintf(dir, sizeof(dir), "%s/gaze-util.XXXXXX", tmp);
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp %s", dir);
+		return;
+	}
+	snprintf(img, sizeof(img), "%s/my img", dir);
+	snprintf(mi, sizeof(mi), "%s/mountinfo", dir);
+	fd = open(img, O_CREAT | O_WRONLY, 0644);
+	if (fd >= 0)
+		close(fd);
+
+	f = fopen(mi, "w");
+	if (!f) {
+		ok(0, "create %s", mi);
+		goto out_rm;
+	}
+	fprintf(f, "22 1 0:21 / /proc rw - proc proc rw\n");
+	fprintf(f, "36 35 98:0 / /mnt1 rw,noatime master:1 - ext3 /dev/root rw\n");
+	fclose(f);
+	setenv("GAZE_TEST_MOUNTINFO", mi, 1);
+	ok(gaze_mount_check(img, where, sizeof(where)) == 0,
+	   "image not in mountinfo: not mounted");
+
+	f = fopen(mi, "a");
+	if (!f) {
+		ok(0, "append to %s", mi);
+		goto out_rm;
+	}
+	fprintf(f, "40 35 7:3 / /mnt/my\\040dir rw shared:7 - gaze ");
+	for (p = img; *p; p++) {
+		if (*p == ' ')
+			fputs("\\040", f);
+		else
+			fputc(*p, f);
+	}
+	fprintf(f, " rw\n");
+	fclose(f);
+	ok(gaze_mount_check(img, where, sizeof(where)) == 1 &&
+	   !strcmp(where, "/mnt/my dir"), "image in mountinfo: mounted on %s",
+	   where);
+	ok(gaze_mount_check("/nonexistent/gaze", where, sizeof(where)) ==
+	   -ENOENT, "missing path: -ENOENT");
+
+	setenv("GAZE_TEST_MOUNTINFO", "/nonexistent/mountinfo", 1);
+	ok(gaze_mount_check(img, where, sizeof(where)) < 0,
+	   "unreadable mountinfo is an error");
+	unsetenv("GAZE_TEST_MOUNTINFO");
+	ok(gaze_mount_check("/", where, sizeof(where)) >= 0,
+	   "real mountinfo readable");
+out_rm:
+	unsetenv("GAZE_TEST_MOUNTINFO");
+	unlink(img);
+	unlink(mi);
+	rmdir(dir);
+}
+
+int
+main(void)
+{
+	test_size_parse();
+	test_size_human();
+	test_uint_parse();
+	test_uuid();
+	test_json();
+	test_mount();
+	printf("1..%d\n", nr_tests);
+	printf("# %d of %d failed\n", nr_failed, nr_tests);
+	return nr_failed ? 1 : 0;
+}
