@@ -27,6 +27,7 @@
 static int cmd_help(const struct gaze_cmd *cmd, int argc, char **argv);
 
 #define IMAGE_NOTE \
+	"\n" \
 	"IMAGE is a device or image file holding an unmounted GAZE filesystem;\n" \
 	"it is opened read-only and never written.  PATH is a path inside the\n" \
 	"filesystem ('/' is its root, a leading '/' is optional); symbolic\n" \
@@ -173,11 +174,10 @@ gaze_cmd_help(const struct gaze_cmd *cmd, FILE *f)
 {
 	fprintf(f, "Usage: %s %s\n\n", gaze_cmd_path(cmd), cmd->usage);
 	if (cmd->summary && cmd->fn)
-		fprintf(f, "%c%s.\n", cmd->summary[0] & ~0x20,
+		fprintf(f, "%c%s.\n\n", cmd->summary[0] & ~0x20,
 			cmd->summary + 1);
 	if (cmd->help)
-		fprintf(f, "%s%s", cmd->summary && cmd->fn ? "" : "\n",
-			cmd->help);
+		fprintf(f, "%s", cmd->help);
 	if (cmd->sub) {
 		fprintf(f, "\nCommands:\n");
 		cmd_list(cmd, f);
@@ -226,7 +226,7 @@ help_all(const struct gaze_cmd *group, FILE *f)
 			help_all(c, f);
 		} else {
 			fprintf(f, "%s %s\n", gaze_cmd_path(c), c->usage);
-			fprintf(f, "    %c%s.\n", c->summary[0] & ~0x20,
+			fprintf(f, "    %c%s.\n\n", c->summary[0] & ~0x20,
 				c->summary + 1);
 			if (c->help) {
 				const char *p = c->help, *nl;
@@ -275,8 +275,10 @@ cmd_help(const struct gaze_cmd *cmd, int argc, char **argv)
 	const struct gaze_cmd *group = &gaze_root, *c = NULL;
 	int i;
 
+	cmd_depth = 1;		/* describe from the root, not from "help" */
 	if (argc > 1 && (!strcmp(argv[1], "-h") ||
 			 !strcmp(argv[1], "--help"))) {
+		cmd_push(cmd);
 		gaze_cmd_help(cmd, stdout);
 		return GAZE_EXIT_OK;
 	}
@@ -284,7 +286,6 @@ cmd_help(const struct gaze_cmd *cmd, int argc, char **argv)
 		help_root(stdout);
 		return GAZE_EXIT_OK;
 	}
-	cmd_depth = 1;		/* describe from the root, not from "help" */
 	for (i = 1; i < argc; i++) {
 		c = cmd_find(group->sub, argv[i]);
 		if (!c) {

@@ -480,7 +480,8 @@ ls_dir(struct rd_img *img, struct ls_opts *o, u32 ino, const char *path,
 		o->errors++;
 		return 0;
 	}
-	qsort(d.ents, d.count, sizeof(*d.ents), rd_ent_cmp);
+	if (d.count > 1)
+		qsort(d.ents, d.count, sizeof(*d.ents), rd_ent_cmp);
 	if (heading && !o->json) {
 		printf("%s%s:\n", *first ? "" : "\n", path);
 		*first = false;
@@ -1027,6 +1028,44 @@ xt_links_free(struct xt_ctx *c)
 	free(c->links);
 }
 
+/*
+ * linkat(rootfd, rel, dirfd, name) for a rel of any length: a prefix of
+ * at most PATH_MAX - 1 bytes at a time is opened with O_PATH.
+ */
+static int
+xt_linkat(int rootfd, const char *rel, int dirfd, const char *name)
+{
+	char part[PATH_MAX];
+	const char *cut;
+	int fd = rootfd, nfd, ret;
+
+	while (strlen(rel) >= PATH_MAX) {
+		memcpy(part, rel, PATH_MAX - 1);
+		part[PATH_MAX - 1] = '\0';
+		cut = strrchr(part, '/');
+		if (!cut || cut == part) {
+			ret = -ENAMETOOLONG;
+			goto out_close;
+		}
+		part[cut - part] = '\0';
+		nfd = openat(fd, part, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+			     O_CLOEXEC);
+		if (nfd < 0) {
+			ret = -errno;
+			goto out_close;
+		}
+		if (fd != rootfd)
+			close(fd);
+		fd = nfd;
+		rel += cut - part + 1;
+	}
+	ret = linkat(fd, rel, dirfd, name, 0) ? -errno : 0;
+out_close:
+	if (fd != rootfd)
+		close(fd);
+	return ret;
+}
+
 static int
 xt_xattrs(struct xt_ctx *c, u32 ino, int fd, int dirfd, const char *name)
 {
@@ -1267,8 +1306,9 @@ xt_entry(struct xt_ctx *c, int dirfd, const struct rd_ent *e)
 	if (!S_ISDIR(a.mode) && a.nlink > 1) {
 		l = xt_link_find(c, e->ino);
 		if (l) {
-			if (linkat(c->rootfd, l->rel, dirfd, e->name, 0))
-				return xt_fail(c, -errno, "linking to %s",
+			ret = xt_linkat(c->rootfd, l->rel, dirfd, e->name);
+			if (ret)
+				return xt_fail(c, ret, "linking to %s",
 					       l->rel);
 			return 0;
 		}

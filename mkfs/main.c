@@ -24,9 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/blkzoned.h>
+#include <linux/fs.h>
 
 #include "gaze_util.h"
 #include "gaze_zdev.h"
@@ -323,18 +326,24 @@ params_from_opts(const struct mkfs_opts *o, struct gaze_mkfs_params *p)
  * usable input (closed, /dev/null) the answer is no without asking.
  */
 static bool
+can_ask(void)
+{
+	struct stat st;
+
+	if (isatty(STDIN_FILENO))
+		return true;
+	if (fstat(STDIN_FILENO, &st) < 0)
+		return false;
+	return S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode) ||
+	       S_ISSOCK(st.st_mode);
+}
+
+/* reads one line: "y" or "yes" (any case) is yes, anything else no */
+static bool
 ask_proceed(void)
 {
 	char line[64];
-	struct stat st;
 
-	if (!isatty(STDIN_FILENO)) {
-		if (fstat(STDIN_FILENO, &st) < 0)
-			return false;
-		if (!S_ISFIFO(st.st_mode) && !S_ISREG(st.st_mode) &&
-		    !S_ISSOCK(st.st_mode))
-			return false;
-	}
 	fprintf(stderr, "Proceed anyway? (y/N) ");
 	fflush(stderr);
 	if (!fgets(line, sizeof(line), stdin)) {
@@ -345,13 +354,34 @@ ask_proceed(void)
 	return !strcasecmp(line, "y") || !strcasecmp(line, "yes");
 }
 
-/* zone size used for a regular file of the given size */
+/*
+ * Zone size this run would use on the device as it is now: -z, a zoned
+ * device's own, or the emulated default for the size; 0 if unknown.
+ */
 static u64
-file_zone_bytes(const struct mkfs_opts *o, u64 size)
+current_zone_bytes(const struct mkfs_opts *o, const struct stat *st)
 {
+	u64 size = 0;
+	u32 sectors = 0;
+	int fd;
+
 	if (o->zone_bytes)
 		return o->zone_bytes;
-	return (u64)gaze_zdev_default_zone_blocks(size) * GAZE_BLOCK_SIZE;
+	if (S_ISREG(st->st_mode))
+		return (u64)gaze_zdev_default_zone_blocks(st->st_size) *
+		       GAZE_BLOCK_SIZE;
+	fd = open(o->device, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (ioctl(fd, BLKGETZONESZ, &sectors) == 0 && sectors)
+		size = (u64)sectors << 9;
+	else if (ioctl(fd, BLKGETSIZE64, &size) == 0)
+		size = (u64)gaze_zdev_default_zone_blocks(size) *
+		       GAZE_BLOCK_SIZE;
+	else
+		size = 0;
+	close(fd);
+	return size;
 }
 
 /*
@@ -366,6 +396,7 @@ probe_existing(const struct mkfs_opts *o, const struct stat *st, char *what,
 	       size_t len)
 {
 	char type[64];
+	u64 zone_bytes;
 	bool ptable;
 	int ret;
 
@@ -390,9 +421,10 @@ probe_existing(const struct mkfs_opts *o, const struct stat *st, char *what,
 				 ptable ? "partition table" : "file system");
 		return 1;
 	}
-	if (!S_ISREG(st->st_mode) && !o->zone_bytes)
+	zone_bytes = current_zone_bytes(o, st);
+	if (!zone_bytes)
 		return 0;
-	ret = gaze_probe_gaze_at(o->device, file_zone_bytes(o, st->st_size));
+	ret = gaze_probe_gaze_at(o->device, zone_bytes);
 	if (ret < 0)
 		goto out_read;
 	if (ret)
@@ -412,14 +444,23 @@ check_existing(const struct mkfs_opts *o, const struct stat *st)
 	int ret;
 
 	ret = probe_existing(o, st, what, sizeof(what));
-	if (ret <= 0 || o->force)
+	if (ret <= 0)
 		return ret;
-
-	fprintf(stderr, "%s: %s contains %s\n", MKFS_PROG, o->device, what);
-	if (o->dry_run)
-		return 0;	/* nothing will be written anyway */
-	if (ask_proceed())
+	if (o->force)
 		return 0;
+
+	if (o->dry_run) {
+		/* nothing will be written anyway */
+		fprintf(stderr, "%s: %s contains %s\n", MKFS_PROG, o->device,
+			what);
+		return 0;
+	}
+	if (can_ask()) {
+		fprintf(stderr, "%s: %s contains %s\n", MKFS_PROG, o->device,
+			what);
+		if (ask_proceed())
+			return 0;
+	}
 	dev_error(o->device, "contains %s; not overwriting it (use -f to force)",
 		  what);
 	return 1;
@@ -475,6 +516,13 @@ layout_for(struct mkfs_ctx *c, struct gaze_dev *dev)
 			  gaze_size_human(c->o.zone_bytes, h1, sizeof(h1)),
 			  gaze_size_human((u64)dev->zone_blocks *
 					  GAZE_BLOCK_SIZE, h2, sizeof(h2)));
+		return -EINVAL;
+	}
+	if (dev->model == GAZE_ZM_HOST_MANAGED && c->o.max_open &&
+	    c->o.max_open > dev->max_open && dev->max_open) {
+		dev_error(c->o.device,
+			  "--max-open %u exceeds the device's limit of %u open zones",
+			  c->o.max_open, dev->max_open);
 		return -EINVAL;
 	}
 	g->nr_blocks = dev->nr_blocks;
@@ -621,7 +669,9 @@ out_size:
 	/* an image that cannot hold one zone: say so before opening it */
 	if (o->size || S_ISREG(c->st.st_mode)) {
 		u64 size = o->size ? o->size : (u64)c->st.st_size;
-		u64 zb = file_zone_bytes(o, size);
+		u64 zb = o->zone_bytes ? o->zone_bytes :
+			 (u64)gaze_zdev_default_zone_blocks(size) *
+			 GAZE_BLOCK_SIZE;
 		char h2[GAZE_SIZE_HUMAN_LEN];
 
 		if (size < zb) {

@@ -119,7 +119,7 @@ pop_fail(struct pop_ctx *c, int err, const char *fmt, ...)
 				c->path);
 		return err;
 	}
-	fprintf(stderr, "mkfs.gaze: %s: ", c->path);
+	fprintf(stderr, "mkfs.gaze: %s: ", c->pathlen ? c->path : "/");
 	if (fmt) {
 		va_start(ap, fmt);
 		vfprintf(stderr, fmt, ap);

@@ -110,7 +110,7 @@ gaze_mkfs_summary_print(const struct mkfs_summary *s)
 	       limit_str(g->max_open, n1, sizeof(n1)),
 	       limit_str(g->max_active, n2, sizeof(n2)));
 	zone_range("Checkpoint zones:", l->cp_zone_start, l->cp_zone_count,
-		   " (superblock copies at block 0)");
+		   ", a superblock copy at the start of each");
 	zone_range("Metadata zones:", l->meta_zone_start, l->meta_zone_count,
 		   "");
 	snprintf(extra, sizeof(extra), ", %u logs", l->nr_logs);

@@ -25,14 +25,16 @@
 #define BMAP_NI		((u64)GAZE_NIDS_PER_INDIRECT)
 #define BMAP_IND_SPAN	(BMAP_NI * BMAP_DN)
 #define BMAP_DIRECT	((u64)GAZE_ADDRS_PER_INODE)
-#define BMAP_IND_BASE	(BMAP_DIRECT + GAZE_NR_DIRECT_NODES * BMAP_DN)
-#define BMAP_DIND_BASE	(BMAP_IND_BASE + GAZE_NR_INDIRECT_NODES * BMAP_IND_SPAN)
+#define BMAP_IND_BASE	\
+	(BMAP_DIRECT + GAZE_NR_DIRECT_NODES * BMAP_DN)
+#define BMAP_DIND_BASE	\
+	(BMAP_IND_BASE + GAZE_NR_INDIRECT_NODES * BMAP_IND_SPAN)
 
 /* Path from the inode to the slot of one file block. */
 struct bmap_path {
 	u32	nid_slot;	/* index in inode.nids[] */
-	u32	height;		/* nodes below the inode: 1 dnode .. 3 */
-	u32	off[3];		/* slot at each node level (last = addr slot) */
+	u32	height;		/* nodes below the inode (1..3) */
+	u32	off[3];		/* slot at each level, last: addr */
 	u64	first[3];	/* first file block covered by each node */
 };
 
@@ -222,10 +224,23 @@ bmap_clear_addrs(struct gaze_fs *fs, struct gaze_mbuf *imb,
 	return err;
 }
 
+static bool
+bmap_node_empty(struct gaze_mbuf *mb)
+{
+	const struct gaze_dnode *dn = mb->data;
+	const u8 *p = (const u8 *)dn->addr;
+	u32 i;
+
+	for (i = 0; i < sizeof(dn->addr); i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
 /*
  * Truncates the subtree of node nid (height 1 = dnode) covering file
- * blocks from 'first'; frees it whole when first >= from.  *freed tells
- * the caller to clear its pointer.
+ * blocks from 'first'; frees it when first >= from or when it is left
+ * empty.  *freed tells the caller to clear its pointer.
  */
 static int
 bmap_trunc_node(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 nid,
@@ -267,7 +282,8 @@ bmap_trunc_node(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 nid,
 			}
 		}
 	}
-	if (first < from || err) {
+	/* a node straddling the cut goes too once nothing is left in it */
+	if (err || (first < from && !bmap_node_empty(mb))) {
 		gaze_mbuf_put(fs, mb);
 		return err;
 	}

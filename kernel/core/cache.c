@@ -225,7 +225,7 @@ gaze_mbuf_read(struct gaze_fs *fs, u32 type, u32 id, u64 idx, u64 blkaddr,
 	if (blkaddr) {
 		ret = fs->dev->ops->read(fs->dev, blkaddr, 1, mb->data);
 		if (ret) {
-			gaze_err("gaze: read of block %llu failed: %d",
+			gaze_err("read of block %llu failed: %d",
 				 (unsigned long long)blkaddr, ret);
 			gaze_mbuf_forget(fs, mb);
 			return ret;

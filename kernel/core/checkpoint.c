@@ -51,8 +51,32 @@ cp_elapsed(const struct gaze_fs *fs)
 	return sec > 0 && (u64)sec > mk ? (u64)sec - mk : 0;
 }
 
+/*
+ * Finishes a sequential zone left partly written (the checkpoint zone
+ * being left), so it does not hold one of the device's active-zone slots:
+ * GAZE budgets only one checkpoint zone among its open zones.
+ */
+int
+gaze_cp_zone_finish(struct gaze_fs *fs, u32 zone)
+{
+	struct gaze_zone z;
+	int ret;
+
+	if (fs->flags & GAZE_FS_RDONLY)
+		return 0;
+	ret = fs->dev->ops->report(fs->dev, zone, 1, &z);
+	if (ret < 0)
+		return ret;
+	if (ret != 1)
+		return -EIO;
+	if (z.type != GAZE_ZT_SEQ || z.cond == GAZE_ZC_EMPTY ||
+	    z.cond == GAZE_ZC_FULL || !fs->dev->ops->finish)
+		return 0;
+	return fs->dev->ops->finish(fs->dev, zone);
+}
+
 /* resets checkpoint zone `zone` (sequential zones) and writes its
- * superblock copy at block 0 */
+ * superblock copy at block 0; the zone left behind is finished */
 static int
 cp_zone_switch(struct gaze_fs *fs, u32 zone)
 {
@@ -60,6 +84,10 @@ cp_zone_switch(struct gaze_fs *fs, u32 zone)
 	struct gaze_super *sb;
 	struct gaze_zone z;
 	int ret;
+
+	ret = gaze_cp_zone_finish(fs, fs->cp_zone);
+	if (ret)
+		return ret;
 
 	ret = fs->dev->ops->report(fs->dev, zone, 1, &z);
 	if (ret < 0)
@@ -107,7 +135,8 @@ cp_build_pack(struct gaze_fs *fs, u8 *pack, u32 nblocks, u64 blkaddr,
 			(le32_to_cpu(fs->cp.flags) & GAZE_CP_FSCK_NEEDED));
 	head->elapsed = cpu_to_le64(cp_elapsed(fs));
 	head->valid_inodes = cpu_to_le32((u32)fs->valid_inodes);
-	head->next_nid = cpu_to_le32(fs->next_nid);
+	head->next_nid = cpu_to_le32(fs->next_nid < le32_to_cpu(fs->sb.max_nid) ?
+				     fs->next_nid : GAZE_ROOT_INO + 1);
 	head->nr_orphans = 0;
 	head->orphan_ofs = cpu_to_le32(nslots);
 	memcpy(head->tables, tmp->tables, sizeof(head->tables));
@@ -176,7 +205,7 @@ gaze_cp_write(struct gaze_fs *fs, u32 flags)
 	off = fs->cp_offset;
 	if (off + nblocks > cap) {
 		if (1 + nblocks > cap) {
-			gaze_err("gaze: a checkpoint pack of %u blocks does not fit in a zone",
+			gaze_err("a checkpoint pack of %u blocks does not fit in a zone",
 				 nblocks);
 			ret = -ENOSPC;
 			goto out_free;
@@ -203,11 +232,17 @@ gaze_cp_write(struct gaze_fs *fs, u32 flags)
 	if (!ret)
 		ret = fs->dev->ops->flush(fs->dev);
 	if (ret) {
-		gaze_err("gaze: writing checkpoint %llu failed: %d",
+		gaze_err("writing checkpoint %llu failed: %d",
 			 (unsigned long long)fs->cp_seq + 1, ret);
-		/* a later pack must not land on a half-written one */
-		fs->cp_zone = zone;
-		fs->cp_offset = cap;
+		/*
+		 * A later pack must not land after a half-written one.  If
+		 * the pack stayed in the committed zone, the next one goes to
+		 * the other zone; if it had switched zones, the committed
+		 * zone is left as it is and the next attempt redoes the
+		 * switch (reset, superblock, pack at block 1).
+		 */
+		if (zone == fs->cp_zone)
+			fs->cp_offset = cap;
 		goto out_free_pack;
 	}
 
@@ -267,6 +302,18 @@ cp_verify_rest(struct gaze_fs *fs, const struct gaze_cp_head *head,
 	return 0;
 }
 
+static bool
+cp_block_is_zero(const void *blk)
+{
+	const u64 *w = blk;
+	u32 i;
+
+	for (i = 0; i < GAZE_BLOCK_SIZE / 8; i++)
+		if (w[i])
+			return false;
+	return true;
+}
+
 struct cp_scan {
 	struct gaze_cp_head *best;	/* newest valid head so far */
 	bool	have;			/* best holds a pack */
@@ -305,9 +352,11 @@ cp_scan_zone(struct gaze_fs *fs, u32 zone, struct cp_scan *sc, u8 *buf)
 		ret = fs->dev->ops->read(fs->dev, blkaddr, 1, head);
 		if (ret)
 			return ret;
-		if (!seq_zone && le32_to_cpu(head->hdr.magic) !=
-		    GAZE_MAGIC_CP_HEAD)
-			break;			/* end of the log */
+		/* end of the log: never written (finished zones read zeros
+		 * past their data), or old contents of a conventional zone */
+		if (le32_to_cpu(head->hdr.magic) != GAZE_MAGIC_CP_HEAD &&
+		    (!seq_zone || cp_block_is_zero(head)))
+			break;
 		ret = gaze_fmt_cp_head_verify(head, &fs->sb, blkaddr, &why);
 		nblocks = le32_to_cpu(head->pack_blocks);
 		if (!ret && le64_to_cpu(head->hdr.seq) <= last_seq)
@@ -326,7 +375,7 @@ cp_scan_zone(struct gaze_fs *fs, u32 zone, struct cp_scan *sc, u8 *buf)
 					     blkaddr, &why);
 		}
 		if (ret) {
-			gaze_warn("gaze: skipping torn or invalid checkpoint pack at zone %u block %u: %s",
+			gaze_warn("skipping torn or invalid checkpoint pack at zone %u block %u: %s",
 				  zone, off, why ? why : "bad block");
 			break;
 		}
@@ -340,10 +389,15 @@ cp_scan_zone(struct gaze_fs *fs, u32 zone, struct cp_scan *sc, u8 *buf)
 			found = true;
 		}
 	}
-	/* sequential zones take the next pack at the write pointer, past
-	 * whatever a torn write left there */
-	if (found && seq_zone)
-		sc->best_next = (u32)(z.cond == GAZE_ZC_FULL ? cap : limit);
+	/*
+	 * A sequential zone can only be appended at its write pointer.  If
+	 * a torn pack lies between the newest valid pack and the write
+	 * pointer, a pack written after it could never be found (the scan
+	 * stops at the first invalid pack), so the next checkpoint moves to
+	 * the other zone instead.  Conventional zones overwrite the junk.
+	 */
+	if (found && seq_zone && off < limit)
+		sc->best_next = cap;
 	return 0;
 }
 
@@ -366,13 +420,13 @@ gaze_cp_find(struct gaze_fs *fs)
 	for (c = 0; c < count; c++) {
 		ret = cp_scan_zone(fs, start + c, &sc, buf);
 		if (ret) {
-			gaze_err("gaze: reading checkpoint zone %u failed: %d",
+			gaze_err("reading checkpoint zone %u failed: %d",
 				 start + c, ret);
 			goto out_free;
 		}
 	}
 	if (!sc.have) {
-		gaze_err("gaze: no valid checkpoint found");
+		gaze_err("no valid checkpoint found");
 		ret = -EFSCORRUPTED;
 		goto out_free;
 	}

@@ -41,7 +41,7 @@
 #include "gaze_core.h"
 
 #define GAZE_DIR_POS_END	0x7fffffffffffffffull
-#define DIR_MAX_BUCKETS		(GAZE_BMAP_MAX_BLOCKS - GAZE_DIR_BUCKET_BASE)
+#define DIR_MAX_BUCKETS	(GAZE_BMAP_MAX_BLOCKS - GAZE_DIR_BUCKET_BASE)
 #define DIR_DT_DIR		4
 
 int
@@ -848,25 +848,30 @@ chain_emit(struct gaze_fs *fs, struct gaze_mbuf *dmb, struct gaze_mbuf *bmb,
 {
 	u32 nbuckets = le32_to_cpu(dir_inode(dmb)->dir_nbuckets);
 	const struct gaze_dirent *de, *best_de = NULL;
-	struct gaze_dir_bucket *bk;
-	struct gaze_mbuf **mbs;
-	u32 n = 0, i, best, rl, *offs;
+	struct gaze_dir_bucket *bk = bmb->data;
+	struct gaze_mbuf **mbs, *mb;
+	u32 n = 0, len = 1, i, best, rl, *offs;
 	u32 b;
 	int err = 0;
 
-	mbs = gaze_zalloc(sizeof(*mbs) * (nbuckets + 1));
-	offs = gaze_zalloc(sizeof(*offs) * (nbuckets + 1));
+	/* chain length first (the chain stays cached for the second walk) */
+	for (b = le32_to_cpu(bk->overflow); b; len++) {
+		if (len > nbuckets)
+			return -EFSCORRUPTED;
+		err = bucket_get(fs, dmb, b, &mb);
+		if (err)
+			return err;
+		b = le32_to_cpu(((struct gaze_dir_bucket *)mb->data)->overflow);
+		gaze_mbuf_put(fs, mb);
+	}
+	mbs = gaze_zalloc(sizeof(*mbs) * len);
+	offs = gaze_zalloc(sizeof(*offs) * len);
 	if (!mbs || !offs) {
 		err = -ENOMEM;
 		goto out_free;
 	}
 	mbs[n++] = bmb;
-	bk = bmb->data;
-	while ((b = le32_to_cpu(bk->overflow)) != 0) {
-		if (n > nbuckets) {
-			err = -EFSCORRUPTED;
-			goto out_put;
-		}
+	while (n < len && (b = le32_to_cpu(bk->overflow)) != 0) {
 		err = bucket_get(fs, dmb, b, &mbs[n]);
 		if (err)
 			goto out_put;

@@ -13,7 +13,7 @@
  * Locking: gaze_fs_sync() and gaze_fs_close() take fs->lock;
  * gaze_fs_format() and gaze_fs_open() work on an instance nobody else
  * can see yet; gaze_fs_balance() is called by namespace operations that
- * already hold fs->lock.
+ * already hold fs->lock (it may write a checkpoint, see there).
  */
 #include "gaze_core.h"
 
@@ -49,7 +49,7 @@ fs_check_geometry(const struct gaze_dev *dev, const struct gaze_geometry *g)
 {
 	if (g->zone_blocks != dev->zone_blocks || g->nr_zones > dev->nr_zones ||
 	    g->zone_cap > dev->zone_cap || g->nr_blocks > dev->nr_blocks) {
-		gaze_err("gaze: geometry (%u zones of %u blocks, capacity %u) does not match the device (%u zones of %u blocks, capacity %u)",
+		gaze_err("geometry (%u zones of %u blocks, capacity %u) does not match the device (%u zones of %u blocks, capacity %u)",
 			 g->nr_zones, g->zone_blocks, g->zone_cap,
 			 dev->nr_zones, dev->zone_blocks, dev->zone_cap);
 		return -EINVAL;
@@ -60,7 +60,10 @@ fs_check_geometry(const struct gaze_dev *dev, const struct gaze_geometry *g)
 /*
  * Resets every sequential zone of [0, nr) - one call per run of
  * sequential zones, normally one call in all - and checks that each is
- * empty afterwards.  Conventional zones are left as they are.
+ * empty afterwards.  Conventional zones of a real zoned device are left
+ * as they are; on a device with emulated zones every zone is reset (the
+ * backend reports them conventional until it has reset them, and from
+ * then on enforces a write pointer).
  */
 static int
 fs_reset_zones(struct gaze_dev *dev, u32 nr)
@@ -85,12 +88,13 @@ fs_reset_zones(struct gaze_dev *dev, u32 nr)
 			}
 			for (i = 0; i < (u32)n; i++) {
 				struct gaze_zone *z = &rep[i];
-				bool seq = z->type == GAZE_ZT_SEQ;
+				bool seq = z->type == GAZE_ZT_SEQ ||
+					   (!pass && dev->model == GAZE_ZM_EMULATED);
 
 				if (pass) {
 					if (seq && (z->cond != GAZE_ZC_EMPTY ||
 						    z->wp != z->start)) {
-						gaze_err("gaze: zone %u not empty after reset",
+						gaze_err("zone %u not empty after reset",
 							 zone + i);
 						ret = -EIO;
 						goto out_free;
@@ -122,7 +126,7 @@ fs_reset_zones(struct gaze_dev *dev, u32 nr)
 	goto out_free;
 
 out_reset:
-	gaze_err("gaze: resetting zones %u..%u failed: %d", run_start,
+	gaze_err("resetting zones %u..%u failed: %d", run_start,
 		 run_start + run - 1, ret);
 out_free:
 	gaze_free(rep);
@@ -146,7 +150,7 @@ fs_write_supers(struct gaze_fs *fs, const struct gaze_mkfs_params *p)
 		gaze_fmt_super_build(sb, p, &fs->lay, c, addr);
 		ret = fs->dev->ops->write(fs->dev, addr, 1, sb);
 		if (ret) {
-			gaze_err("gaze: writing superblock copy %u failed: %d",
+			gaze_err("writing superblock copy %u failed: %d",
 				 c, ret);
 			break;
 		}
@@ -171,7 +175,7 @@ gaze_fs_format(struct gaze_dev *dev, const struct gaze_mkfs_params *p,
 		return ret;
 	ret = gaze_layout_compute(p, &lay, &why);
 	if (ret) {
-		gaze_err("gaze: cannot format: %s", why ? why : "bad layout");
+		gaze_err("cannot format: %s", why ? why : "bad layout");
 		return ret;
 	}
 	ret = fs_reset_zones(dev, lay.nr_zones);
@@ -184,6 +188,10 @@ gaze_fs_format(struct gaze_dev *dev, const struct gaze_mkfs_params *p,
 	fs->lay = lay;
 	memcpy(fs->uuid, p->uuid, sizeof(fs->uuid));
 	ret = fs_write_supers(fs, p);
+	if (ret)
+		goto out_free;
+	/* only one checkpoint zone may stay open (active-zone budget) */
+	ret = gaze_cp_zone_finish(fs, lay.cp_zone_start + 1);
 	if (ret)
 		goto out_free;
 	fs->cp_seq = 0;
@@ -203,7 +211,7 @@ gaze_fs_format(struct gaze_dev *dev, const struct gaze_mkfs_params *p,
 	 * the namespace entry point takes it */
 	ret = gaze_ns_init_root(fs, root);
 	if (ret) {
-		gaze_err("gaze: creating the root directory failed: %d", ret);
+		gaze_err("creating the root directory failed: %d", ret);
 		goto out_free;
 	}
 	mutex_lock(&fs->lock);
@@ -254,13 +262,13 @@ fs_check_features(const struct gaze_super *sb, u32 flags)
 
 	if (inc) {
 		fs_bits_string(inc, names, sizeof(names));
-		gaze_err("gaze: unsupported incompatible features (%s, mask 0x%llx): cannot mount",
+		gaze_err("unsupported incompatible features (%s, mask 0x%llx): cannot mount",
 			 names, (unsigned long long)inc);
 		return -EOPNOTSUPP;
 	}
 	if (ro && !(flags & GAZE_FS_RDONLY)) {
 		fs_bits_string(ro, names, sizeof(names));
-		gaze_err("gaze: unsupported read-only-compatible features (%s, mask 0x%llx): read-only mount only",
+		gaze_err("unsupported read-only-compatible features (%s, mask 0x%llx): read-only mount only",
 			 names, (unsigned long long)ro);
 		return -EROFS;
 	}
@@ -288,11 +296,11 @@ fs_read_super(struct gaze_fs *fs)
 	if (!ret1)
 		ret1 = gaze_fmt_super_verify(sb, dev->zone_blocks, &why1);
 	if (ret1) {
-		gaze_err("gaze: no valid superblock: copy 0: %s; copy 1: %s",
+		gaze_err("no valid superblock: copy 0: %s; copy 1: %s",
 			 why ? why : "read error", why1 ? why1 : "read error");
 		goto out_free;
 	}
-	gaze_warn("gaze: superblock copy 0 is bad (%s); using copy 1",
+	gaze_warn("superblock copy 0 is bad (%s); using copy 1",
 		  why ? why : "read error");
 	ret = 0;
 out_copy:
@@ -327,7 +335,7 @@ gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp)
 	    le32_to_cpu(sb->zone_cap) > dev->zone_cap ||
 	    le32_to_cpu(sb->nr_zones) > dev->nr_zones ||
 	    le64_to_cpu(sb->total_blocks) > dev->nr_blocks) {
-		gaze_err("gaze: the device geometry does not match the superblock (zone size %u/%u blocks, zones %u/%u)",
+		gaze_err("the device geometry does not match the superblock (zone size %u/%u blocks, zones %u/%u)",
 			 le32_to_cpu(sb->zone_blocks), dev->zone_blocks,
 			 le32_to_cpu(sb->nr_zones), dev->nr_zones);
 		ret = -EINVAL;
@@ -335,7 +343,7 @@ gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp)
 	}
 	ret = gaze_layout_from_super(sb, &fs->lay, &why);
 	if (ret) {
-		gaze_err("gaze: superblock layout: %s", why ? why : "invalid");
+		gaze_err("superblock layout: %s", why ? why : "invalid");
 		goto out_free;
 	}
 	memcpy(fs->uuid, sb->hdr.uuid, sizeof(fs->uuid));
@@ -357,6 +365,16 @@ gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp)
 	ret = gaze_space_init(fs);
 	if (ret)
 		goto out_free;
+	/* the inactive checkpoint zone must not hold an active slot */
+	if (!(flags & GAZE_FS_RDONLY)) {
+		u32 other = fs->lay.cp_zone_start +
+			    (fs->cp_zone == fs->lay.cp_zone_start ? 1 : 0);
+
+		ret = gaze_cp_zone_finish(fs, other);
+		if (ret)
+			goto out_free;
+	}
+	/* fs->cp carries counters into the next pack: count this mount */
 	if (!(flags & GAZE_FS_RDONLY))
 		fs->cp.mount_count = cpu_to_le32(le32_to_cpu(fs->cp.mount_count) +
 						 1);
@@ -380,7 +398,7 @@ gaze_fs_close(struct gaze_fs *fs)
 		ret = gaze_cp_write(fs, GAZE_CP_UMOUNT);
 		mutex_unlock(&fs->lock);
 		if (ret)
-			gaze_err("gaze: final checkpoint failed: %d", ret);
+			gaze_err("final checkpoint failed: %d", ret);
 	}
 	fs_free(fs);
 	return ret;
@@ -415,5 +433,17 @@ gaze_fs_balance(struct gaze_fs *fs)
 			return ret;
 	}
 	gaze_cache_shrink(fs);
+	/*
+	 * What is left over the limit is dirty table blocks (the space and
+	 * imap tables change with every block written); only a checkpoint
+	 * cleans them.  The caller's operation is complete, so the state
+	 * is consistent and can be committed here.
+	 */
+	if (gaze_cache_over_limit(fs) && !(fs->flags & GAZE_FS_RDONLY)) {
+		ret = gaze_cp_write(fs, 0);
+		if (ret)
+			return ret;
+		gaze_cache_shrink(fs);
+	}
 	return 0;
 }

@@ -262,8 +262,6 @@ int gaze_imap_set(struct gaze_fs *fs, u32 nid, u64 addr);
  * checkpoint's table roots and payload; see checkpoint.c */
 int gaze_tables_flush(struct gaze_fs *fs, struct gaze_cp_head *cp,
 		      __le64 *payload, u32 *nslots, u32 max_slots);
-/* payload slots the table roots can need (sum of index block counts) */
-u32 gaze_tables_max_slots(struct gaze_fs *fs);
 /* mount: counts every referenced table/index block with gaze_meta_ref */
 int gaze_tables_count_meta(struct gaze_fs *fs);
 /* marks dirty every table/index block stored in meta zone `zone` */
@@ -333,8 +331,12 @@ int gaze_nodes_flush(struct gaze_fs *fs);
 int gaze_cp_write(struct gaze_fs *fs, u32 flags);
 /* finds the newest valid pack in the two checkpoint zones */
 int gaze_cp_find(struct gaze_fs *fs);
+/* finishes a partly written sequential checkpoint zone (not the active
+ * one): keeps it out of the device's active-zone count */
+int gaze_cp_zone_finish(struct gaze_fs *fs, u32 zone);
 /* keeps memory bounded: flushes dirty dir blocks and nodes when the
- * cache is over its limit (no checkpoint); called by namespace ops */
+ * cache is over its limit, and checkpoints when dirty table blocks keep
+ * it over; called by namespace ops (fs->lock held) at their end */
 int gaze_fs_balance(struct gaze_fs *fs);
 
 /*
@@ -398,7 +400,13 @@ int gaze_ns_link(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 /* unlink a non-directory, or remove an empty directory */
 int gaze_ns_unlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len);
 /* *pos: 0 starts ('.' then '..' then entries in cookie order); fn returns
- * non-zero to stop; *pos is left at the next position */
+ * non-zero to stop; *pos is left at the next position.
+ * fn gets each entry's own position as cookie ('.' 0, '..' 1, then
+ * max(2, hash >> 1)); resuming at cookie + 1 continues after it.  The
+ * entry fn is called with counts as emitted whatever fn returns, and a
+ * stop takes effect only before an entry with a different cookie (a
+ * collision group is never split).  The end leaves *pos at
+ * 0x7fffffffffffffff. */
 int gaze_ns_readdir(struct gaze_fs *fs, u32 dir, u64 *pos,
 		    gaze_filldir_t fn, void *ctx);
 int gaze_ns_getattr(struct gaze_fs *fs, u32 ino, struct gaze_attr *a);

@@ -136,7 +136,7 @@ layout_nr_logs(const struct gaze_mkfs_params *p, struct gaze_layout *l,
 				  -EINVAL);
 	if (limit && p->nr_logs + 2 > limit)
 		return layout_bad(why,
-				  "too many logs for the device's open-zone limit (each log keeps a zone open, plus 2)",
+				  "too many logs for the open-zone limit (logs + 2 zones stay open)",
 				  -EINVAL);
 	l->nr_logs = p->nr_logs;
 	return 0;
@@ -155,8 +155,8 @@ layout_tables(u64 main, u32 zone_cap, u64 tb[GAZE_NR_TABLES],
 	u64 total = 0;
 	int t;
 
-	*max_nid = min_t(u64, LAYOUT_MAX_NID,
-			 max_t(u64, LAYOUT_MIN_NID, main * zone_cap));
+	*max_nid = max_t(u64, LAYOUT_MIN_NID, main * zone_cap);
+	*max_nid = min_t(u64, LAYOUT_MAX_NID, *max_nid);
 	tb[GAZE_TABLE_IMAP] = DIV_ROUND_UP(*max_nid, GAZE_IMAP_PER_BLOCK);
 	tb[GAZE_TABLE_ZINFO] = DIV_ROUND_UP(main, GAZE_ZINFO_PER_BLOCK);
 	tb[GAZE_TABLE_USAGE] = main * usage_bpz;
@@ -212,7 +212,7 @@ layout_areas(u32 nr_zones, u32 zone_cap, struct gaze_layout *l,
 
 too_small:
 	return layout_bad(why,
-			  "device too small: fewer than 8 main zones remain after the checkpoint and metadata zones",
+			  "device too small: fewer than 8 main zones after checkpoint and metadata",
 			  -ENOSPC);
 }
 

@@ -101,7 +101,7 @@ gaze_nid_free(struct gaze_fs *fs, u32 nid)
 	if (ret)
 		return ret;
 	if (!addr) {
-		gaze_err("gaze: freeing nid %u which is not in use", nid);
+		gaze_err("freeing nid %u which is not in use", nid);
 		return -EFSCORRUPTED;
 	}
 	if (GAZE_ADDR_IS_REAL(addr)) {
@@ -146,14 +146,14 @@ gaze_node_get(struct gaze_fs *fs, u32 nid, u32 magic, struct gaze_mbuf **mbp)
 	int ret;
 
 	if (nid <= GAZE_NID_RESERVED || nid >= le32_to_cpu(fs->sb.max_nid)) {
-		gaze_err("gaze: nid %u is out of range", nid);
+		gaze_err("nid %u is out of range", nid);
 		return -EFSCORRUPTED;
 	}
 	mb = gaze_mbuf_lookup(fs, GAZE_MB_NODE, nid, 0);
 	if (mb) {
 		h = mb->data;
 		if (le32_to_cpu(h->magic) != magic) {
-			gaze_err("gaze: node %u is not of the expected type",
+			gaze_err("node %u is not of the expected type",
 				 nid);
 			gaze_mbuf_put(fs, mb);
 			return -EFSCORRUPTED;
@@ -167,7 +167,7 @@ gaze_node_get(struct gaze_fs *fs, u32 nid, u32 magic, struct gaze_mbuf **mbp)
 	if (!addr)
 		return -ENOENT;
 	if (!GAZE_ADDR_IS_REAL(addr)) {
-		gaze_err("gaze: node %u has no block (imap %llx)", nid,
+		gaze_err("node %u has no block (imap %llx)", nid,
 			 (unsigned long long)addr);
 		return -EFSCORRUPTED;
 	}
@@ -185,7 +185,7 @@ gaze_node_get(struct gaze_fs *fs, u32 nid, u32 magic, struct gaze_mbuf **mbp)
 		ret = -EFSCORRUPTED;
 	}
 	if (ret) {
-		gaze_err("gaze: node %u at %llu: %s", nid,
+		gaze_err("node %u at %llu: %s", nid,
 			 (unsigned long long)addr, why ? why : "bad block");
 		gaze_mbuf_forget(fs, mb);
 		return ret;

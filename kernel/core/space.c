@@ -152,16 +152,59 @@ space_zone_prepare(struct gaze_fs *fs, u32 zone)
 		return 0;
 	ret = fs->dev->ops->reset(fs->dev, zone, 1);
 	if (ret)
-		gaze_err("gaze: reset of zone %u failed: %d", zone, ret);
+		gaze_err("reset of zone %u failed: %d", zone, ret);
 	return ret;
+}
+
+static int space_zinfo_update(struct gaze_fs *fs, u32 zi);
+
+/*
+ * A write at a log head (or the meta ring head) failed: the device's
+ * write pointer is now behind the head, so every later write there would
+ * fail too.  The zone is given up: finished on the device (so it holds no
+ * active slot), marked full, and the next allocation opens a new one.
+ */
+static void
+space_write_failed(struct gaze_fs *fs, u64 addr)
+{
+	struct gaze_space *sp = fs->space;
+	u32 zone = (u32)(addr / sp->zone_blocks), i, zi;
+
+	if (zone == sp->meta_head &&
+	    addr == space_zone_addr(sp, zone) + sp->meta_off - 1) {
+		sp->meta_off = sp->zone_cap;
+		goto out_finish;
+	}
+	for (i = 0; i < sp->nr_logs; i++) {
+		if (sp->logs[i].zone != zone ||
+		    addr != space_zone_addr(sp, zone) + sp->logs[i].offset - 1)
+			continue;
+		zi = zone - sp->main_start;
+		sp->logs[i].zone = SPACE_NO_ZONE;
+		sp->logs[i].offset = 0;
+		sp->zones[zi].state = sp->zones[zi].valid ? GAZE_ZS_FULL :
+				      GAZE_ZS_PREFREE;
+		space_zinfo_update(fs, zi);
+		goto out_finish;
+	}
+	return;
+out_finish:
+	gaze_warn("write to zone %u failed; the zone is closed", zone);
+	if (fs->dev->ops->finish)
+		fs->dev->ops->finish(fs->dev, zone);
 }
 
 int
 gaze_block_write(struct gaze_fs *fs, u64 addr, const void *buf)
 {
+	int ret;
+
 	if (fs->flags & GAZE_FS_RDONLY)
 		return -EROFS;
-	return fs->dev->ops->write(fs->dev, addr, 1, buf);
+	ret = fs->dev->ops->write(fs->dev, addr, 1, buf);
+	if (ret)
+		space_write_failed(fs, addr);
+	return ret;
 }
 
 int
@@ -288,7 +331,7 @@ space_load_zones(struct gaze_fs *fs)
 		if (z->state > GAZE_ZS_PREFREE ||
 		    sp->zones[zi].valid > sp->zone_cap ||
 		    (z->state == GAZE_ZS_FREE && sp->zones[zi].valid)) {
-			gaze_err("gaze: zinfo of zone %u is inconsistent",
+			gaze_err("zinfo of zone %u is inconsistent",
 				 sp->main_start + zi);
 			gaze_mbuf_put(fs, mb);
 			return -EFSCORRUPTED;
@@ -314,7 +357,7 @@ space_settle_zones(struct gaze_fs *fs)
 		z = &sp->zones[zi];
 		if (z->state == GAZE_ZS_PREFREE) {
 			if (z->valid) {
-				gaze_err("gaze: zone %u is PREFREE with %u valid blocks",
+				gaze_err("zone %u is PREFREE with %u valid blocks",
 					 sp->main_start + zi, z->valid);
 				return -EFSCORRUPTED;
 			}
@@ -345,7 +388,7 @@ space_load_logs(struct gaze_fs *fs)
 	u32 i, zone, off;
 
 	if (le32_to_cpu(cp->nr_logs) != sp->nr_logs) {
-		gaze_err("gaze: checkpoint has %u logs, superblock %u",
+		gaze_err("checkpoint has %u logs, superblock %u",
 			 le32_to_cpu(cp->nr_logs), sp->nr_logs);
 		return -EFSCORRUPTED;
 	}
@@ -359,7 +402,7 @@ space_load_logs(struct gaze_fs *fs)
 		    zone - sp->main_start >= sp->main_count ||
 		    off > sp->zone_cap ||
 		    sp->zones[zone - sp->main_start].state != GAZE_ZS_OPEN) {
-			gaze_err("gaze: log %u head (zone %u offset %u) is invalid",
+			gaze_err("log %u head (zone %u offset %u) is invalid",
 				 i, zone, off);
 			return -EFSCORRUPTED;
 		}
@@ -383,7 +426,7 @@ space_load_meta(struct gaze_fs *fs)
 	if (head < sp->meta_start || head - sp->meta_start >= sp->meta_count ||
 	    tail < sp->meta_start || tail - sp->meta_start >= sp->meta_count ||
 	    le32_to_cpu(cp->meta_head_offset) > sp->zone_cap) {
-		gaze_err("gaze: meta ring head/tail out of range");
+		gaze_err("meta ring head/tail out of range");
 		return -EFSCORRUPTED;
 	}
 	sp->meta_head = head;
@@ -420,12 +463,12 @@ space_sync_head(struct gaze_fs *fs, const struct gaze_zone *z, u32 zone,
 	else
 		wp = z->wp - z->start;
 	if (wp < *off) {
-		gaze_err("gaze: zone %u write pointer %llu is behind the checkpoint's %u",
+		gaze_err("zone %u write pointer %llu is behind the checkpoint's %u",
 			 zone, (unsigned long long)wp, *off);
 		return -EFSCORRUPTED;
 	}
 	if (wp > *off) {
-		gaze_warn("gaze: zone %u: skipping %llu blocks written after the checkpoint",
+		gaze_warn("zone %u: skipping %llu blocks written after the checkpoint",
 			  zone, (unsigned long long)(wp - *off));
 		*off = (u32)min_t(u64, wp, sp->zone_cap);
 	}
@@ -543,7 +586,7 @@ gaze_space_init(struct gaze_fs *fs)
 	if (ret)
 		goto out_destroy;
 	if (sp->valid_blocks != le64_to_cpu(fs->cp.valid_blocks))
-		gaze_warn("gaze: zinfo counts %llu valid blocks, checkpoint %llu",
+		gaze_warn("zinfo counts %llu valid blocks, checkpoint %llu",
 			  (unsigned long long)sp->valid_blocks,
 			  (unsigned long long)le64_to_cpu(fs->cp.valid_blocks));
 	sp->valid_nodes = le64_to_cpu(fs->cp.valid_nodes);
@@ -677,7 +720,7 @@ gaze_block_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 	ub = umb->data;
 	bit = off % GAZE_USAGE_BITS_PER_BLOCK;
 	if (WARN_ON(ub->bits[bit / 8] & (1u << (bit % 8)))) {
-		gaze_err("gaze: block %llu is already valid",
+		gaze_err("block %llu is already valid",
 			 (unsigned long long)(space_zone_addr(sp, lg->zone) +
 					      off));
 		ret = -EFSCORRUPTED;
@@ -728,7 +771,7 @@ gaze_block_invalidate(struct gaze_fs *fs, u64 addr)
 		return -EROFS;
 	if (zone < sp->main_start || zone - sp->main_start >= sp->main_count ||
 	    off >= sp->zone_cap) {
-		gaze_err("gaze: invalidating block %llu outside the main area",
+		gaze_err("invalidating block %llu outside the main area",
 			 (unsigned long long)addr);
 		WARN_ON(1);
 		return -EFSCORRUPTED;
@@ -745,7 +788,7 @@ gaze_block_invalidate(struct gaze_fs *fs, u64 addr)
 	ub = umb->data;
 	bit = off % GAZE_USAGE_BITS_PER_BLOCK;
 	if (!(ub->bits[bit / 8] & (1u << (bit % 8))) || !z->valid) {
-		gaze_err("gaze: invalidating block %llu which is not valid",
+		gaze_err("invalidating block %llu which is not valid",
 			 (unsigned long long)addr);
 		WARN_ON(1);
 		ret = -EFSCORRUPTED;
@@ -854,7 +897,7 @@ gaze_meta_alloc(struct gaze_fs *fs, u64 *addr)
 	if (sp->meta_off >= sp->zone_cap) {
 		next = space_meta_next(sp, sp->meta_head);
 		if (next == sp->meta_head || space_meta_used(sp, next)) {
-			gaze_err("gaze: the meta ring is full");
+			gaze_err("the meta ring is full");
 			return -ENOSPC;
 		}
 		ret = space_zone_prepare(fs, next);
@@ -916,7 +959,7 @@ gaze_meta_prepare(struct gaze_fs *fs)
 		}
 	}
 	if (need > avail) {
-		gaze_err("gaze: the meta ring has %llu blocks free, the checkpoint needs %llu",
+		gaze_err("the meta ring has %llu blocks free, the checkpoint needs %llu",
 			 (unsigned long long)avail, (unsigned long long)need);
 		return -ENOSPC;
 	}

@@ -72,7 +72,7 @@ table_verify_index(struct gaze_fs *fs, const struct gaze_tindex *ti, u32 t,
 		ret = -EFSCORRUPTED;
 	}
 	if (ret)
-		gaze_err("gaze: %s index block %u at %llu: %s",
+		gaze_err("%s index block %u at %llu: %s",
 			 table_name[t], i, (unsigned long long)addr,
 			 why ? why : "bad block");
 	return ret;
@@ -98,7 +98,7 @@ gaze_tables_init(struct gaze_fs *fs)
 		if (!tb->iaddr[t])
 			goto out_destroy;
 		if (le32_to_cpu(cp->tables[t].nr_index) > tb->nr_iblocks[t]) {
-			gaze_err("gaze: checkpoint %llu: %s has %u index blocks, at most %u",
+			gaze_err("checkpoint %llu: %s has %u index blocks, at most %u",
 				 (unsigned long long)fs->cp_seq, table_name[t],
 				 le32_to_cpu(cp->tables[t].nr_index),
 				 tb->nr_iblocks[t]);
@@ -116,7 +116,7 @@ gaze_tables_init(struct gaze_fs *fs)
 		pblocks = le32_to_cpu(cp->pack_blocks) - 2;
 	nslots = pblocks * GAZE_ADDRS_PER_BLOCK;
 	if (need > nslots) {
-		gaze_err("gaze: checkpoint %llu: table roots point past the payload",
+		gaze_err("checkpoint %llu: table roots point past the payload",
 			 (unsigned long long)fs->cp_seq);
 		ret = -EFSCORRUPTED;
 		goto out_destroy;
@@ -142,7 +142,7 @@ gaze_tables_init(struct gaze_fs *fs)
 			u64 a = le64_to_cpu(pb->slot[s % GAZE_ADDRS_PER_BLOCK]);
 
 			if (a && !table_addr_in_meta(fs, a)) {
-				gaze_err("gaze: %s index block %u address %llu is outside the meta area",
+				gaze_err("%s index block %u address %llu is outside the meta area",
 					 table_name[t], i,
 					 (unsigned long long)a);
 				ret = -EFSCORRUPTED;
@@ -215,7 +215,7 @@ gaze_table_get(struct gaze_fs *fs, u32 table, u32 block,
 
 	if (table >= GAZE_NR_TABLES ||
 	    block >= le32_to_cpu(fs->sb.table_blocks[table])) {
-		gaze_err("gaze: table %u block %u is out of range", table,
+		gaze_err("table %u block %u is out of range", table,
 			 block);
 		WARN_ON(1);
 		return -EINVAL;
@@ -230,7 +230,7 @@ gaze_table_get(struct gaze_fs *fs, u32 table, u32 block,
 	addr = le64_to_cpu(ti->addr[block % GAZE_ADDRS_PER_BLOCK]);
 	gaze_mbuf_put(fs, imb);
 	if (addr && !table_addr_in_meta(fs, addr)) {
-		gaze_err("gaze: %s block %u address %llu is outside the meta area",
+		gaze_err("%s block %u address %llu is outside the meta area",
 			 table_name[table], block, (unsigned long long)addr);
 		return -EFSCORRUPTED;
 	}
@@ -241,7 +241,7 @@ gaze_table_get(struct gaze_fs *fs, u32 table, u32 block,
 		ret = gaze_fmt_table_verify(mb->data, table, block, &fs->sb,
 					    addr, &why);
 		if (ret) {
-			gaze_err("gaze: %s block %u at %llu: %s",
+			gaze_err("%s block %u at %llu: %s",
 				 table_name[table], block,
 				 (unsigned long long)addr,
 				 why ? why : "bad block");
@@ -461,17 +461,6 @@ gaze_tables_flush(struct gaze_fs *fs, struct gaze_cp_head *cp,
 	return 0;
 }
 
-/* every slot the payload can need: the sum of the index block counts */
-u32
-gaze_tables_max_slots(struct gaze_fs *fs)
-{
-	u32 t, n = 0;
-
-	for (t = 0; t < GAZE_NR_TABLES; t++)
-		n += fs->tables->nr_iblocks[t];
-	return n;
-}
-
 /*
  * Calls fn for every table and index block the tables reference now:
  * index blocks from the in-memory roots, table blocks from the index
@@ -507,7 +496,7 @@ table_walk(struct gaze_fs *fs,
 					continue;
 				if (i * GAZE_ADDRS_PER_BLOCK + s >= nblocks ||
 				    !table_addr_in_meta(fs, a)) {
-					gaze_err("gaze: %s index block %u slot %u is invalid",
+					gaze_err("%s index block %u slot %u is invalid",
 						 table_name[t], i, s);
 					gaze_mbuf_put(fs, imb);
 					return -EFSCORRUPTED;

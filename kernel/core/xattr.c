@@ -26,7 +26,7 @@
 static const struct {
 	const char	*prefix;
 	u8		index;
-	bool		whole;		/* the prefix is the whole name */
+	bool		whole;	/* prefix is the whole name */
 } xattr_ns[] = {
 	{ "user.", GAZE_XATTR_USER, false },
 	{ "trusted.", GAZE_XATTR_TRUSTED, false },
@@ -101,6 +101,15 @@ xentry_at(const struct xregion *r, u32 off, struct gaze_xattr_entry **ep,
 	*ep = e;
 	*szp = sz;
 	return 0;
+}
+
+/* size of the (already checked) entry at off */
+static u32
+xentry_len_at(const struct xregion *r, u32 off)
+{
+	const struct gaze_xattr_entry *e = (const void *)(r->base + off);
+
+	return xentry_size(e->name_len, le16_to_cpu(e->value_len));
 }
 
 /* 0 and *offp, -ENODATA, or -EFSCORRUPTED */
@@ -298,16 +307,10 @@ gaze_xattr_set(struct gaze_fs *fs, u32 ino, const char *name,
 	/* decide where the new entry goes before touching anything */
 	ifree = ri.cap - ri.used;
 	if (in_inline)
-		ifree += xentry_size(((struct gaze_xattr_entry *)
-				      (ri.base + off_i))->name_len,
-				     le16_to_cpu(((struct gaze_xattr_entry *)
-						  (ri.base + off_i))->value_len));
+		ifree += xentry_len_at(&ri, off_i);
 	bfree = rb.cap - rb.used;
 	if (in_block)
-		bfree += xentry_size(((struct gaze_xattr_entry *)
-				      (rb.base + off_b))->name_len,
-				     le16_to_cpu(((struct gaze_xattr_entry *)
-						  (rb.base + off_b))->value_len));
+		bfree += xentry_len_at(&rb, off_b);
 	if (need <= ifree) {
 		target = &ri;
 	} else if (need <= bfree) {

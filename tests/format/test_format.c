@@ -345,7 +345,7 @@ build_cp(struct gaze_cp_head *cp, u64 at)
 	for (i = 0; i < GAZE_MAX_LOGS; i++) {
 		bool used = i < (int)le32_to_cpu(sb.nr_logs);
 
-		cp->logs[i].zone = cpu_to_le32(used ? 4 + i : 0xffffffffu);
+		cp->logs[i].zone = cpu_to_le32(used ? 4u + i : 0xffffffffu);
 		cp->logs[i].offset = cpu_to_le32(used ? 10 * i : 0);
 		cp->logs[i].type = cpu_to_le32(used ? i : 0);
 	}
@@ -569,7 +569,7 @@ static const struct mut dir_muts[] = {
 	{ "dirent name '.'", IDN(0, 0), 1, '.', "name" },
 	{ "dirent padding", IDN(0, 7), 1, 1, "padding" },
 	{ "inline_used 40", I_OFS(inline_used), 2, 40, "runs past" },
-	{ "inline_used 56", I_OFS(inline_used), 2, 56, "name_len is zero" },
+	{ "inline_used 64", I_OFS(inline_used), 2, 64, "name_len is zero" },
 	{ "inline_used 52", I_OFS(inline_used), 2, 52, "entry header" },
 	M(struct gaze_inode, flags, GAZE_IF_INLINE_DENTRY | GAZE_IF_DIR_HASHED,
 	  "both inline and hashed"),
@@ -780,7 +780,7 @@ static const struct mut bucket_muts[] = {
 	M(struct gaze_dir_bucket, hdr.next, 5, "non-node"),
 	M(struct gaze_dir_bucket, used, GAZE_DIR_BUCKET_SPACE + 8, "used exceeds"),
 	M(struct gaze_dir_bucket, used, 72, "runs past"),
-	M(struct gaze_dir_bucket, used, 88, "name_len is zero"),
+	M(struct gaze_dir_bucket, used, 96, "name_len is zero"),
 	M(struct gaze_dir_bucket, local_depth, 20, "local depth"),
 	M(struct gaze_dir_bucket, overflow, 0xfffffc00u, "overflow"),
 	M(struct gaze_dir_bucket, pad, 1, "reserved"),

@@ -20,7 +20,7 @@ expect_refused()
 }
 
 # a mounted image: refused always, even with -f
-mkimg "$IMG" 256M
+mkimg "$IMG" 32M
 printf 'x' | dd of="$IMG" bs=1 seek=100000 conv=notrunc 2>/dev/null
 sum=$(sha "$IMG")
 cat >"$T/mountinfo" <<EOM
@@ -63,29 +63,30 @@ mkfs -f "$IMG"
 expect_refused "empty file" "device too small"
 
 # too few open zones
-mkimg "$IMG" 256M
+mkimg "$IMG" 32M
 sum=$(sha "$IMG")
 mkfs -f --max-open 3 "$IMG"
 expect_refused "--max-open 3" "3 open zones"
 mkfs -f --max-open 1 "$IMG"
 expect_refused "--max-open 1" "open zone"
 
-# over-provisioning that leaves nothing: 16 MiB of 1 MiB zones, -o 50
-mkimg "$IMG" 16M
+# over-provisioning (the GC reserve) that leaves nothing: 12 zones give
+# 8 data zones, all of them needed for the reserve
+mkimg "$IMG" 12M
 sum=$(sha "$IMG")
 mkfs -f -z 1M -o 50 "$IMG"
-expect_refused "-o 50 on a tiny device" "too small"
+expect_refused "no zone left for data" "over-provisioning leaves no zone for data"
 
 # -s refuses to shrink without -f
-mkimg "$IMG" 256M
+mkimg "$IMG" 32M
 sum=$(sha "$IMG")
-mkfs -s 128M "$IMG"
+mkfs -s 16M "$IMG"
 expect_refused "-s shrink without -f" "will not shrink"
-[ "$(stat -c %s "$IMG")" -eq 268435456 ] || fail "-s shrank the image"
+[ "$(stat -c %s "$IMG")" -eq 33554432 ] || fail "-s shrank the image"
 # -s with a size too small for the format: the image keeps its size
 mkfs -f -s 8M "$IMG"
 expect_refused "-s too small" "too small"
-[ "$(stat -c %s "$IMG")" -eq 268435456 ] || fail "refused -s resized the image"
+[ "$(stat -c %s "$IMG")" -eq 33554432 ] || fail "refused -s resized the image"
 # ... and a new image is not left behind
 mkfs -s 8M "$T/never"
 expect_rc 1 "-s too small, new file"

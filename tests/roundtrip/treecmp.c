@@ -174,7 +174,8 @@ xattr_names(struct side *s, char **names, int max)
 	     n += strlen(n) + 1)
 		if (*n)
 			names[count++] = n;
-	qsort(names, count, sizeof(*names), str_cmp);
+	if (count > 1)
+		qsort(names, count, sizeof(*names), str_cmp);
 	return count;
 }
 
@@ -507,7 +508,8 @@ list_dir(const char *path, char ***namesp)
 		count++;
 	}
 	closedir(d);
-	qsort(names, count, sizeof(*names), str_cmp);
+	if (count > 1)
+		qsort(names, count, sizeof(*names), str_cmp);
 	*namesp = names;
 	return count;
 }

@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# test-all.sh - the whole test suite, from a fresh Debian 12 checkout:
+#   1. install the dependencies (scripts/setup-deps.sh)
+#   2. autogen; build/ with --enable-werror; make; make check
+#   3. build-asan/ with --enable-werror --enable-asan --enable-ubsan;
+#      make; make check
+#   4. make distcheck (from build/)
+# Every step runs even when an earlier one failed (except where it needs
+# the earlier one).  The last line is "N passed, N failed": test results
+# summed over both builds' test-suite.log (PASS and XFAIL passed; FAIL,
+# ERROR and XPASS failed), with each failed step that is not a test run
+# (configure, make, distcheck) counted as one more failure.  Exit status
+# 0 only when nothing failed.
+set -uo pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+JOBS=$(nproc 2>/dev/null || echo 2)
+STEP_FAILED=0
+declare -a RESULTS=()
+
+log()
+{
+	echo
+	echo "==> $*"
+}
+
+# step NAME COMMAND...: runs it, records PASS/FAIL
+step()
+{
+	local name=$1
+	shift
+	log "$name"
+	if "$@"; then
+		RESULTS+=("PASS  $name")
+		return 0
+	fi
+	RESULTS+=("FAIL  $name")
+	return 1
+}
+
+# nontest_step: a failure here counts as one failed item
+nontest_step()
+{
+	step "$@" && return 0
+	STEP_FAILED=$((STEP_FAILED + 1))
+	return 1
+}
+
+configure_in()
+{
+	local dir=$1
+	shift
+	mkdir -p "$SRC/$dir" && (cd "$SRC/$dir" && "$SRC/configure" "$@")
+}
+
+check_in()
+{
+	local dir=$1
+	rm -f "$SRC/$dir/test-suite.log"
+	make -C "$SRC/$dir" -j"$JOBS" check
+	local rc=$?
+	if [ ! -f "$SRC/$dir/test-suite.log" ]; then
+		# the tests did not even run (a check program failed to build)
+		STEP_FAILED=$((STEP_FAILED + 1))
+		[ $rc -ne 0 ] || rc=1
+	elif [ $rc -ne 0 ]; then
+		# the failed tests' logs, for CI transcripts
+		sed -n '/^\(FAIL\|ERROR\|XPASS\): /,/^\(PASS\|FAIL\|ERROR\|SKIP\|XFAIL\|XPASS\): /p' \
+			"$SRC/$dir/test-suite.log" | head -400
+	fi
+	return $rc
+}
+
+# sum KEY over the test-suite.log files given
+count()
+{
+	local key=$1 n=0 v f
+	shift
+	for f in "$@"; do
+		[ -f "$f" ] || continue
+		v=$(sed -n "s/^# $key: *\([0-9]*\)$/\1/p" "$f" | head -1)
+		n=$((n + ${v:-0}))
+	done
+	echo "$n"
+}
+
+nontest_step "dependencies" bash "$SRC/scripts/setup-deps.sh"
+nontest_step "autogen" sh -c "cd '$SRC' && ./autogen.sh"
+
+# regular build
+rm -f "$SRC/build/test-suite.log" "$SRC/build-asan/test-suite.log"
+if nontest_step "configure (build/, --enable-werror)" \
+	configure_in build --enable-werror &&
+   nontest_step "make (build/)" make -C "$SRC/build" -j"$JOBS"; then
+	step "make check (build/)" check_in build
+fi
+
+# sanitizer build
+if nontest_step "configure (build-asan/, --enable-werror --enable-asan --enable-ubsan)" \
+	configure_in build-asan --enable-werror --enable-asan --enable-ubsan &&
+   nontest_step "make (build-asan/)" make -C "$SRC/build-asan" -j"$JOBS"; then
+	step "make check (build-asan/)" check_in build-asan
+fi
+
+# release tarball builds and passes its own tests
+if [ -f "$SRC/build/Makefile" ]; then
+	nontest_step "make distcheck (build/)" make -C "$SRC/build" -j"$JOBS" distcheck
+else
+	RESULTS+=("FAIL  make distcheck (build/ not configured)")
+	STEP_FAILED=$((STEP_FAILED + 1))
+fi
+
+LOGS=("$SRC/build/test-suite.log" "$SRC/build-asan/test-suite.log")
+PASSED=$(( $(count PASS "${LOGS[@]}") + $(count XFAIL "${LOGS[@]}") ))
+FAILED=$(( $(count FAIL "${LOGS[@]}") + $(count ERROR "${LOGS[@]}") + \
+	   $(count XPASS "${LOGS[@]}") + STEP_FAILED ))
+SKIPPED=$(count SKIP "${LOGS[@]}")
+
+echo
+echo "==> results"
+for r in "${RESULTS[@]}"; do
+	echo "  $r"
+done
+for f in "${LOGS[@]}"; do
+	[ -f "$f" ] && echo "  $(basename "$(dirname "$f")"): $(count PASS "$f") pass, $(count FAIL "$f") fail, $(count ERROR "$f") error, $(count SKIP "$f") skip"
+done
+[ "$SKIPPED" -gt 0 ] && echo "  ($SKIPPED skipped)"
+for r in "${RESULTS[@]}"; do
+	case $r in FAIL*) [ "$FAILED" -gt 0 ] || FAILED=1 ;; esac
+done
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]
