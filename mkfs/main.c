@@ -730,11 +730,9 @@ do_format(struct mkfs_ctx *c)
 		goto out_dev;
 	}
 	if (o->root_dir) {
+		/* gaze_populate names the failing path itself */
 		ret = gaze_populate(fs, o->root_dir,
 				    o->quiet ? 0 : o->verbose >= 2 ? 2 : 1);
-		if (ret)
-			dev_error(o->device, "copying %s failed: %s",
-				  o->root_dir, strerror(-ret));
 	}
 	if (!ret) {
 		ret = gaze_fs_close(fs);

@@ -44,7 +44,7 @@ printf 'zone_gc=pipelined\npool=page\nblocking=selective\n' >"$T/etc/gaze/gaze.c
 for i in $(seq 1 200); do
 	printf 'log line %d\n' "$i" >>"$T/data/logs/app.log"
 done
-for i in $(seq 1 50); do
+for i in $(seq 1 12); do
 	printf 'file %d\n' "$i" >"$T/data/file-$i.txt"
 done
 head -c 3M /dev/urandom >"$T/data/random.bin"

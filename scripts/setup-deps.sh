@@ -11,6 +11,7 @@ PKGS=(
 	libblkid-dev uuid-dev libzbd-dev
 	zlib1g-dev liblz4-dev libzstd-dev
 	e2fsprogs fdisk time mandoc
+	linux-headers-amd64
 )
 
 missing=()

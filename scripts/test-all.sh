@@ -7,6 +7,8 @@
 #   3. build-asan/ with --enable-werror --enable-asan --enable-ubsan;
 #      make; make check
 #   4. make distcheck (from build/)
+#   5. the shared core built into gaze.ko by Kbuild (W=1) against the
+#      newest installed Debian kernel headers; any warning fails
 # Every step runs even when an earlier one failed (except where it needs
 # the earlier one).  The last line is "N passed, N failed": test results
 # summed over both builds' test-suite.log (PASS and XFAIL passed; FAIL,
@@ -111,6 +113,23 @@ else
 	RESULTS+=("FAIL  make distcheck (build/ not configured)")
 	STEP_FAILED=$((STEP_FAILED + 1))
 fi
+
+# the same core files, compiled by Kbuild into the module (in a copy, so
+# the source tree stays clean); warnings are errors here too
+kmod_build()
+{
+	local dir="$SRC/build/kmod" log
+	rm -rf "$dir" && mkdir -p "$dir" && cp -r "$SRC/kernel/." "$dir/" || return 1
+	log="$dir/build.log"
+	make -C "$dir" 2>&1 | tee "$log"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || return 1
+	if grep -q 'warning:' "$log"; then
+		echo "kernel build has warnings" >&2
+		return 1
+	fi
+	test -f "$dir/gaze.ko"
+}
+nontest_step "kernel module build (Kbuild, W=1)" kmod_build
 
 LOGS=("$SRC/build/test-suite.log" "$SRC/build-asan/test-suite.log")
 PASSED=$(( $(count PASS "${LOGS[@]}") + $(count XFAIL "${LOGS[@]}") ))

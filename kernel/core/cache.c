@@ -33,6 +33,7 @@
 /* private mb->flags bits, above the public GAZE_MBF_* */
 #define MBF_ON_DIRTY	0x40000000u	/* mb->list is on cache->dirty */
 #define MBF_FORGOTTEN	0x80000000u	/* not in the hash; free on last put */
+#define MBF_NEW_COUNTED	0x20000000u	/* counted in nr_dirty_new */
 
 #define CACHE_MB_BYTES	(GAZE_BLOCK_SIZE + sizeof(struct gaze_mbuf))
 #define CACHE_MIN_HASH	256u
@@ -47,6 +48,7 @@ struct gaze_cache {			/* all fields: fs->lock */
 	size_t		bytes;		/* accounted bytes of all buffers */
 	u64		nr_bufs;
 	u32		nr_dirty[CACHE_NR_TYPES];
+	u32		nr_dirty_new;	/* dirty nodes/dir blocks never written */
 };
 
 static u32
@@ -104,6 +106,10 @@ cache_unlist(struct gaze_cache *c, struct gaze_mbuf *mb)
 		mb->flags &= ~MBF_ON_DIRTY;
 		if (mb->type < CACHE_NR_TYPES)
 			c->nr_dirty[mb->type]--;
+	}
+	if (mb->flags & MBF_NEW_COUNTED) {
+		mb->flags &= ~MBF_NEW_COUNTED;
+		c->nr_dirty_new--;
 	}
 	list_del_init(&mb->list);
 }
@@ -249,6 +255,12 @@ gaze_mbuf_dirty(struct gaze_fs *fs, struct gaze_mbuf *mb)
 	mb->flags |= MBF_ON_DIRTY;
 	if (mb->type < CACHE_NR_TYPES)
 		c->nr_dirty[mb->type]++;
+	/* a node or directory block never written needs a new main block */
+	if (!mb->blkaddr &&
+	    (mb->type == GAZE_MB_NODE || mb->type == GAZE_MB_FBLK)) {
+		mb->flags |= MBF_NEW_COUNTED;
+		c->nr_dirty_new++;
+	}
 }
 
 void
@@ -340,6 +352,12 @@ gaze_cache_for_each_dirty(struct gaze_fs *fs, u32 type,
 		gaze_mbuf_put(fs, mb);
 	}
 	return ret;
+}
+
+u32
+gaze_cache_nr_dirty_new(struct gaze_fs *fs)
+{
+	return fs->cache->nr_dirty_new;
 }
 
 u32

@@ -193,9 +193,12 @@ dir_block_get(struct gaze_fs *fs, struct gaze_mbuf *dmb, u32 lblk,
 		return err;
 	if (!GAZE_ADDR_IS_REAL(addr)) {
 		if (!create) {
-			gaze_err("gaze: dir %u: block %u missing", ino, lblk);
+			gaze_err("dir %u: block %u missing", ino, lblk);
 			return -EFSCORRUPTED;
 		}
+		err = gaze_space_user_check(fs, 1);
+		if (err)
+			return err;
 		err = gaze_mbuf_create(fs, GAZE_MB_FBLK, ino, lblk, &mb);
 		if (err)
 			return err;
@@ -221,7 +224,7 @@ dir_block_get(struct gaze_fs *fs, struct gaze_mbuf *dmb, u32 lblk,
 		err = -EFSCORRUPTED;
 	}
 	if (err) {
-		gaze_err("gaze: dir %u block %u at %llu: %s", ino, lblk,
+		gaze_err("dir %u block %u at %llu: %s", ino, lblk,
 			 (unsigned long long)addr, why ? why : "bad");
 		gaze_mbuf_forget(fs, mb);
 		return err;

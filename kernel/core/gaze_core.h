@@ -243,6 +243,9 @@ void gaze_cache_shrink(struct gaze_fs *fs);
 void gaze_mbuf_clean(struct gaze_fs *fs, struct gaze_mbuf *mb);
 /* dirty buffers of a type, and bytes the cache holds now */
 u32 gaze_cache_nr_dirty(struct gaze_fs *fs, u32 type);
+/* dirty nodes and directory blocks that were never written: each will
+ * take a new main-area block at the next flush */
+u32 gaze_cache_nr_dirty_new(struct gaze_fs *fs);
 size_t gaze_cache_bytes(struct gaze_fs *fs);
 
 /* ---------------------------------------------------------------- */
@@ -292,6 +295,9 @@ int gaze_data_write(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 int gaze_meta_alloc(struct gaze_fs *fs, u64 *addr);
 /* free user blocks (for statfs and ENOSPC) */
 u64 gaze_space_free_blocks(struct gaze_fs *fs);
+/* -ENOSPC unless nblocks more user blocks fit (see space.c "classes");
+ * called before creating new nodes and directory blocks */
+int gaze_space_user_check(struct gaze_fs *fs, u32 nblocks);
 /* fills the checkpoint's log heads, counters and meta ring fields */
 void gaze_space_fill_cp(struct gaze_fs *fs, struct gaze_cp_head *cp);
 /* a table/index block at addr gains (+1) or loses (-1) a reference */

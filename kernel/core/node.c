@@ -32,8 +32,10 @@ gaze_nid_alloc(struct gaze_fs *fs, u32 *nid)
 	const struct gaze_imap_block *ib;
 	int ret;
 
-	if (fs->flags & GAZE_FS_RDONLY)
-		return -EROFS;
+	/* the new node will need a main-area block of its own */
+	ret = gaze_space_user_check(fs, 1);
+	if (ret)
+		return ret;
 	n = fs->next_nid;
 	if (n < NODE_FIRST_NID || n >= max_nid)
 		n = NODE_FIRST_NID;

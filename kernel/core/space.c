@@ -626,14 +626,16 @@ gaze_space_destroy(struct gaze_fs *fs)
 
 /* opens a new zone for physical log li */
 static int
-space_open_zone(struct gaze_fs *fs, u32 li)
+space_open_zone(struct gaze_fs *fs, u32 li, bool user)
 {
 	struct gaze_space *sp = fs->space;
 	struct gaze_mbuf *mb;
 	u32 k, zi = 0;
 	int ret;
 
-	if (sp->nr_free <= le32_to_cpu(fs->sb.reserved_zones))
+	/* user data leaves the reserve to metadata writeback (and GC) */
+	if (!sp->nr_free ||
+	    (user && sp->nr_free <= le32_to_cpu(fs->sb.reserved_zones)))
 		return -ENOSPC;
 	for (k = 1; k <= sp->main_count; k++) {
 		zi = (sp->alloc_hint + k) % sp->main_count;
@@ -679,9 +681,42 @@ space_close_full(struct gaze_fs *fs, u32 li)
 	return space_zinfo_update(fs, zi);
 }
 
+/*
+ * Space classes.  User data (gaze_data_write) and every new object the
+ * namespace creates (gaze_space_user_check) must fit in user_blocks
+ * together with the new nodes and directory blocks already promised in
+ * the cache, and may not open one of the reserved zones.  Writeback of
+ * metadata at flush and checkpoint time (gaze_block_alloc) is not
+ * limited by user_blocks and may use the reserve, so a full filesystem
+ * can always write its checkpoint.
+ */
+int
+gaze_space_user_check(struct gaze_fs *fs, u32 nblocks)
+{
+	struct gaze_space *sp = fs->space;
+	u64 promised = gaze_cache_nr_dirty_new(fs);
+
+	if (fs->flags & GAZE_FS_RDONLY)
+		return -EROFS;
+	if (sp->valid_blocks + promised + nblocks >
+	    le64_to_cpu(fs->sb.user_blocks))
+		return -ENOSPC;
+	return 0;
+}
+
+static int space_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
+		       u8 sum_type, u64 *addr, bool user);
+
 int
 gaze_block_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 		 u8 sum_type, u64 *addr)
+{
+	return space_alloc(fs, type, owner_nid, ofs, sum_type, addr, false);
+}
+
+static int
+space_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
+	    u8 sum_type, u64 *addr, bool user)
 {
 	struct gaze_space *sp = fs->space;
 	struct gaze_mbuf *umb, *smb, *zmb;
@@ -694,15 +729,18 @@ gaze_block_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 
 	if (fs->flags & GAZE_FS_RDONLY)
 		return -EROFS;
-	if (sp->valid_blocks + 1 > le64_to_cpu(fs->sb.user_blocks))
-		return -ENOSPC;
+	if (user) {
+		ret = gaze_space_user_check(fs, 1);
+		if (ret)
+			return ret;
+	}
 	li = (u32)gaze_log_of_type(fs, type);
 	lg = &sp->logs[li];
 	ret = space_close_full(fs, li);
 	if (ret)
 		return ret;
 	if (lg->zone == SPACE_NO_ZONE) {
-		ret = space_open_zone(fs, li);
+		ret = space_open_zone(fs, li, user);
 		if (ret)
 			return ret;
 	}
@@ -826,7 +864,7 @@ gaze_data_write(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 {
 	int ret;
 
-	ret = gaze_block_alloc(fs, type, owner_nid, ofs, GAZE_SUM_DATA, addr);
+	ret = space_alloc(fs, type, owner_nid, ofs, GAZE_SUM_DATA, addr, true);
 	if (ret)
 		return ret;
 	ret = gaze_block_write(fs, *addr, buf);
@@ -839,9 +877,9 @@ u64
 gaze_space_free_blocks(struct gaze_fs *fs)
 {
 	u64 user = le64_to_cpu(fs->sb.user_blocks);
-	u64 valid = fs->space->valid_blocks;
+	u64 used = fs->space->valid_blocks + gaze_cache_nr_dirty_new(fs);
 
-	return valid < user ? user - valid : 0;
+	return used < user ? user - used : 0;
 }
 
 int

@@ -32,15 +32,15 @@ worst_kb=0
 for run in $(seq 1 "$RUNS"); do
 	rm -f "$IMG"
 	truncate -s "$SIZE" "$IMG"
+	t0=$(date +%s%N)
 	/usr/bin/time -v -o "$DIR/time" "$MKFS" -q -f "$IMG" </dev/null
-	wall=$(sed -n 's/^\tElapsed (wall clock) time (h:mm:ss or m:ss): //p' "$DIR/time")
+	t1=$(date +%s%N)
 	kb=$(sed -n 's/^\tMaximum resident set size (kbytes): //p' "$DIR/time")
 	user=$(sed -n 's/^\tUser time (seconds): //p' "$DIR/time")
 	sys=$(sed -n 's/^\tSystem time (seconds): //p' "$DIR/time")
-	# m:ss.cc or h:mm:ss -> seconds
-	secs=$(echo "$wall" | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
+	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
 	used=$(du -k "$IMG" | cut -f1)
-	printf '  run %d: %6.2f s wall (%s user, %s sys), peak RSS %6.1f MiB, image uses %d KiB\n' \
+	printf '  run %d: %6.3f s wall (%s user, %s sys), peak RSS %6.1f MiB, image uses %d KiB\n' \
 		"$run" "$secs" "$user" "$sys" "$(echo "$kb" | awk '{ print $1 / 1024 }')" "$used"
 	if [ -z "$best_s" ] || awk -v a="$secs" -v b="$best_s" 'BEGIN { exit !(a < b) }'; then
 		best_s=$secs
