@@ -12,9 +12,9 @@
  * extract mirrors mkfs/populate.c: holes found with gaze_file_bmap stay
  * holes, hard links are recreated from the image's inode numbers, and a
  * directory's attributes are applied after its children (creating them
- * changes its times).  Descriptors: at most XT_MAX_FDS directory levels
- * are held; deeper ones close the shallowest, reopened through ".." on
- * the way back up.
+ * changes its times).  Descriptors: at most GAZE_DIRSTACK_MAX_FDS
+ * directory levels are held; deeper ones close the shallowest, reopened
+ * through ".." on the way back up (lib/util/walk.c).
  */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
@@ -41,7 +41,6 @@
 #define RD_BUF_SIZE	(1u << 20)
 #define RD_XATTR_MAX	(64u << 10)
 #define RD_LINK_MAX	4096		/* symlink target bytes + NUL */
-#define XT_MAX_FDS	128
 
 struct rd_img {
 	const char	*name;
@@ -63,6 +62,17 @@ struct rd_dir {
 };
 
 #define rd_help_opt { "help", no_argument, NULL, 'h' }
+
+/* an option every command takes (-h) or none takes: the exit status */
+static int
+rd_opt_other(const struct gaze_cmd *cmd, int opt)
+{
+	if (opt == 'h') {
+		gaze_cmd_help(cmd, stdout);
+		return GAZE_EXIT_OK;
+	}
+	return gaze_cmd_usage_error(cmd, "bad option");
+}
 
 /* ---------------------------------------------------------------- */
 /* Opening an image and resolving paths                              */
@@ -196,6 +206,35 @@ rd_resolve(struct rd_img *img, const char *path, u32 *ino)
 		return -ENOTDIR;
 	*ino = cur;
 	return 0;
+}
+
+/* rd_resolve and the attributes of what path names */
+static int
+rd_lookup(struct rd_img *img, const char *path, u32 *ino, struct gaze_attr *a)
+{
+	int ret = rd_resolve(img, path, ino);
+
+	return ret ? ret : gaze_ns_getattr(img->fs, *ino, a);
+}
+
+/*
+ * A buffer of size bytes to *buf, then the image opened; messages
+ * printed.  Nothing is left to free when it fails.
+ */
+static int
+rd_open_buf(struct rd_img *img, const char *name, size_t size, char **buf)
+{
+	int ret;
+
+	*buf = malloc(size);
+	if (!*buf) {
+		fprintf(stderr, "gazectl: %s\n", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	ret = rd_open(img, name);
+	if (ret)
+		free(*buf);
+	return ret;
 }
 
 static int
@@ -361,6 +400,30 @@ static const char *const rd_flag_names[] = {
 	"noatime", "nodump", "sync", "orphan", "dir_hashed",
 };
 
+/* the fields ls --json and stat --json both write, in this order */
+static void
+rd_json_inode(struct gaze_json *j, const struct gaze_attr *a)
+{
+	gaze_json_str(j, "type", rd_type_name(a->mode));
+	gaze_json_u64(j, "mode", a->mode);
+	gaze_json_u64(j, "nlink", a->nlink);
+	gaze_json_u64(j, "uid", a->uid);
+	gaze_json_u64(j, "gid", a->gid);
+	gaze_json_u64(j, "size", a->size);
+	gaze_json_u64(j, "blocks", a->blocks);
+}
+
+static void
+rd_json_times(struct gaze_json *j, const struct gaze_attr *a)
+{
+	gaze_json_s64(j, "atime_sec", a->atime);
+	gaze_json_u64(j, "atime_nsec", a->atime_nsec);
+	gaze_json_s64(j, "mtime_sec", a->mtime);
+	gaze_json_u64(j, "mtime_nsec", a->mtime_nsec);
+	gaze_json_s64(j, "ctime_sec", a->ctime);
+	gaze_json_u64(j, "ctime_nsec", a->ctime_nsec);
+}
+
 /* ---------------------------------------------------------------- */
 /* ls                                                                */
 /* ---------------------------------------------------------------- */
@@ -370,6 +433,20 @@ struct ls_opts {
 	struct gaze_json j;
 	int errors;
 };
+
+/* symlink target into target (RD_LINK_MAX); errors reported, counted */
+static int
+ls_readlink(struct rd_img *img, struct ls_opts *o, const char *path,
+	    const struct gaze_attr *a, char *target)
+{
+	int n = rd_readlink(img, a->ino, target);
+
+	if (n < 0) {
+		rd_err(img, path, n);
+		o->errors++;
+	}
+	return n;
+}
 
 static void
 ls_json_entry(struct rd_img *img, struct ls_opts *o, const char *path,
@@ -383,33 +460,15 @@ ls_json_entry(struct rd_img *img, struct ls_opts *o, const char *path,
 	gaze_json_u64(j, "ino", a->ino);
 	gaze_json_str(j, "name", name);
 	gaze_json_str(j, "path", path);
-	gaze_json_str(j, "type", rd_type_name(a->mode));
-	gaze_json_u64(j, "mode", a->mode);
-	gaze_json_u64(j, "nlink", a->nlink);
-	gaze_json_u64(j, "uid", a->uid);
-	gaze_json_u64(j, "gid", a->gid);
-	gaze_json_u64(j, "size", a->size);
-	gaze_json_u64(j, "blocks", a->blocks);
-	gaze_json_s64(j, "atime_sec", a->atime);
-	gaze_json_u64(j, "atime_nsec", a->atime_nsec);
-	gaze_json_s64(j, "mtime_sec", a->mtime);
-	gaze_json_u64(j, "mtime_nsec", a->mtime_nsec);
-	gaze_json_s64(j, "ctime_sec", a->ctime);
-	gaze_json_u64(j, "ctime_nsec", a->ctime_nsec);
+	rd_json_inode(j, a);
+	rd_json_times(j, a);
 	gaze_json_u64(j, "rdev_major", a->rdev_major);
 	gaze_json_u64(j, "rdev_minor", a->rdev_minor);
-	if (S_ISLNK(a->mode)) {
-		n = rd_readlink(img, a->ino, target);
-		if (n >= 0) {
-			gaze_json_strn(j, "target", target, n);
-		} else {
-			rd_err(img, path, n);
-			o->errors++;
-			gaze_json_null(j, "target");
-		}
-	} else {
+	n = S_ISLNK(a->mode) ? ls_readlink(img, o, path, a, target) : -1;
+	if (n >= 0)
+		gaze_json_strn(j, "target", target, n);
+	else
 		gaze_json_null(j, "target");
-	}
 	gaze_json_obj_end(j);
 }
 
@@ -418,7 +477,6 @@ ls_entry(struct rd_img *img, struct ls_opts *o, const char *path,
 	 const char *name, const struct gaze_attr *a)
 {
 	char mode[11], tbuf[64], target[RD_LINK_MAX];
-	int n;
 
 	if (o->json) {
 		ls_json_entry(img, o, path, name, a);
@@ -436,15 +494,8 @@ ls_entry(struct rd_img *img, struct ls_opts *o, const char *path,
 		printf("%10llu", (unsigned long long)a->size);
 	printf(" %s %s", rd_time_string(a->mtime, a->mtime_nsec, tbuf,
 					sizeof(tbuf)), name);
-	if (S_ISLNK(a->mode)) {
-		n = rd_readlink(img, a->ino, target);
-		if (n >= 0) {
-			printf(" -> %s", target);
-		} else {
-			rd_err(img, path, n);
-			o->errors++;
-		}
-	}
+	if (S_ISLNK(a->mode) && ls_readlink(img, o, path, a, target) >= 0)
+		printf(" -> %s", target);
 	putchar('\n');
 }
 
@@ -545,11 +596,8 @@ gaze_cmd_ls(const struct gaze_cmd *cmd, int argc, char **argv)
 		case 'R': o.recursive = true; break;
 		case 'd': o.dir_itself = true; break;
 		case 'j': o.json = true; break;
-		case 'h':
-			gaze_cmd_help(cmd, stdout);
-			return GAZE_EXIT_OK;
 		default:
-			return gaze_cmd_usage_error(cmd, "bad option");
+			return rd_opt_other(cmd, opt);
 		}
 	}
 	ret = gaze_cmd_nargs(cmd, argc, optind);
@@ -558,9 +606,7 @@ gaze_cmd_ls(const struct gaze_cmd *cmd, int argc, char **argv)
 	path = optind + 1 < argc ? argv[optind + 1] : "/";
 	if (rd_open(&img, argv[optind]))
 		return GAZE_EXIT_FAIL;
-	ret = rd_resolve(&img, path, &ino);
-	if (!ret)
-		ret = gaze_ns_getattr(img.fs, ino, &a);
+	ret = rd_lookup(&img, path, &ino, &a);
 	if (ret) {
 		rd_err(&img, path, ret);
 		rd_close(&img);
@@ -598,24 +644,6 @@ gaze_cmd_ls(const struct gaze_cmd *cmd, int argc, char **argv)
 /* cat                                                               */
 /* ---------------------------------------------------------------- */
 
-static int
-rd_write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, buf, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= n;
-	}
-	return 0;
-}
-
 int
 gaze_cmd_cat(const struct gaze_cmd *cmd, int argc, char **argv)
 {
@@ -632,29 +660,15 @@ gaze_cmd_cat(const struct gaze_cmd *cmd, int argc, char **argv)
 	u32 ino;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (opt == 'h') {
-			gaze_cmd_help(cmd, stdout);
-			return GAZE_EXIT_OK;
-		}
-		return gaze_cmd_usage_error(cmd, "bad option");
-	}
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1)
+		return rd_opt_other(cmd, opt);
 	ret = gaze_cmd_nargs(cmd, argc, optind);
 	if (ret)
 		return ret;
 	path = argv[optind + 1];
-	buf = malloc(RD_BUF_SIZE);
-	if (!buf) {
-		fprintf(stderr, "gazectl: %s\n", strerror(ENOMEM));
+	if (rd_open_buf(&img, argv[optind], RD_BUF_SIZE, &buf))
 		return GAZE_EXIT_FAIL;
-	}
-	if (rd_open(&img, argv[optind])) {
-		free(buf);
-		return GAZE_EXIT_FAIL;
-	}
-	ret = rd_resolve(&img, path, &ino);
-	if (!ret)
-		ret = gaze_ns_getattr(img.fs, ino, &a);
+	ret = rd_lookup(&img, path, &ino, &a);
 	if (!ret && S_ISDIR(a.mode))
 		ret = -EISDIR;
 	if (ret)
@@ -674,7 +688,7 @@ gaze_cmd_cat(const struct gaze_cmd *cmd, int argc, char **argv)
 		}
 		if (n == 0)
 			break;
-		ret = rd_write_all(STDOUT_FILENO, buf, n);
+		ret = gaze_write_all(STDOUT_FILENO, buf, n);
 		if (ret) {
 			fprintf(stderr, "gazectl: standard output: %s\n",
 				strerror(-ret));
@@ -709,13 +723,7 @@ stat_json(struct rd_img *img, const char *path, const struct gaze_attr *a,
 	gaze_json_obj_begin(&j, NULL);
 	gaze_json_str(&j, "path", path);
 	gaze_json_u64(&j, "ino", a->ino);
-	gaze_json_str(&j, "type", rd_type_name(a->mode));
-	gaze_json_u64(&j, "mode", a->mode);
-	gaze_json_u64(&j, "nlink", a->nlink);
-	gaze_json_u64(&j, "uid", a->uid);
-	gaze_json_u64(&j, "gid", a->gid);
-	gaze_json_u64(&j, "size", a->size);
-	gaze_json_u64(&j, "blocks", a->blocks);
+	rd_json_inode(&j, a);
 	gaze_json_u64(&j, "rdev_major", a->rdev_major);
 	gaze_json_u64(&j, "rdev_minor", a->rdev_minor);
 	gaze_json_u64(&j, "flags", a->flags);
@@ -725,12 +733,7 @@ stat_json(struct rd_img *img, const char *path, const struct gaze_attr *a,
 			gaze_json_str(&j, NULL, rd_flag_names[i]);
 	gaze_json_arr_end(&j);
 	gaze_json_u64(&j, "generation", a->generation);
-	gaze_json_s64(&j, "atime_sec", a->atime);
-	gaze_json_u64(&j, "atime_nsec", a->atime_nsec);
-	gaze_json_s64(&j, "mtime_sec", a->mtime);
-	gaze_json_u64(&j, "mtime_nsec", a->mtime_nsec);
-	gaze_json_s64(&j, "ctime_sec", a->ctime);
-	gaze_json_u64(&j, "ctime_nsec", a->ctime_nsec);
+	rd_json_times(&j, a);
 	gaze_json_s64(&j, "crtime_sec", a->crtime);
 	gaze_json_u64(&j, "crtime_nsec", a->crtime_nsec);
 	if (tlen >= 0)
@@ -738,9 +741,7 @@ stat_json(struct rd_img *img, const char *path, const struct gaze_attr *a,
 	else
 		gaze_json_null(&j, "target");
 	gaze_json_arr_begin(&j, "xattrs");
-	for (n = xl; n < xl + xlen; n += strlen(n) + 1) {
-		if (!*n)
-			continue;
+	gaze_xname_for_each(n, xl, xlen) {
 		v = gaze_xattr_get(img->fs, a->ino, n, NULL, 0);
 		gaze_json_obj_begin(&j, NULL);
 		gaze_json_str(&j, "name", n);
@@ -753,10 +754,20 @@ stat_json(struct rd_img *img, const char *path, const struct gaze_attr *a,
 }
 
 static void
+stat_time(const char *label, s64 sec, u32 nsec)
+{
+	char tbuf[64];
+
+	printf("%s: %s (%lld.%09u)\n", label,
+	       rd_time_string(sec, nsec, tbuf, sizeof(tbuf)), (long long)sec,
+	       nsec);
+}
+
+static void
 stat_text(struct rd_img *img, const char *path, const struct gaze_attr *a,
 	  const char *target, int tlen, const char *xl, int xlen)
 {
-	char mode[11], tbuf[64];
+	char mode[11];
 	const char *n;
 	unsigned int i;
 	bool any = false;
@@ -780,23 +791,13 @@ stat_text(struct rd_img *img, const char *path, const struct gaze_attr *a,
 	}
 	printf(")\n");
 	printf("Generation: %u\n", a->generation);
-	printf("Access: %s (%lld.%09u)\n",
-	       rd_time_string(a->atime, a->atime_nsec, tbuf, sizeof(tbuf)),
-	       (long long)a->atime, a->atime_nsec);
-	printf("Modify: %s (%lld.%09u)\n",
-	       rd_time_string(a->mtime, a->mtime_nsec, tbuf, sizeof(tbuf)),
-	       (long long)a->mtime, a->mtime_nsec);
-	printf("Change: %s (%lld.%09u)\n",
-	       rd_time_string(a->ctime, a->ctime_nsec, tbuf, sizeof(tbuf)),
-	       (long long)a->ctime, a->ctime_nsec);
-	printf(" Birth: %s (%lld.%09u)\n",
-	       rd_time_string(a->crtime, a->crtime_nsec, tbuf, sizeof(tbuf)),
-	       (long long)a->crtime, a->crtime_nsec);
-	for (n = xl; n < xl + xlen; n += strlen(n) + 1) {
-		if (*n)
-			printf(" Xattr: %s (%d bytes)\n", n,
-			       gaze_xattr_get(img->fs, a->ino, n, NULL, 0));
-	}
+	stat_time("Access", a->atime, a->atime_nsec);
+	stat_time("Modify", a->mtime, a->mtime_nsec);
+	stat_time("Change", a->ctime, a->ctime_nsec);
+	stat_time(" Birth", a->crtime, a->crtime_nsec);
+	gaze_xname_for_each(n, xl, xlen)
+		printf(" Xattr: %s (%d bytes)\n", n,
+		       gaze_xattr_get(img->fs, a->ino, n, NULL, 0));
 }
 
 int
@@ -818,29 +819,17 @@ gaze_cmd_stat(const struct gaze_cmd *cmd, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json = true; break;
-		case 'h':
-			gaze_cmd_help(cmd, stdout);
-			return GAZE_EXIT_OK;
 		default:
-			return gaze_cmd_usage_error(cmd, "bad option");
+			return rd_opt_other(cmd, opt);
 		}
 	}
 	ret = gaze_cmd_nargs(cmd, argc, optind);
 	if (ret)
 		return ret;
 	path = argv[optind + 1];
-	xl = malloc(RD_XATTR_MAX);
-	if (!xl) {
-		fprintf(stderr, "gazectl: %s\n", strerror(ENOMEM));
+	if (rd_open_buf(&img, argv[optind], RD_XATTR_MAX, &xl))
 		return GAZE_EXIT_FAIL;
-	}
-	if (rd_open(&img, argv[optind])) {
-		free(xl);
-		return GAZE_EXIT_FAIL;
-	}
-	ret = rd_resolve(&img, path, &ino);
-	if (!ret)
-		ret = gaze_ns_getattr(img.fs, ino, &a);
+	ret = rd_lookup(&img, path, &ino, &a);
 	if (!ret && S_ISLNK(a.mode)) {
 		tlen = rd_readlink(&img, ino, target);
 		if (tlen < 0)
@@ -871,32 +860,22 @@ out_close:
 /* ---------------------------------------------------------------- */
 
 struct xt_link {		/* first extracted name of an inode */
-	struct xt_link	*next;
-	u32		ino;
+	struct gaze_inode_node node;	/* dev 0, ino: the image's inode */
 	char		*rel;		/* path below DESTDIR */
-};
-
-struct xt_level {
-	int		fd;		/* -1 while closed */
-	dev_t		dev;
-	ino_t		ino;
-	size_t		pathlen;
 };
 
 struct xt_ctx {
 	struct rd_img	*img;
 	int		verbose;
 	int		rootfd;		/* DESTDIR, for linkat */
-	char		*path;		/* DESTDIR/... of the current entry */
-	size_t		pathlen, pathcap, rootlen;
+	struct gaze_pathbuf pb;		/* DESTDIR/... of the current entry */
+	size_t		rootlen;
 	const char	*ipath;		/* PATH in the image, for messages */
 	char		*buf;		/* RD_BUF_SIZE */
 	char		*xlist, *xval;	/* RD_XATTR_MAX */
 	char		target[RD_LINK_MAX];
-	struct xt_level	*lv;
-	u32		depth, lvcap, nclosed, maxfds;
-	struct xt_link	**links;
-	u32		lmask, lcount;
+	struct gaze_dirstack ds;	/* the directories being extracted */
+	struct gaze_inode_table links;	/* struct xt_link */
 	u32		cluster;	/* blocks per compressed cluster */
 };
 
@@ -909,123 +888,51 @@ xt_fail(struct xt_ctx *c, int err, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "gazectl: %s: ", c->path);
-	if (fmt) {
-		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
-		va_end(ap);
-		fputs(": ", stderr);
-	}
-	fprintf(stderr, "%s\n", rd_strerror(err));
+	va_start(ap, fmt);
+	gaze_vwarn_path("gazectl", c->pb.path, rd_strerror(err), fmt, ap);
+	va_end(ap);
 	return err;
-}
-
-static int
-xt_path_add(struct xt_ctx *c, const char *name, size_t len, size_t *old)
-{
-	size_t need = c->pathlen + len + 2;
-	char *p;
-
-	if (need > c->pathcap) {
-		size_t cap = max_t(size_t, need, c->pathcap * 2);
-
-		p = realloc(c->path, cap);
-		if (!p)
-			return -ENOMEM;
-		c->path = p;
-		c->pathcap = cap;
-	}
-	*old = c->pathlen;
-	c->path[c->pathlen++] = '/';
-	memcpy(c->path + c->pathlen, name, len);
-	c->pathlen += len;
-	c->path[c->pathlen] = '\0';
-	return 0;
-}
-
-static void
-xt_path_cut(struct xt_ctx *c, size_t len)
-{
-	c->pathlen = len;
-	c->path[len] = '\0';
-}
-
-static const char *
-xt_xpath(struct xt_ctx *c, int dirfd, const char *name)
-{
-	if (c->pathlen < PATH_MAX)
-		return c->path;
-	snprintf(c->buf, RD_BUF_SIZE, "/proc/self/fd/%d/%s", dirfd, name);
-	return c->buf;
 }
 
 /* hard links: image inode -> path below DESTDIR of its first name */
 static struct xt_link *
 xt_link_find(struct xt_ctx *c, u32 ino)
 {
-	struct xt_link *l;
+	struct gaze_inode_node *n = gaze_inode_table_find(&c->links, 0, ino);
 
-	if (!c->links)
-		return NULL;
-	for (l = c->links[(ino * 0x9e3779b1u) & c->lmask]; l; l = l->next)
-		if (l->ino == ino)
-			return l;
-	return NULL;
+	return n ? container_of(n, struct xt_link, node) : NULL;
 }
 
 static int
 xt_link_add(struct xt_ctx *c, u32 ino)
 {
-	struct xt_link *l, *next, **tab;
-	u32 i, size;
+	struct xt_link *l;
 
-	if (c->lcount >= (c->links ? c->lmask + 1 : 0)) {
-		size = c->links ? (c->lmask + 1) * 2 : 256;
-		tab = calloc(size, sizeof(*tab));
-		if (!tab)
-			return -ENOMEM;
-		for (i = 0; c->links && i <= c->lmask; i++) {
-			for (l = c->links[i]; l; l = next) {
-				next = l->next;
-				l->next = tab[(l->ino * 0x9e3779b1u) &
-					      (size - 1)];
-				tab[(l->ino * 0x9e3779b1u) & (size - 1)] = l;
-			}
-		}
-		free(c->links);
-		c->links = tab;
-		c->lmask = size - 1;
-	}
 	l = malloc(sizeof(*l));
 	if (!l)
 		return -ENOMEM;
-	l->rel = strdup(c->path + c->rootlen + 1);
+	l->rel = strdup(c->pb.path + c->rootlen + 1);
 	if (!l->rel) {
 		free(l);
 		return -ENOMEM;
 	}
-	l->ino = ino;
-	i = (ino * 0x9e3779b1u) & c->lmask;
-	l->next = c->links[i];
-	c->links[i] = l;
-	c->lcount++;
+	l->node.dev = 0;
+	l->node.ino = ino;
+	if (gaze_inode_table_add(&c->links, &l->node)) {
+		free(l->rel);
+		free(l);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 static void
-xt_links_free(struct xt_ctx *c)
+xt_link_release(struct gaze_inode_node *n)
 {
-	struct xt_link *l, *next;
-	u32 i;
+	struct xt_link *l = container_of(n, struct xt_link, node);
 
-	for (i = 0; c->links && i <= c->lmask; i++) {
-		for (l = c->links[i]; l; l = next) {
-			next = l->next;
-			free(l->rel);
-			free(l);
-		}
-	}
-	free(c->links);
+	free(l->rel);
+	free(l);
 }
 
 /*
@@ -1075,9 +982,7 @@ xt_xattrs(struct xt_ctx *c, u32 ino, int fd, int dirfd, const char *name)
 	len = gaze_xattr_list(c->img->fs, ino, c->xlist, RD_XATTR_MAX);
 	if (len < 0)
 		return xt_fail(c, len, "listing xattrs in the image");
-	for (n = c->xlist; n < c->xlist + len; n += strlen(n) + 1) {
-		if (!*n)
-			continue;
+	gaze_xname_for_each(n, c->xlist, len) {
 		vlen = gaze_xattr_get(c->img->fs, ino, n, c->xval,
 				      RD_XATTR_MAX);
 		if (vlen < 0)
@@ -1086,7 +991,8 @@ xt_xattrs(struct xt_ctx *c, u32 ino, int fd, int dirfd, const char *name)
 			r = fsetxattr(fd, n, c->xval, vlen, 0);
 		} else {
 			if (!path)
-				path = xt_xpath(c, dirfd, name);
+				path = gaze_pathbuf_xpath(&c->pb, dirfd, name,
+							  c->buf, RD_BUF_SIZE);
 			r = lsetxattr(path, n, c->xval, vlen, 0);
 		}
 		if (r)
@@ -1122,25 +1028,6 @@ xt_attrs(struct xt_ctx *c, const struct gaze_attr *a, int fd, int dirfd,
 	return 0;
 }
 
-static int
-xt_pwrite(int fd, const char *buf, size_t len, off_t off)
-{
-	ssize_t n;
-
-	while (len) {
-		n = pwrite(fd, buf, len, off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		off += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /* copies bytes [start, end) of the image file to fd */
 static int
 xt_copy(struct xt_ctx *c, u32 ino, int fd, u64 start, u64 end)
@@ -1155,7 +1042,7 @@ xt_copy(struct xt_ctx *c, u32 ino, int fd, u64 start, u64 end)
 			return xt_fail(c, (int)n, "reading from the image");
 		if (n == 0)
 			return xt_fail(c, -EIO, "reading from the image");
-		ret = xt_pwrite(fd, c->buf, n, start);
+		ret = gaze_pwrite_all(fd, c->buf, n, start);
 		if (ret)
 			return xt_fail(c, ret, "writing");
 		start += n;
@@ -1234,57 +1121,22 @@ out_close:
 static int
 xt_push(struct xt_ctx *c, int fd)
 {
-	struct xt_level *lv;
 	struct stat st;
 
 	if (fstat(fd, &st))
 		return -errno;
-	if (c->depth == c->lvcap) {
-		u32 cap = c->lvcap ? c->lvcap * 2 : 64;
-
-		lv = realloc(c->lv, cap * sizeof(*lv));
-		if (!lv)
-			return -ENOMEM;
-		c->lv = lv;
-		c->lvcap = cap;
-	}
-	if (c->depth - c->nclosed >= c->maxfds) {
-		close(c->lv[c->nclosed].fd);
-		c->lv[c->nclosed].fd = -1;
-		c->nclosed++;
-	}
-	lv = &c->lv[c->depth++];
-	lv->fd = fd;
-	lv->dev = st.st_dev;
-	lv->ino = st.st_ino;
-	lv->pathlen = c->pathlen;
-	return 0;
+	return gaze_dirstack_push(&c->ds, fd, &st, c->pb.len);
 }
 
 static int
 xt_pop(struct xt_ctx *c)
 {
-	struct xt_level *top = &c->lv[c->depth - 1], *up;
-	struct stat st;
-	int fd, ret = 0;
+	int ret = gaze_dirstack_pop(&c->ds, 0);
 
-	if (c->depth >= 2 && c->nclosed == c->depth - 1) {
-		up = top - 1;
-		fd = openat(top->fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0 || fstat(fd, &st) || st.st_dev != up->dev ||
-		    st.st_ino != up->ino) {
-			if (fd >= 0)
-				close(fd);
-			xt_path_cut(c, up->pathlen);
-			ret = xt_fail(c, -ESTALE,
-				      "directory moved during extraction");
-		} else {
-			up->fd = fd;
-			c->nclosed--;
-		}
+	if (ret) {
+		gaze_pathbuf_cut(&c->pb, c->ds.lv[c->ds.depth - 1].pathlen);
+		ret = xt_fail(c, ret, "directory moved during extraction");
 	}
-	close(top->fd);
-	c->depth--;
 	return ret;
 }
 
@@ -1301,7 +1153,7 @@ xt_entry(struct xt_ctx *c, int dirfd, const struct rd_ent *e)
 	if (ret)
 		return xt_fail(c, ret, "reading the inode");
 	if (c->verbose)
-		printf("%s\n", c->path);
+		printf("%s\n", c->pb.path);
 
 	if (!S_ISDIR(a.mode) && a.nlink > 1) {
 		l = xt_link_find(c, e->ino);
@@ -1329,7 +1181,8 @@ xt_entry(struct xt_ctx *c, int dirfd, const struct rd_ent *e)
 		}
 		ret = xt_dir(c, e->ino);
 		if (!ret)
-			ret = xt_attrs(c, &a, c->lv[c->depth - 1].fd, -1, NULL);
+			ret = xt_attrs(c, &a, c->ds.lv[c->ds.depth - 1].fd, -1,
+				       NULL);
 		if (ret) {
 			xt_pop(c);
 			return ret;
@@ -1368,11 +1221,11 @@ xt_entry(struct xt_ctx *c, int dirfd, const struct rd_ent *e)
 	return ret;
 }
 
-/* extracts the entries of image directory ino into c->lv[top] */
+/* extracts the entries of image directory ino into the top of c->ds */
 static int
 xt_dir(struct xt_ctx *c, u32 ino)
 {
-	u32 level = c->depth - 1, i;
+	u32 level = c->ds.depth - 1, i;
 	struct rd_dir d;
 	size_t old;
 	int ret;
@@ -1381,15 +1234,16 @@ xt_dir(struct xt_ctx *c, u32 ino)
 	if (ret)
 		return xt_fail(c, ret, "reading the directory in the image");
 	for (i = 0; i < d.count; i++) {
-		ret = xt_path_add(c, d.ents[i].name, d.ents[i].len, &old);
+		ret = gaze_pathbuf_add(&c->pb, d.ents[i].name, d.ents[i].len,
+				       &old);
 		if (ret) {
 			ret = xt_fail(c, ret, NULL);
 			break;
 		}
-		ret = xt_entry(c, c->lv[level].fd, &d.ents[i]);
+		ret = xt_entry(c, c->ds.lv[level].fd, &d.ents[i]);
 		if (ret)
 			break;
-		xt_path_cut(c, old);
+		gaze_pathbuf_cut(&c->pb, old);
 	}
 	rd_dir_free(&d);
 	return ret;
@@ -1446,18 +1300,14 @@ gaze_cmd_extract(const struct gaze_cmd *cmd, int argc, char **argv)
 	struct rd_ent e;
 	const char *dest, *base;
 	size_t old;
-	long fdmax;
 	int opt, ret;
 	u32 ino;
 
 	while ((opt = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'v': c.verbose = 1; break;
-		case 'h':
-			gaze_cmd_help(cmd, stdout);
-			return GAZE_EXIT_OK;
 		default:
-			return gaze_cmd_usage_error(cmd, "bad option");
+			return rd_opt_other(cmd, opt);
 		}
 	}
 	ret = gaze_cmd_nargs(cmd, argc, optind);
@@ -1470,31 +1320,23 @@ gaze_cmd_extract(const struct gaze_cmd *cmd, int argc, char **argv)
 
 	if (rd_open(&img, argv[optind]))
 		return GAZE_EXIT_FAIL;
-	ret = rd_resolve(&img, c.ipath, &ino);
-	if (!ret)
-		ret = gaze_ns_getattr(img.fs, ino, &a);
+	ret = rd_lookup(&img, c.ipath, &ino, &a);
 	if (ret) {
 		rd_err(&img, c.ipath, ret);
 		goto out_close;
 	}
 	c.cluster = 1u << img.fs->sb.compress_log_cluster;
-	fdmax = sysconf(_SC_OPEN_MAX);
-	c.maxfds = fdmax > 64 ? min_t(long, XT_MAX_FDS, fdmax / 2) : 16;
-	c.pathcap = strlen(dest) + 256;
-	c.path = malloc(c.pathcap);
+	gaze_dirstack_init(&c.ds, GAZE_DIRSTACK_MAX_FDS);
+	ret = gaze_pathbuf_init(&c.pb, dest);
 	c.buf = malloc(RD_BUF_SIZE);
 	c.xlist = malloc(RD_XATTR_MAX);
 	c.xval = malloc(RD_XATTR_MAX);
-	if (!c.path || !c.buf || !c.xlist || !c.xval) {
+	if (ret || !c.buf || !c.xlist || !c.xval) {
 		fprintf(stderr, "gazectl: %s\n", strerror(ENOMEM));
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	strcpy(c.path, dest);
-	c.pathlen = strlen(dest);
-	while (c.pathlen > 1 && c.path[c.pathlen - 1] == '/')
-		c.path[--c.pathlen] = '\0';
-	c.rootlen = c.pathlen;
+	c.rootlen = c.pb.len;
 
 	ret = xt_destdir(dest);
 	if (ret < 0)
@@ -1509,7 +1351,7 @@ gaze_cmd_extract(const struct gaze_cmd *cmd, int argc, char **argv)
 	if (S_ISDIR(a.mode)) {
 		ret = xt_dir(&c, ino);
 		if (!ret)
-			ret = xt_attrs(&c, &a, c.lv[0].fd, -1, NULL);
+			ret = xt_attrs(&c, &a, c.ds.lv[0].fd, -1, NULL);
 	} else {
 		base = strrchr(c.ipath, '/');
 		base = base ? base + 1 : c.ipath;
@@ -1517,22 +1359,22 @@ gaze_cmd_extract(const struct gaze_cmd *cmd, int argc, char **argv)
 		e.len = strlen(base);
 		e.name = (char *)base;
 		e.dtype = 0;
-		ret = xt_path_add(&c, base, e.len, &old);
+		ret = gaze_pathbuf_add(&c.pb, base, e.len, &old);
 		if (!ret)
-			ret = xt_entry(&c, c.lv[0].fd, &e);
+			ret = xt_entry(&c, c.ds.lv[0].fd, &e);
 	}
 
 out_free:
-	while (c.depth)
+	while (c.ds.depth)
 		xt_pop(&c);
 	if (c.rootfd >= 0)
 		close(c.rootfd);
-	xt_links_free(&c);
-	free(c.lv);
+	gaze_inode_table_free(&c.links, xt_link_release);
+	gaze_dirstack_free(&c.ds);
 	free(c.xval);
 	free(c.xlist);
 	free(c.buf);
-	free(c.path);
+	gaze_pathbuf_free(&c.pb);
 out_close:
 	rd_close(&img);
 	if (fflush(stdout))

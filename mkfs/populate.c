@@ -24,9 +24,10 @@
  * the 1 MiB buffer) read in one read() without lseek, directories listed
  * with getdents64 into one buffer and visited in inode order (the order
  * the source filesystem lays inodes out), O_NOATIME so the source is not
- * modified.  Descriptors: one per directory level, at most POP_MAX_FDS
- * held; deeper levels close the shallowest one, which is reopened through
- * ".." of its child (and checked by dev/ino) on the way back up.
+ * modified.  Descriptors: one per directory level, at most
+ * GAZE_DIRSTACK_MAX_FDS held; deeper levels close the shallowest one,
+ * which is reopened through ".." of its child (and checked by dev/ino)
+ * on the way back up (lib/util/walk.c).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -41,27 +42,18 @@
 #include <unistd.h>
 
 #include "gaze_core.h"
+#include "gaze_util.h"
 #include "populate.h"
 
 #define POP_BUF_SIZE	(1u << 20)	/* data and symlink buffer */
 #define POP_DENTS_SIZE	(64u << 10)	/* getdents64 buffer */
-#define POP_MAX_FDS	128		/* directory descriptors held */
 #define POP_XATTR_MAX	(64u << 10)	/* XATTR_SIZE_MAX / list max */
 
 struct pop_link {		/* an inode seen with st_nlink > 1 */
-	struct pop_link	*next;
-	dev_t		dev;
-	ino_t		ino;
+	struct gaze_inode_node node;	/* by source (st_dev, st_ino) */
 	u32		gino;		/* its inode in the new filesystem */
 	u32		names;		/* names made so far */
 	struct gaze_attr attr;		/* restored after the last link */
-};
-
-struct pop_level {		/* one directory on the walk's stack */
-	int		fd;		/* -1 while closed to save descriptors */
-	dev_t		dev;
-	ino_t		ino;
-	size_t		pathlen;	/* c->path length for this directory */
 };
 
 struct pop_ent {		/* one directory entry */
@@ -78,20 +70,14 @@ struct pop_ctx {
 	s64		now;		/* crtime of every inode made */
 	u32		now_nsec;
 
-	char		*path;		/* current source path, for messages */
-	size_t		pathlen, pathcap;
+	struct gaze_pathbuf pb;		/* current source path, for messages */
 	char		*buf;		/* POP_BUF_SIZE */
 	char		*dents;		/* POP_DENTS_SIZE */
 	char		*xlist;		/* POP_XATTR_MAX */
 	char		*xval;		/* POP_XATTR_MAX */
 
-	struct pop_level *lv;
-	u32		depth, lvcap;	/* lv[0..depth) in use */
-	u32		nclosed;	/* lv[0..nclosed) have fd == -1 */
-	u32		maxfds;
-
-	struct pop_link	**links;
-	u32		lmask, lcount;
+	struct gaze_dirstack ds;	/* the directories being copied */
+	struct gaze_inode_table links;	/* struct pop_link */
 
 	u64		nfiles, ndirs, nsyms, nspecial, nhard, bytes;
 };
@@ -116,63 +102,14 @@ pop_fail(struct pop_ctx *c, int err, const char *fmt, ...)
 			c->srcdir);
 		if (c->verbose)
 			fprintf(stderr, "mkfs.gaze: (while copying %s)\n",
-				c->path);
+				c->pb.path);
 		return err;
 	}
-	fprintf(stderr, "mkfs.gaze: %s: ", c->pathlen ? c->path : "/");
-	if (fmt) {
-		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
-		va_end(ap);
-		fputs(": ", stderr);
-	}
-	fprintf(stderr, "%s\n", strerror(-err));
+	va_start(ap, fmt);
+	gaze_vwarn_path("mkfs.gaze", c->pb.len ? c->pb.path : "/",
+			strerror(-err), fmt, ap);
+	va_end(ap);
 	return err;
-}
-
-/* c->path += "/" name; returns the old length for pop_path_cut() */
-static int
-pop_path_add(struct pop_ctx *c, const char *name, size_t len, size_t *old)
-{
-	size_t need = c->pathlen + 1 + len + 1;
-	char *p;
-
-	if (need > c->pathcap) {
-		size_t cap = max_t(size_t, need, c->pathcap * 2);
-
-		p = realloc(c->path, cap);
-		if (!p)
-			return -ENOMEM;
-		c->path = p;
-		c->pathcap = cap;
-	}
-	*old = c->pathlen;
-	c->path[c->pathlen++] = '/';
-	memcpy(c->path + c->pathlen, name, len);
-	c->pathlen += len;
-	c->path[c->pathlen] = '\0';
-	return 0;
-}
-
-static void
-pop_path_cut(struct pop_ctx *c, size_t len)
-{
-	c->pathlen = len;
-	c->path[len] = '\0';
-}
-
-/*
- * A path naming entry `name` of directory fd for the path-based xattr
- * calls (symlinks and special files cannot be opened for them): the full
- * path while it fits, else one through /proc that does not depend on it.
- */
-static const char *
-pop_xpath(struct pop_ctx *c, int dirfd, const char *name)
-{
-	if (c->pathlen < PATH_MAX)
-		return c->path;
-	snprintf(c->buf, POP_BUF_SIZE, "/proc/self/fd/%d/%s", dirfd, name);
-	return c->buf;
 }
 
 /* ---------------------------------------------------------------- */
@@ -222,15 +159,15 @@ static int
 pop_xattrs(struct pop_ctx *c, int fd, int dirfd, const char *name, u32 ino,
 	   bool *copied)
 {
-	const char *path = NULL;
+	const char *n, *path = NULL;
 	ssize_t len, vlen;
-	char *n;
 	int ret;
 
 	if (fd >= 0) {
 		len = flistxattr(fd, c->xlist, POP_XATTR_MAX);
 	} else {
-		path = pop_xpath(c, dirfd, name);
+		path = gaze_pathbuf_xpath(&c->pb, dirfd, name, c->buf,
+					  POP_BUF_SIZE);
 		len = llistxattr(path, c->xlist, POP_XATTR_MAX);
 	}
 	if (len < 0) {
@@ -238,9 +175,7 @@ pop_xattrs(struct pop_ctx *c, int fd, int dirfd, const char *name, u32 ino,
 			return 0;	/* source filesystem has none */
 		return pop_fail(c, -errno, "listing xattrs");
 	}
-	for (n = c->xlist; n < c->xlist + len; n += strlen(n) + 1) {
-		if (!*n)
-			continue;
+	gaze_xname_for_each(n, c->xlist, len) {
 		if (fd >= 0)
 			vlen = fgetxattr(fd, n, c->xval, POP_XATTR_MAX);
 		else
@@ -254,14 +189,15 @@ pop_xattrs(struct pop_ctx *c, int fd, int dirfd, const char *name, u32 ino,
 		if (ret == -EOPNOTSUPP) {
 			fprintf(stderr,
 				"mkfs.gaze: %s: xattr %s: namespace not supported by GAZE, skipped\n",
-				c->path, n);
+				c->pb.path, n);
 			continue;
 		}
 		if (ret == -ENOSPC) {
 			fprintf(stderr,
 				"mkfs.gaze: %s: xattr %s: no room: the xattrs of one inode must fit in %u bytes (or the new filesystem is full)\n",
-				c->path, n, (unsigned int)(GAZE_INLINE_XATTR_SIZE +
-					     GAZE_BODY_SIZE - 8));
+				c->pb.path, n,
+				(unsigned int)(GAZE_INLINE_XATTR_SIZE +
+					       GAZE_BODY_SIZE - 8));
 			return ret;
 		}
 		if (ret)
@@ -275,64 +211,32 @@ pop_xattrs(struct pop_ctx *c, int fd, int dirfd, const char *name, u32 ino,
 /* Hard links                                                        */
 /* ---------------------------------------------------------------- */
 
-static u32
-pop_link_hash(dev_t dev, ino_t ino)
-{
-	u64 h = (u64)ino * 0x9e3779b97f4a7c15ull ^ (u64)dev;
-
-	return (u32)(h ^ (h >> 29));
-}
-
 static struct pop_link *
 pop_link_find(struct pop_ctx *c, dev_t dev, ino_t ino)
 {
-	struct pop_link *l;
+	struct gaze_inode_node *n = gaze_inode_table_find(&c->links, dev, ino);
 
-	if (!c->links)
-		return NULL;
-	for (l = c->links[pop_link_hash(dev, ino) & c->lmask]; l; l = l->next)
-		if (l->ino == ino && l->dev == dev)
-			return l;
-	return NULL;
+	return n ? container_of(n, struct pop_link, node) : NULL;
 }
 
 static int
 pop_link_add(struct pop_ctx *c, const struct stat *st, u32 gino,
 	     const struct gaze_attr *a)
 {
-	struct pop_link *l, *next, **tab;
-	u32 i, size;
+	struct pop_link *l;
 
-	if (c->lcount >= (c->links ? c->lmask + 1 : 0)) {
-		size = c->links ? (c->lmask + 1) * 2 : 1024;
-		tab = calloc(size, sizeof(*tab));
-		if (!tab)
-			return -ENOMEM;
-		for (i = 0; c->links && i <= c->lmask; i++) {
-			for (l = c->links[i]; l; l = next) {
-				next = l->next;
-				l->next = tab[pop_link_hash(l->dev, l->ino) &
-					      (size - 1)];
-				tab[pop_link_hash(l->dev, l->ino) &
-				    (size - 1)] = l;
-			}
-		}
-		free(c->links);
-		c->links = tab;
-		c->lmask = size - 1;
-	}
 	l = malloc(sizeof(*l));
 	if (!l)
 		return -ENOMEM;
-	l->dev = st->st_dev;
-	l->ino = st->st_ino;
+	l->node.dev = st->st_dev;
+	l->node.ino = st->st_ino;
 	l->gino = gino;
 	l->names = 1;
 	l->attr = *a;
-	i = pop_link_hash(l->dev, l->ino) & c->lmask;
-	l->next = c->links[i];
-	c->links[i] = l;
-	c->lcount++;
+	if (gaze_inode_table_add(&c->links, &l->node)) {
+		free(l);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -340,41 +244,30 @@ pop_link_add(struct pop_ctx *c, const struct stat *st, u32 gino,
 static int
 pop_links_finish(struct pop_ctx *c)
 {
+	struct gaze_inode_node *n;
 	struct pop_link *l;
 	u32 i;
 	int ret;
 
-	for (i = 0; c->links && i <= c->lmask; i++) {
-		for (l = c->links[i]; l; l = l->next) {
-			if (l->names < 2)
-				continue;
-			ret = gaze_ns_setattr(c->fs, l->gino, &l->attr,
-					      POP_SET_ALL);
-			if (ret) {
-				fprintf(stderr,
-					"mkfs.gaze: inode %u: setting attributes: %s\n",
-					l->gino, strerror(-ret));
-				return ret;
-			}
+	gaze_inode_table_for_each(&c->links, i, n) {
+		l = container_of(n, struct pop_link, node);
+		if (l->names < 2)
+			continue;
+		ret = gaze_ns_setattr(c->fs, l->gino, &l->attr, POP_SET_ALL);
+		if (ret) {
+			fprintf(stderr,
+				"mkfs.gaze: inode %u: setting attributes: %s\n",
+				l->gino, strerror(-ret));
+			return ret;
 		}
 	}
 	return 0;
 }
 
 static void
-pop_links_free(struct pop_ctx *c)
+pop_link_release(struct gaze_inode_node *n)
 {
-	struct pop_link *l, *next;
-	u32 i;
-
-	for (i = 0; c->links && i <= c->lmask; i++) {
-		for (l = c->links[i]; l; l = next) {
-			next = l->next;
-			free(l);
-		}
-	}
-	free(c->links);
-	c->links = NULL;
+	free(container_of(n, struct pop_link, node));
 }
 
 /* ---------------------------------------------------------------- */
@@ -400,27 +293,6 @@ pop_write(struct pop_ctx *c, u32 ino, const char *buf, u64 len, u64 off)
 	return 0;
 }
 
-/* reads up to len bytes at off; returns bytes read (short at EOF) */
-static ssize_t
-pop_pread(int fd, char *buf, size_t len, off_t off)
-{
-	size_t done = 0;
-	ssize_t n;
-
-	while (done < len) {
-		n = pread(fd, buf + done, len - done, off + done);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		done += n;
-	}
-	return done;
-}
-
 /* copies [start, end) of the source; *wend gets the end of what exists */
 static int
 pop_copy_range(struct pop_ctx *c, int fd, u32 ino, u64 start, u64 end,
@@ -430,7 +302,7 @@ pop_copy_range(struct pop_ctx *c, int fd, u32 ino, u64 start, u64 end,
 	int ret;
 
 	while (start < end) {
-		n = pop_pread(fd, c->buf, min_t(u64, end - start, POP_BUF_SIZE),
+		n = gaze_pread_full(fd, c->buf, min_t(u64, end - start, POP_BUF_SIZE),
 			      start);
 		if (n < 0)
 			return pop_fail(c, (int)n, "reading");
@@ -455,7 +327,7 @@ pop_file_data(struct pop_ctx *c, int fd, const struct stat *st, u32 ino)
 
 	/* not sparse and fits the buffer: one read, no lseek */
 	if (size <= POP_BUF_SIZE && (u64)st->st_blocks * 512 >= size) {
-		n = pop_pread(fd, c->buf, size, 0);
+		n = gaze_pread_full(fd, c->buf, size, 0);
 		if (n < 0)
 			return pop_fail(c, (int)n, "reading");
 		if (n) {
@@ -604,56 +476,19 @@ out_free:
 static int
 pop_push(struct pop_ctx *c, int fd, const struct stat *st)
 {
-	struct pop_level *lv;
-
-	if (c->depth == c->lvcap) {
-		u32 cap = c->lvcap ? c->lvcap * 2 : 64;
-
-		lv = realloc(c->lv, cap * sizeof(*lv));
-		if (!lv)
-			return -ENOMEM;
-		c->lv = lv;
-		c->lvcap = cap;
-	}
-	if (c->depth - c->nclosed >= c->maxfds) {
-		close(c->lv[c->nclosed].fd);
-		c->lv[c->nclosed].fd = -1;
-		c->nclosed++;
-	}
-	lv = &c->lv[c->depth++];
-	lv->fd = fd;
-	lv->dev = st->st_dev;
-	lv->ino = st->st_ino;
-	lv->pathlen = c->pathlen;
-	return 0;
+	return gaze_dirstack_push(&c->ds, fd, st, c->pb.len);
 }
 
 /* pops the top level; reopens its parent through ".." if it was closed */
 static int
 pop_pop(struct pop_ctx *c)
 {
-	struct pop_level *top = &c->lv[c->depth - 1], *up;
-	struct stat st;
-	int fd, ret = 0;
+	int ret = gaze_dirstack_pop(&c->ds, c->noatime ? O_NOATIME : 0);
 
-	if (c->depth >= 2 && c->nclosed == c->depth - 1) {
-		up = top - 1;
-		fd = openat(top->fd, "..", O_RDONLY | O_DIRECTORY |
-			    O_CLOEXEC | (c->noatime ? O_NOATIME : 0));
-		if (fd < 0 || fstat(fd, &st) || st.st_dev != up->dev ||
-		    st.st_ino != up->ino) {
-			if (fd >= 0)
-				close(fd);
-			pop_path_cut(c, up->pathlen);
-			ret = pop_fail(c, -ESTALE,
-				       "directory moved during the copy");
-		} else {
-			up->fd = fd;
-			c->nclosed--;
-		}
+	if (ret) {
+		gaze_pathbuf_cut(&c->pb, c->ds.lv[c->ds.depth - 1].pathlen);
+		ret = pop_fail(c, ret, "directory moved during the copy");
 	}
-	close(top->fd);
-	c->depth--;
 	return ret;
 }
 
@@ -697,7 +532,7 @@ pop_one_dir(struct pop_ctx *c, int dirfd, u32 dino, const char *name,
 		return pop_fail(c, ret, NULL);
 	}
 	ret = pop_dir(c, fd, ino);
-	/* c->lv may move and fd may be closed: pop by level, not by fd */
+	/* c->ds.lv may move and fd may be closed: pop by level, not by fd */
 	if (ret) {
 		pop_pop(c);
 		return ret;
@@ -725,7 +560,7 @@ pop_entry(struct pop_ctx *c, int dirfd, u32 dino, const char *name, u16 len)
 		return pop_fail(c, -errno, NULL);
 	}
 	if (c->verbose > 1)
-		printf("%s\n", c->path);
+		printf("%s\n", c->pb.path);
 	pop_attr(c, &st, &a);
 
 	if (S_ISDIR(st.st_mode))
@@ -787,7 +622,7 @@ pop_entry(struct pop_ctx *c, int dirfd, u32 dino, const char *name, u16 len)
 		break;
 	default:
 		fprintf(stderr, "mkfs.gaze: %s: unknown file type 0%o, skipped\n",
-			c->path, st.st_mode & S_IFMT);
+			c->pb.path, st.st_mode & S_IFMT);
 		return 0;
 	}
 
@@ -810,31 +645,31 @@ out_close:
 	return ret;
 }
 
-/* copies the entries of a directory; dirfd is c->lv[c->depth - 1].fd */
+/* copies the entries of a directory; dirfd is the top of c->ds */
 static int
 pop_dir(struct pop_ctx *c, int dirfd, u32 dino)
 {
 	struct pop_ent *ents = NULL;
 	char *names = NULL;
 	size_t old;
-	u32 i, count = 0, level = c->depth - 1;
+	u32 i, count = 0, level = c->ds.depth - 1;
 	int ret;
 
 	ret = pop_list(c, dirfd, &ents, &names, &count);
 	if (ret)
 		return ret;
 	for (i = 0; i < count; i++) {
-		ret = pop_path_add(c, names + ents[i].name, ents[i].len, &old);
+		ret = gaze_pathbuf_add(&c->pb, names + ents[i].name, ents[i].len, &old);
 		if (ret) {
 			ret = pop_fail(c, ret, NULL);
 			break;
 		}
 		/* a deeper level may have closed and reopened our fd */
-		ret = pop_entry(c, c->lv[level].fd, dino, names + ents[i].name,
+		ret = pop_entry(c, c->ds.lv[level].fd, dino, names + ents[i].name,
 				ents[i].len);
 		if (ret)
 			break;
-		pop_path_cut(c, old);
+		gaze_pathbuf_cut(&c->pb, old);
 	}
 	free(ents);
 	free(names);
@@ -851,31 +686,24 @@ gaze_populate(struct gaze_fs *fs, const char *srcdir, int verbose)
 	struct gaze_attr a;
 	struct stat st;
 	bool dummy = false;
-	long fdmax;
 	int fd, ret;
 
 	gaze_wallclock(&c.now, &c.now_nsec);
-	fdmax = sysconf(_SC_OPEN_MAX);
-	c.maxfds = fdmax > 64 ? min_t(long, POP_MAX_FDS, fdmax / 2) : 16;
-	c.pathcap = strlen(srcdir) + 256;
-	c.path = malloc(c.pathcap);
+	gaze_dirstack_init(&c.ds, GAZE_DIRSTACK_MAX_FDS);
+	ret = gaze_pathbuf_init(&c.pb, srcdir);
 	c.buf = malloc(POP_BUF_SIZE);
 	c.dents = malloc(POP_DENTS_SIZE);
 	c.xlist = malloc(POP_XATTR_MAX);
 	c.xval = malloc(POP_XATTR_MAX);
-	if (!c.path || !c.buf || !c.dents || !c.xlist || !c.xval) {
+	if (ret || !c.buf || !c.dents || !c.xlist || !c.xval) {
 		fprintf(stderr, "mkfs.gaze: %s: %s\n", srcdir,
 			strerror(ENOMEM));
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	strcpy(c.path, srcdir);
-	c.pathlen = strlen(srcdir);
-	/* "dir/" and "/" give "dir//x" and "//x" otherwise */
-	while (c.pathlen > 1 && c.path[c.pathlen - 1] == '/')
-		c.path[--c.pathlen] = '\0';
-	if (c.pathlen == 1 && c.path[0] == '/')
-		c.pathlen = 0;
+	/* "/" gives "//x" otherwise (and "dir/" "dir//x": pathbuf_init) */
+	if (c.pb.len == 1 && c.pb.path[0] == '/')
+		c.pb.len = 0;
 
 	fd = open(srcdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOATIME);
 	if (fd < 0 && errno == EPERM) {
@@ -911,8 +739,8 @@ gaze_populate(struct gaze_fs *fs, const char *srcdir, int verbose)
 	ret = pop_links_finish(&c);
 	if (ret)
 		goto out_links;
-	if (!c.pathlen)
-		strcpy(c.path, "/");
+	if (!c.pb.len)
+		strcpy(c.pb.path, "/");
 	ret = pop_setattr(&c, GAZE_ROOT_INO, &a);
 	if (ret)
 		goto out_links;
@@ -926,15 +754,15 @@ gaze_populate(struct gaze_fs *fs, const char *srcdir, int verbose)
 		       (unsigned long long)c.nhard, srcdir);
 
 out_links:
-	pop_links_free(&c);
+	gaze_inode_table_free(&c.links, pop_link_release);
 out_free:
-	while (c.depth)
+	while (c.ds.depth)
 		pop_pop(&c);
-	free(c.lv);
+	gaze_dirstack_free(&c.ds);
 	free(c.xval);
 	free(c.xlist);
 	free(c.dents);
 	free(c.buf);
-	free(c.path);
+	gaze_pathbuf_free(&c.pb);
 	return ret;
 }

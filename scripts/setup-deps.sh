@@ -12,6 +12,7 @@ PKGS=(
 	zlib1g-dev liblz4-dev libzstd-dev
 	e2fsprogs fdisk time mandoc
 	linux-headers-amd64
+	qemu-system-x86 linux-image-amd64 busybox-static cpio kmod xz-utils
 )
 
 missing=()

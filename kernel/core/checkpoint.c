@@ -40,17 +40,6 @@ cp_max_pack(const struct gaze_super *sb)
 	return 2 + DIV_ROUND_UP(cp_max_slots(sb), GAZE_ADDRS_PER_BLOCK);
 }
 
-static u64
-cp_elapsed(const struct gaze_fs *fs)
-{
-	s64 sec;
-	u32 nsec;
-	u64 mk = le64_to_cpu(fs->sb.mkfs_time);
-
-	gaze_wallclock(&sec, &nsec);
-	return sec > 0 && (u64)sec > mk ? (u64)sec - mk : 0;
-}
-
 /*
  * Finishes a sequential zone left partly written (the checkpoint zone
  * being left), so it does not hold one of the device's active-zone slots:
@@ -64,11 +53,9 @@ gaze_cp_zone_finish(struct gaze_fs *fs, u32 zone)
 
 	if (fs->flags & GAZE_FS_RDONLY)
 		return 0;
-	ret = fs->dev->ops->report(fs->dev, zone, 1, &z);
-	if (ret < 0)
+	ret = gaze_zone_report(fs, zone, &z);
+	if (ret)
 		return ret;
-	if (ret != 1)
-		return -EIO;
 	if (z.type != GAZE_ZT_SEQ || z.cond == GAZE_ZC_EMPTY ||
 	    z.cond == GAZE_ZC_FULL || !fs->dev->ops->finish)
 		return 0;
@@ -89,11 +76,9 @@ cp_zone_switch(struct gaze_fs *fs, u32 zone)
 	if (ret)
 		return ret;
 
-	ret = fs->dev->ops->report(fs->dev, zone, 1, &z);
-	if (ret < 0)
+	ret = gaze_zone_report(fs, zone, &z);
+	if (ret)
 		return ret;
-	if (ret != 1)
-		return -EIO;
 	if (z.type == GAZE_ZT_SEQ && z.cond != GAZE_ZC_EMPTY) {
 		ret = fs->dev->ops->reset(fs->dev, zone, 1);
 		if (ret)
@@ -133,7 +118,7 @@ cp_build_pack(struct gaze_fs *fs, u8 *pack, u32 nblocks, u64 blkaddr,
 	head->pack_blocks = cpu_to_le32(nblocks);
 	head->flags = cpu_to_le32(flags |
 			(le32_to_cpu(fs->cp.flags) & GAZE_CP_FSCK_NEEDED));
-	head->elapsed = cpu_to_le64(cp_elapsed(fs));
+	head->elapsed = cpu_to_le64(gaze_fs_age(fs));
 	head->valid_inodes = cpu_to_le32((u32)fs->valid_inodes);
 	head->next_nid = cpu_to_le32(fs->next_nid < le32_to_cpu(fs->sb.max_nid) ?
 				     fs->next_nid : GAZE_ROOT_INO + 1);
@@ -178,10 +163,7 @@ gaze_cp_write(struct gaze_fs *fs, u32 flags)
 
 	if (fs->flags & GAZE_FS_RDONLY)
 		return -EROFS;
-	ret = gaze_dir_flush(fs);
-	if (ret)
-		return ret;
-	ret = gaze_nodes_flush(fs);
+	ret = gaze_fs_flush_dirty(fs);
 	if (ret)
 		return ret;
 	ret = gaze_meta_prepare(fs);
@@ -336,11 +318,9 @@ cp_scan_zone(struct gaze_fs *fs, u32 zone, struct cp_scan *sc, u8 *buf)
 	bool seq_zone, found = false;
 	int ret;
 
-	ret = fs->dev->ops->report(fs->dev, zone, 1, &z);
-	if (ret < 0)
+	ret = gaze_zone_report(fs, zone, &z);
+	if (ret)
 		return ret;
-	if (ret != 1)
-		return -EIO;
 	seq_zone = z.type == GAZE_ZT_SEQ;
 	limit = cap;
 	if (seq_zone && z.cond != GAZE_ZC_FULL)

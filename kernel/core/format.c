@@ -240,8 +240,8 @@ static const char *const fmt_compress_names[] = {
 };
 
 /* highest level of each algorithm; level 0 means "its default" */
-static int
-fmt_compress_max_level(u32 algo)
+int
+gaze_fmt_compress_max_level(u32 algo)
 {
 	switch (algo) {
 	case GAZE_COMPRESS_NONE:
@@ -259,7 +259,7 @@ static int
 fmt_compress_check(u8 algo, u8 level, u8 log_cluster, bool need_cluster,
 		   const char **why)
 {
-	int maxlvl = fmt_compress_max_level(algo);
+	int maxlvl = gaze_fmt_compress_max_level(algo);
 
 	if (maxlvl < 0)
 		return fmt_bad(why, "compression: unknown algorithm");
@@ -326,7 +326,7 @@ gaze_fmt_compress_parse(const char *name, u8 *algo, u8 *level)
 		n = strlen(fmt_compress_names[a]);
 		if (strncmp(name, fmt_compress_names[a], n))
 			continue;
-		maxlvl = fmt_compress_max_level(a);
+		maxlvl = gaze_fmt_compress_max_level(a);
 		if (!name[n]) {
 			*level = 0;
 		} else if (name[n] != '-' || !maxlvl ||

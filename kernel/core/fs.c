@@ -44,6 +44,30 @@ fs_alloc(struct gaze_dev *dev, u32 flags)
 	return fs;
 }
 
+/* a checkpoint outside a namespace operation */
+static int
+fs_cp_write_locked(struct gaze_fs *fs, u32 flags)
+{
+	int ret;
+
+	mutex_lock(&fs->lock);
+	ret = gaze_cp_write(fs, flags);
+	mutex_unlock(&fs->lock);
+	return ret;
+}
+
+/* the tables, then the space state built from them */
+static int
+fs_load_tables(struct gaze_fs *fs)
+{
+	int ret;
+
+	ret = gaze_tables_init(fs);
+	if (ret)
+		return ret;
+	return gaze_space_init(fs);
+}
+
 static int
 fs_check_geometry(const struct gaze_dev *dev, const struct gaze_geometry *g)
 {
@@ -201,10 +225,7 @@ gaze_fs_format(struct gaze_dev *dev, const struct gaze_mkfs_params *p,
 	ret = gaze_cache_init(fs);
 	if (ret)
 		goto out_free;
-	ret = gaze_tables_init(fs);
-	if (ret)
-		goto out_free;
-	ret = gaze_space_init(fs);
+	ret = fs_load_tables(fs);
 	if (ret)
 		goto out_free;
 	/* the instance is private until returned: no lock is held here, as
@@ -214,9 +235,7 @@ gaze_fs_format(struct gaze_dev *dev, const struct gaze_mkfs_params *p,
 		gaze_err("creating the root directory failed: %d", ret);
 		goto out_free;
 	}
-	mutex_lock(&fs->lock);
-	ret = gaze_cp_write(fs, GAZE_CP_MKFS);
-	mutex_unlock(&fs->lock);
+	ret = fs_cp_write_locked(fs, GAZE_CP_MKFS);
 	if (ret)
 		goto out_free;
 	*fsp = fs;
@@ -359,10 +378,7 @@ gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp)
 	if (fs->next_nid <= GAZE_ROOT_INO || fs->next_nid >= max_nid)
 		fs->next_nid = GAZE_ROOT_INO + 1;
 	fs->valid_inodes = le32_to_cpu(fs->cp.valid_inodes);
-	ret = gaze_tables_init(fs);
-	if (ret)
-		goto out_free;
-	ret = gaze_space_init(fs);
+	ret = fs_load_tables(fs);
 	if (ret)
 		goto out_free;
 	/* the inactive checkpoint zone must not hold an active slot */
@@ -394,9 +410,7 @@ gaze_fs_close(struct gaze_fs *fs)
 	if (!fs)
 		return 0;
 	if (!(fs->flags & GAZE_FS_RDONLY)) {
-		mutex_lock(&fs->lock);
-		ret = gaze_cp_write(fs, GAZE_CP_UMOUNT);
-		mutex_unlock(&fs->lock);
+		ret = fs_cp_write_locked(fs, GAZE_CP_UMOUNT);
 		if (ret)
 			gaze_err("final checkpoint failed: %d", ret);
 	}
@@ -407,14 +421,31 @@ gaze_fs_close(struct gaze_fs *fs)
 int
 gaze_fs_sync(struct gaze_fs *fs)
 {
-	int ret;
-
 	if (fs->flags & GAZE_FS_RDONLY)
 		return 0;
-	mutex_lock(&fs->lock);
-	ret = gaze_cp_write(fs, 0);
-	mutex_unlock(&fs->lock);
-	return ret;
+	return fs_cp_write_locked(fs, 0);
+}
+
+int
+gaze_fs_flush_dirty(struct gaze_fs *fs)
+{
+	int ret;
+
+	ret = gaze_dir_flush(fs);
+	if (ret)
+		return ret;
+	return gaze_nodes_flush(fs);
+}
+
+u64
+gaze_fs_age(const struct gaze_fs *fs)
+{
+	s64 sec;
+	u32 nsec;
+	u64 mk = le64_to_cpu(fs->sb.mkfs_time);
+
+	gaze_wallclock(&sec, &nsec);
+	return sec > 0 && (u64)sec > mk ? (u64)sec - mk : 0;
 }
 
 int
@@ -425,10 +456,7 @@ gaze_fs_balance(struct gaze_fs *fs)
 	if (!gaze_cache_over_limit(fs))
 		return 0;
 	if (!(fs->flags & GAZE_FS_RDONLY)) {
-		ret = gaze_dir_flush(fs);
-		if (ret)
-			return ret;
-		ret = gaze_nodes_flush(fs);
+		ret = gaze_fs_flush_dirty(fs);
 		if (ret)
 			return ret;
 	}

@@ -92,6 +92,9 @@ void gaze_fmt_feature_string(u64 compat, u64 ro_compat, u64 incompat,
 			     char *buf, size_t len);
 const char *gaze_fmt_compress_name(int algo);
 int gaze_fmt_compress_parse(const char *name, u8 *algo, u8 *level);
+/* highest level of a GAZE_COMPRESS_* algorithm (0: only its default);
+ * -1 for an unknown one */
+int gaze_fmt_compress_max_level(u32 algo);
 
 /* ---------------------------------------------------------------- */
 /* layout.c                                                          */
@@ -286,6 +289,8 @@ int gaze_block_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 		     u8 sum_type, u64 *addr);
 int gaze_block_write(struct gaze_fs *fs, u64 addr, const void *buf);
 int gaze_block_read(struct gaze_fs *fs, u64 addr, void *buf);
+/* reports the one zone `zone`; -EIO if the device reports none */
+int gaze_zone_report(struct gaze_fs *fs, u32 zone, struct gaze_zone *z);
 /* clears the valid bit and count of a main-area block */
 int gaze_block_invalidate(struct gaze_fs *fs, u64 addr);
 /* convenience: alloc + write for file data */
@@ -344,6 +349,10 @@ int gaze_cp_zone_finish(struct gaze_fs *fs, u32 zone);
  * cache is over its limit, and checkpoints when dirty table blocks keep
  * it over; called by namespace ops (fs->lock held) at their end */
 int gaze_fs_balance(struct gaze_fs *fs);
+/* writes dirty directory blocks, then dirty nodes (fs->lock held) */
+int gaze_fs_flush_dirty(struct gaze_fs *fs);
+/* seconds since mkfs by the wall clock; 0 if the clock is behind */
+u64 gaze_fs_age(const struct gaze_fs *fs);
 
 /*
  * Format: resets the zones it uses (and verifies they are empty), writes
@@ -524,5 +533,17 @@ void gaze_dir_forget(struct gaze_fs *fs, struct gaze_mbuf *dmb);
 /* xattr.c */
 /* frees the inode's xattr node (if any) */
 int gaze_xattr_drop(struct gaze_fs *fs, struct gaze_mbuf *imb);
+
+/*
+ * namei.c: framing of the entry points (namei.c, xattr.c), which unlike
+ * the internals above take and drop fs->lock.  gaze_ns_enter takes the
+ * lock, refuses a modifying operation (rw) on a read-only instance with
+ * -EROFS and gets inode ino (ref held); on error nothing is held.
+ * gaze_ns_leave drops mb (if any), calls gaze_fs_balance after a
+ * successful modifying operation, drops the lock and returns the result.
+ */
+int gaze_ns_enter(struct gaze_fs *fs, u32 ino, bool rw,
+		  struct gaze_mbuf **imbp);
+int gaze_ns_leave(struct gaze_fs *fs, struct gaze_mbuf *mb, bool rw, int err);
 
 #endif /* GAZE_CORE_H */

@@ -226,6 +226,33 @@ inode_inline_convert(struct gaze_fs *fs, struct gaze_mbuf *imb)
 	return err;
 }
 
+/* length of the step at pos (to the end of its block); *boff: offset in it */
+static u64
+inode_step(u64 pos, u64 left, u32 *boff)
+{
+	*boff = (u32)(pos & (GAZE_BLOCK_SIZE - 1));
+	return min_t(u64, GAZE_BLOCK_SIZE - *boff, left);
+}
+
+/* the buffer for partial blocks, allocated on first use */
+static int
+inode_bounce(u8 **bounce)
+{
+	if (!*bounce)
+		*bounce = gaze_alloc(GAZE_BLOCK_SIZE);
+	return *bounce ? 0 : -ENOMEM;
+}
+
+/* reads block addr into buf; a hole reads as zeros */
+static int
+inode_block_load(struct gaze_fs *fs, u64 addr, u8 *buf)
+{
+	if (GAZE_ADDR_IS_REAL(addr))
+		return gaze_block_read(fs, addr, buf);
+	memset(buf, 0, GAZE_BLOCK_SIZE);
+	return 0;
+}
+
 s64
 gaze_inode_read(struct gaze_fs *fs, struct gaze_mbuf *imb, void *buf,
 		u64 len, u64 off)
@@ -246,8 +273,7 @@ gaze_inode_read(struct gaze_fs *fs, struct gaze_mbuf *imb, void *buf,
 		return (s64)len;
 	}
 	for (pos = off; done < len; pos += n, done += n) {
-		boff = (u32)(pos & (GAZE_BLOCK_SIZE - 1));
-		n = min_t(u64, GAZE_BLOCK_SIZE - boff, len - done);
+		n = inode_step(pos, len - done, &boff);
 		err = gaze_bmap_lookup(fs, imb, pos >> GAZE_BLOCK_SHIFT, &addr);
 		if (err)
 			break;
@@ -261,13 +287,9 @@ gaze_inode_read(struct gaze_fs *fs, struct gaze_mbuf *imb, void *buf,
 				break;
 			continue;
 		}
-		if (!bounce) {
-			bounce = gaze_alloc(GAZE_BLOCK_SIZE);
-			if (!bounce) {
-				err = -ENOMEM;
-				break;
-			}
-		}
+		err = inode_bounce(&bounce);
+		if (err)
+			break;
 		err = gaze_block_read(fs, addr, bounce);
 		if (err)
 			break;
@@ -310,8 +332,7 @@ gaze_inode_write(struct gaze_fs *fs, struct gaze_mbuf *imb,
 			return err;
 	}
 	for (pos = off; done < len; pos += n, done += n) {
-		boff = (u32)(pos & (GAZE_BLOCK_SIZE - 1));
-		n = min_t(u64, GAZE_BLOCK_SIZE - boff, len - done);
+		n = inode_step(pos, len - done, &boff);
 		if (n == GAZE_BLOCK_SIZE) {
 			err = inode_write_block(fs, imb,
 						pos >> GAZE_BLOCK_SHIFT,
@@ -320,23 +341,15 @@ gaze_inode_write(struct gaze_fs *fs, struct gaze_mbuf *imb,
 				break;
 			continue;
 		}
-		if (!bounce) {
-			bounce = gaze_alloc(GAZE_BLOCK_SIZE);
-			if (!bounce) {
-				err = -ENOMEM;
-				break;
-			}
-		}
+		err = inode_bounce(&bounce);
+		if (err)
+			break;
 		err = gaze_bmap_lookup(fs, imb, pos >> GAZE_BLOCK_SHIFT, &addr);
 		if (err)
 			break;
-		if (GAZE_ADDR_IS_REAL(addr)) {
-			err = gaze_block_read(fs, addr, bounce);
-			if (err)
-				break;
-		} else {
-			memset(bounce, 0, GAZE_BLOCK_SIZE);
-		}
+		err = inode_block_load(fs, addr, bounce);
+		if (err)
+			break;
 		memcpy(bounce + boff, src + done, n);
 		err = inode_write_block(fs, imb, pos >> GAZE_BLOCK_SHIFT,
 					bounce);

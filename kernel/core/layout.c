@@ -298,26 +298,10 @@ layout_gc(const struct gaze_mkfs_params *p, struct gaze_layout *l,
 	return 0;
 }
 
-/* highest level of each algorithm; 0 always means "its default" */
-static int
-layout_compress_max_level(u8 algo)
-{
-	switch (algo) {
-	case GAZE_COMPRESS_NONE:
-	case GAZE_COMPRESS_LZ4:
-		return 0;
-	case GAZE_COMPRESS_ZSTD:
-		return 19;
-	case GAZE_COMPRESS_GZIP:
-		return 9;
-	}
-	return -1;
-}
-
 static int
 layout_compress(const struct gaze_mkfs_params *p, const char **why)
 {
-	int maxlvl = layout_compress_max_level(p->compress_algo);
+	int maxlvl = gaze_fmt_compress_max_level(p->compress_algo);
 
 	if (maxlvl < 0)
 		return layout_bad(why, "unknown compression algorithm",

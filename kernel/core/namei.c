@@ -57,6 +57,125 @@ ns_get_dir(struct gaze_fs *fs, u32 dir, struct gaze_mbuf **dmbp)
 	return 0;
 }
 
+/* regular file for data access; ref held */
+static int
+ns_get_file(struct gaze_fs *fs, u32 ino, struct gaze_mbuf **imbp)
+{
+	u32 mode;
+	int err;
+
+	err = gaze_inode_get(fs, ino, imbp);
+	if (err)
+		return err;
+	mode = le16_to_cpu(((struct gaze_inode *)(*imbp)->data)->mode);
+	if (GAZE_S_ISREG(mode))
+		return 0;
+	gaze_mbuf_put(fs, *imbp);
+	return GAZE_S_ISDIR(mode) ? -EISDIR : -EINVAL;
+}
+
+typedef int (*ns_get_t)(struct gaze_fs *fs, u32 ino, struct gaze_mbuf **mbp);
+
+/*
+ * Entry-point prologue: takes fs->lock, refuses a modifying operation
+ * (rw) on a read-only instance with -EROFS, and gets inode ino through
+ * get (gaze_inode_get, ns_get_dir or ns_get_file); ref held.  On error
+ * the lock is dropped again and nothing is held.
+ */
+static int
+ns_enter_get(struct gaze_fs *fs, u32 ino, bool rw, ns_get_t get,
+	     struct gaze_mbuf **mbp)
+{
+	int err;
+
+	mutex_lock(&fs->lock);
+	if (rw && (fs->flags & GAZE_FS_RDONLY))
+		err = -EROFS;
+	else
+		err = get(fs, ino, mbp);
+	if (err)
+		mutex_unlock(&fs->lock);
+	return err;
+}
+
+int
+gaze_ns_enter(struct gaze_fs *fs, u32 ino, bool rw, struct gaze_mbuf **imbp)
+{
+	return ns_enter_get(fs, ino, rw, gaze_inode_get, imbp);
+}
+
+int
+gaze_ns_leave(struct gaze_fs *fs, struct gaze_mbuf *mb, bool rw, int err)
+{
+	if (mb)
+		gaze_mbuf_put(fs, mb);
+	if (rw && !err)
+		err = gaze_fs_balance(fs);
+	mutex_unlock(&fs->lock);
+	return err;
+}
+
+/* prologue of link and unlink: name check, then directory dir; ref held */
+static int
+ns_enter_dir(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
+	     struct gaze_mbuf **dmbp)
+{
+	int err;
+
+	err = gaze_name_check(name, len);
+	if (err)
+		return err;
+	return ns_enter_get(fs, dir, true, ns_get_dir, dmbp);
+}
+
+/* 0 if name is free in the directory, -EEXIST, or a lookup error */
+static int
+ns_name_unused(struct gaze_fs *fs, struct gaze_mbuf *dmb, const char *name,
+	       u32 len)
+{
+	u32 found;
+	int err;
+
+	err = gaze_dir_lookup(fs, dmb, name, len, &found, NULL);
+	if (!err)
+		return -EEXIST;
+	return err == -ENOENT ? 0 : err;
+}
+
+static void
+ns_time_set(__le64 *sec, __le32 *nsec, s64 s, u32 ns)
+{
+	*sec = cpu_to_le64((u64)s);
+	*nsec = cpu_to_le32(ns);
+}
+
+/* stores the attributes mask names (but GAZE_SET_SIZE); not dirtied */
+static void
+ns_attr_store(struct gaze_inode *in, const struct gaze_attr *a, u32 mask)
+{
+	u32 mode = le16_to_cpu(in->mode);
+
+	if (mask & GAZE_SET_MODE)
+		in->mode = cpu_to_le16((u16)((mode & GAZE_S_IFMT) |
+					     (a->mode & 07777)));
+	if (mask & GAZE_SET_UID)
+		in->uid = cpu_to_le32(a->uid);
+	if (mask & GAZE_SET_GID)
+		in->gid = cpu_to_le32(a->gid);
+	if (mask & GAZE_SET_ATIME)
+		ns_time_set(&in->atime, &in->atime_nsec, a->atime,
+			    a->atime_nsec);
+	if (mask & GAZE_SET_MTIME)
+		ns_time_set(&in->mtime, &in->mtime_nsec, a->mtime,
+			    a->mtime_nsec);
+	if (mask & GAZE_SET_CTIME)
+		ns_time_set(&in->ctime, &in->ctime_nsec, a->ctime,
+			    a->ctime_nsec);
+	if (mask & GAZE_SET_CRTIME)
+		ns_time_set(&in->crtime, &in->crtime_nsec, a->crtime,
+			    a->crtime_nsec);
+}
+
 static void
 ns_nlink_add(struct gaze_fs *fs, struct gaze_mbuf *imb, int delta)
 {
@@ -101,7 +220,6 @@ ns_create(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 	struct gaze_mbuf *dmb, *imb;
 	struct gaze_attr na = *a;
 	bool isdir = GAZE_S_ISDIR(a->mode);
-	u32 found;
 	int err;
 
 	if (fs->flags & GAZE_FS_RDONLY)
@@ -114,10 +232,8 @@ ns_create(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 	err = ns_get_dir(fs, dir, &dmb);
 	if (err)
 		return err;
-	err = gaze_dir_lookup(fs, dmb, name, len, &found, NULL);
-	if (!err)
-		err = -EEXIST;
-	if (err != -ENOENT)
+	err = ns_name_unused(fs, dmb, name, len);
+	if (err)
 		goto out_dir;
 	na.nlink = isdir ? 2 : 1;
 	err = gaze_inode_create(fs, 0, &na, dir, &imb);
@@ -148,58 +264,52 @@ out_dir:
 	return err;
 }
 
-int
-gaze_ns_init_root(struct gaze_fs *fs, const struct gaze_attr *root)
+/* creates the root (and lost+found); caller holds fs->lock */
+static int
+ns_init_root(struct gaze_fs *fs, const struct gaze_attr *root)
 {
 	struct gaze_attr a = *root, lf;
 	struct gaze_mbuf *rmb;
 	int err;
 
-	mutex_lock(&fs->lock);
-	if (fs->flags & GAZE_FS_RDONLY) {
-		err = -EROFS;
-		goto out_unlock;
-	}
+	if (fs->flags & GAZE_FS_RDONLY)
+		return -EROFS;
 	err = gaze_nid_claim(fs, GAZE_ROOT_INO);
 	if (err)
-		goto out_unlock;
+		return err;
 	a.mode = GAZE_S_IFDIR | (root->mode & 07777);
 	a.nlink = 2;
 	err = gaze_inode_create(fs, GAZE_ROOT_INO, &a, GAZE_ROOT_INO, &rmb);
 	if (err) {
 		gaze_nid_free(fs, GAZE_ROOT_INO);
-		goto out_unlock;
+		return err;
 	}
 	gaze_mbuf_put(fs, rmb);
-	if (le64_to_cpu(fs->sb.feature_compat) &
-	    GAZE_FEATURE_COMPAT_LOST_FOUND) {
-		lf = a;
-		lf.mode = GAZE_S_IFDIR | 0700;
-		lf.uid = 0;
-		lf.gid = 0;
-		err = ns_create(fs, GAZE_ROOT_INO, "lost+found", 10, &lf,
-				NULL, 0, NULL);
-		if (err)
-			goto out_unlock;
-		/* keep the root's times as given */
-		err = gaze_inode_get(fs, GAZE_ROOT_INO, &rmb);
-		if (err)
-			goto out_unlock;
-		((struct gaze_inode *)rmb->data)->mtime =
-			cpu_to_le64((u64)root->mtime);
-		((struct gaze_inode *)rmb->data)->mtime_nsec =
-			cpu_to_le32(root->mtime_nsec);
-		((struct gaze_inode *)rmb->data)->ctime =
-			cpu_to_le64((u64)root->ctime);
-		((struct gaze_inode *)rmb->data)->ctime_nsec =
-			cpu_to_le32(root->ctime_nsec);
-		gaze_mbuf_dirty(fs, rmb);
-		gaze_mbuf_put(fs, rmb);
-	}
-	err = gaze_fs_balance(fs);
-out_unlock:
-	mutex_unlock(&fs->lock);
-	return err;
+	if (!(le64_to_cpu(fs->sb.feature_compat) &
+	      GAZE_FEATURE_COMPAT_LOST_FOUND))
+		return 0;
+	lf = a;
+	lf.mode = GAZE_S_IFDIR | 0700;
+	lf.uid = 0;
+	lf.gid = 0;
+	err = ns_create(fs, GAZE_ROOT_INO, "lost+found", 10, &lf, NULL, 0, NULL);
+	if (err)
+		return err;
+	/* keep the root's times as given */
+	err = gaze_inode_get(fs, GAZE_ROOT_INO, &rmb);
+	if (err)
+		return err;
+	ns_attr_store(rmb->data, root, GAZE_SET_MTIME | GAZE_SET_CTIME);
+	gaze_mbuf_dirty(fs, rmb);
+	gaze_mbuf_put(fs, rmb);
+	return 0;
+}
+
+int
+gaze_ns_init_root(struct gaze_fs *fs, const struct gaze_attr *root)
+{
+	mutex_lock(&fs->lock);
+	return gaze_ns_leave(fs, NULL, true, ns_init_root(fs, root));
 }
 
 int
@@ -210,10 +320,9 @@ gaze_ns_lookup(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 	struct gaze_inode *in;
 	int err;
 
-	mutex_lock(&fs->lock);
-	err = ns_get_dir(fs, dir, &dmb);
+	err = ns_enter_get(fs, dir, false, ns_get_dir, &dmb);
 	if (err)
-		goto out_unlock;
+		return err;
 	in = dmb->data;
 	if (len == 1 && name[0] == '.') {
 		*ino = dir;
@@ -228,10 +337,7 @@ gaze_ns_lookup(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 		if (!err)
 			err = gaze_dir_lookup(fs, dmb, name, len, ino, dtype);
 	}
-	gaze_mbuf_put(fs, dmb);
-out_unlock:
-	mutex_unlock(&fs->lock);
-	return err;
+	return gaze_ns_leave(fs, dmb, false, err);
 }
 
 int
@@ -244,10 +350,7 @@ gaze_ns_mknod(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 		return -EINVAL;		/* symlinks need a target */
 	mutex_lock(&fs->lock);
 	err = ns_create(fs, dir, name, len, a, NULL, 0, ino);
-	if (!err)
-		err = gaze_fs_balance(fs);
-	mutex_unlock(&fs->lock);
-	return err;
+	return gaze_ns_leave(fs, NULL, true, err);
 }
 
 int
@@ -265,10 +368,7 @@ gaze_ns_symlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 	la.mode = GAZE_S_IFLNK | (a->mode & 07777);
 	mutex_lock(&fs->lock);
 	err = ns_create(fs, dir, name, len, &la, target, tlen, ino);
-	if (!err)
-		err = gaze_fs_balance(fs);
-	mutex_unlock(&fs->lock);
-	return err;
+	return gaze_ns_leave(fs, NULL, true, err);
 }
 
 int
@@ -277,20 +377,11 @@ gaze_ns_link(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 {
 	struct gaze_mbuf *dmb, *imb;
 	struct gaze_inode *in;
-	u32 found;
 	int err;
 
-	err = gaze_name_check(name, len);
+	err = ns_enter_dir(fs, dir, name, len, &dmb);
 	if (err)
 		return err;
-	mutex_lock(&fs->lock);
-	if (fs->flags & GAZE_FS_RDONLY) {
-		err = -EROFS;
-		goto out_unlock;
-	}
-	err = ns_get_dir(fs, dir, &dmb);
-	if (err)
-		goto out_unlock;
 	err = gaze_inode_get(fs, ino, &imb);
 	if (err)
 		goto out_dir;
@@ -303,10 +394,8 @@ gaze_ns_link(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 		err = -EMLINK;
 		goto out_inode;
 	}
-	err = gaze_dir_lookup(fs, dmb, name, len, &found, NULL);
-	if (!err)
-		err = -EEXIST;
-	if (err != -ENOENT)
+	err = ns_name_unused(fs, dmb, name, len);
+	if (err)
 		goto out_inode;
 	err = gaze_dir_add(fs, dmb, name, len, ino,
 			   GAZE_MODE_DTYPE(le16_to_cpu(in->mode)));
@@ -318,12 +407,7 @@ gaze_ns_link(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 out_inode:
 	gaze_mbuf_put(fs, imb);
 out_dir:
-	gaze_mbuf_put(fs, dmb);
-	if (!err)
-		err = gaze_fs_balance(fs);
-out_unlock:
-	mutex_unlock(&fs->lock);
-	return err;
+	return gaze_ns_leave(fs, dmb, true, err);
 }
 
 int
@@ -335,17 +419,9 @@ gaze_ns_unlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len)
 	u32 ino;
 	int err;
 
-	err = gaze_name_check(name, len);
+	err = ns_enter_dir(fs, dir, name, len, &dmb);
 	if (err)
 		return err;
-	mutex_lock(&fs->lock);
-	if (fs->flags & GAZE_FS_RDONLY) {
-		err = -EROFS;
-		goto out_unlock;
-	}
-	err = ns_get_dir(fs, dir, &dmb);
-	if (err)
-		goto out_unlock;
 	err = gaze_dir_lookup(fs, dmb, name, len, &ino, NULL);
 	if (err)
 		goto out_dir;
@@ -376,12 +452,7 @@ gaze_ns_unlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len)
 out_inode:
 	gaze_mbuf_put(fs, imb);
 out_dir:
-	gaze_mbuf_put(fs, dmb);
-	if (!err)
-		err = gaze_fs_balance(fs);
-out_unlock:
-	mutex_unlock(&fs->lock);
-	return err;
+	return gaze_ns_leave(fs, dmb, true, err);
 }
 
 int
@@ -391,15 +462,11 @@ gaze_ns_readdir(struct gaze_fs *fs, u32 dir, u64 *pos, gaze_filldir_t fn,
 	struct gaze_mbuf *dmb;
 	int err;
 
-	mutex_lock(&fs->lock);
-	err = ns_get_dir(fs, dir, &dmb);
+	err = ns_enter_get(fs, dir, false, ns_get_dir, &dmb);
 	if (err)
-		goto out_unlock;
+		return err;
 	err = gaze_dir_iterate(fs, dmb, pos, fn, ctx);
-	gaze_mbuf_put(fs, dmb);
-out_unlock:
-	mutex_unlock(&fs->lock);
-	return err;
+	return gaze_ns_leave(fs, dmb, false, err);
 }
 
 int
@@ -408,14 +475,11 @@ gaze_ns_getattr(struct gaze_fs *fs, u32 ino, struct gaze_attr *a)
 	struct gaze_mbuf *imb;
 	int err;
 
-	mutex_lock(&fs->lock);
-	err = gaze_inode_get(fs, ino, &imb);
-	if (!err) {
-		gaze_inode_to_attr(imb->data, a);
-		gaze_mbuf_put(fs, imb);
-	}
-	mutex_unlock(&fs->lock);
-	return err;
+	err = gaze_ns_enter(fs, ino, false, &imb);
+	if (err)
+		return err;
+	gaze_inode_to_attr(imb->data, a);
+	return gaze_ns_leave(fs, imb, false, 0);
 }
 
 int
@@ -423,20 +487,13 @@ gaze_ns_setattr(struct gaze_fs *fs, u32 ino, const struct gaze_attr *a,
 		u32 mask)
 {
 	struct gaze_mbuf *imb;
-	struct gaze_inode *in;
 	u32 mode;
 	int err;
 
-	mutex_lock(&fs->lock);
-	if (fs->flags & GAZE_FS_RDONLY) {
-		err = -EROFS;
-		goto out_unlock;
-	}
-	err = gaze_inode_get(fs, ino, &imb);
+	err = gaze_ns_enter(fs, ino, true, &imb);
 	if (err)
-		goto out_unlock;
-	in = imb->data;
-	mode = le16_to_cpu(in->mode);
+		return err;
+	mode = le16_to_cpu(((struct gaze_inode *)imb->data)->mode);
 	if (mask & GAZE_SET_SIZE) {
 		if (GAZE_S_ISDIR(mode))
 			err = -EISDIR;
@@ -447,54 +504,10 @@ gaze_ns_setattr(struct gaze_fs *fs, u32 ino, const struct gaze_attr *a,
 		if (err)
 			goto out_put;
 	}
-	if (mask & GAZE_SET_MODE)
-		in->mode = cpu_to_le16((u16)((mode & GAZE_S_IFMT) |
-					     (a->mode & 07777)));
-	if (mask & GAZE_SET_UID)
-		in->uid = cpu_to_le32(a->uid);
-	if (mask & GAZE_SET_GID)
-		in->gid = cpu_to_le32(a->gid);
-	if (mask & GAZE_SET_ATIME) {
-		in->atime = cpu_to_le64((u64)a->atime);
-		in->atime_nsec = cpu_to_le32(a->atime_nsec);
-	}
-	if (mask & GAZE_SET_MTIME) {
-		in->mtime = cpu_to_le64((u64)a->mtime);
-		in->mtime_nsec = cpu_to_le32(a->mtime_nsec);
-	}
-	if (mask & GAZE_SET_CTIME) {
-		in->ctime = cpu_to_le64((u64)a->ctime);
-		in->ctime_nsec = cpu_to_le32(a->ctime_nsec);
-	}
-	if (mask & GAZE_SET_CRTIME) {
-		in->crtime = cpu_to_le64((u64)a->crtime);
-		in->crtime_nsec = cpu_to_le32(a->crtime_nsec);
-	}
+	ns_attr_store(imb->data, a, mask);
 	gaze_mbuf_dirty(fs, imb);
 out_put:
-	gaze_mbuf_put(fs, imb);
-	if (!err)
-		err = gaze_fs_balance(fs);
-out_unlock:
-	mutex_unlock(&fs->lock);
-	return err;
-}
-
-/* regular file for data access; ref held */
-static int
-ns_get_file(struct gaze_fs *fs, u32 ino, struct gaze_mbuf **imbp)
-{
-	u32 mode;
-	int err;
-
-	err = gaze_inode_get(fs, ino, imbp);
-	if (err)
-		return err;
-	mode = le16_to_cpu(((struct gaze_inode *)(*imbp)->data)->mode);
-	if (GAZE_S_ISREG(mode))
-		return 0;
-	gaze_mbuf_put(fs, *imbp);
-	return GAZE_S_ISDIR(mode) ? -EISDIR : -EINVAL;
+	return gaze_ns_leave(fs, imb, true, err);
 }
 
 s64
@@ -502,14 +515,13 @@ gaze_file_read(struct gaze_fs *fs, u32 ino, void *buf, u64 len, u64 off)
 {
 	struct gaze_mbuf *imb;
 	s64 ret;
+	int err;
 
-	mutex_lock(&fs->lock);
-	ret = ns_get_file(fs, ino, &imb);
-	if (!ret) {
-		ret = gaze_inode_read(fs, imb, buf, len, off);
-		gaze_mbuf_put(fs, imb);
-	}
-	mutex_unlock(&fs->lock);
+	err = ns_enter_get(fs, ino, false, ns_get_file, &imb);
+	if (err)
+		return err;
+	ret = gaze_inode_read(fs, imb, buf, len, off);
+	gaze_ns_leave(fs, imb, false, 0);
 	return ret;
 }
 
@@ -521,23 +533,15 @@ gaze_file_write(struct gaze_fs *fs, u32 ino, const void *buf, u64 len,
 	s64 ret;
 	int err;
 
-	mutex_lock(&fs->lock);
-	if (fs->flags & GAZE_FS_RDONLY) {
-		ret = -EROFS;
-		goto out_unlock;
-	}
-	ret = ns_get_file(fs, ino, &imb);
-	if (ret)
-		goto out_unlock;
+	err = ns_enter_get(fs, ino, true, ns_get_file, &imb);
+	if (err)
+		return err;
 	ret = gaze_inode_write(fs, imb, buf, len, off);
 	if (ret > 0)
 		gaze_inode_touch(fs, imb, true);
-	gaze_mbuf_put(fs, imb);
-	err = gaze_fs_balance(fs);
+	err = gaze_ns_leave(fs, imb, true, 0);
 	if (err && ret >= 0)
 		ret = err;
-out_unlock:
-	mutex_unlock(&fs->lock);
 	return ret;
 }
 
@@ -547,23 +551,13 @@ gaze_file_truncate(struct gaze_fs *fs, u32 ino, u64 size)
 	struct gaze_mbuf *imb;
 	int err;
 
-	mutex_lock(&fs->lock);
-	if (fs->flags & GAZE_FS_RDONLY) {
-		err = -EROFS;
-		goto out_unlock;
-	}
-	err = ns_get_file(fs, ino, &imb);
+	err = ns_enter_get(fs, ino, true, ns_get_file, &imb);
 	if (err)
-		goto out_unlock;
+		return err;
 	err = gaze_inode_truncate(fs, imb, size);
 	if (!err)
 		gaze_inode_touch(fs, imb, true);
-	gaze_mbuf_put(fs, imb);
-	if (!err)
-		err = gaze_fs_balance(fs);
-out_unlock:
-	mutex_unlock(&fs->lock);
-	return err;
+	return gaze_ns_leave(fs, imb, true, err);
 }
 
 int
@@ -573,17 +567,13 @@ gaze_file_bmap(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addr)
 	int err;
 
 	*addr = GAZE_NULL_ADDR;
-	mutex_lock(&fs->lock);
-	err = gaze_inode_get(fs, ino, &imb);
+	err = gaze_ns_enter(fs, ino, false, &imb);
 	if (err)
-		goto out_unlock;
+		return err;
 	if (!(le32_to_cpu(((struct gaze_inode *)imb->data)->flags) &
 	      (GAZE_IF_INLINE_DATA | GAZE_IF_INLINE_DENTRY)))
 		err = gaze_bmap_lookup(fs, imb, fblk, addr);
-	gaze_mbuf_put(fs, imb);
-out_unlock:
-	mutex_unlock(&fs->lock);
-	return err;
+	return gaze_ns_leave(fs, imb, false, err);
 }
 
 int
@@ -595,10 +585,9 @@ gaze_ns_readlink(struct gaze_fs *fs, u32 ino, char *buf, u32 buflen)
 	s64 n;
 	int err;
 
-	mutex_lock(&fs->lock);
-	err = gaze_inode_get(fs, ino, &imb);
+	err = gaze_ns_enter(fs, ino, false, &imb);
 	if (err)
-		goto out_unlock;
+		return err;
 	in = imb->data;
 	size = le64_to_cpu(in->size);
 	if (!GAZE_S_ISLNK(le16_to_cpu(in->mode))) {
@@ -609,8 +598,5 @@ gaze_ns_readlink(struct gaze_fs *fs, u32 ino, char *buf, u32 buflen)
 		n = gaze_inode_read(fs, imb, buf, min_t(u64, size, buflen), 0);
 		err = (int)n;
 	}
-	gaze_mbuf_put(fs, imb);
-out_unlock:
-	mutex_unlock(&fs->lock);
-	return err;
+	return gaze_ns_leave(fs, imb, false, err);
 }

@@ -70,17 +70,24 @@ found:
 	return 0;
 }
 
+/* imap entry of a nid about to change hands: checks writability, range */
+static int
+node_nid_addr(struct gaze_fs *fs, u32 nid, u64 *addr)
+{
+	if (fs->flags & GAZE_FS_RDONLY)
+		return -EROFS;
+	if (nid <= GAZE_NID_RESERVED || nid >= le32_to_cpu(fs->sb.max_nid))
+		return -EINVAL;
+	return gaze_imap_get(fs, nid, addr);
+}
+
 int
 gaze_nid_claim(struct gaze_fs *fs, u32 nid)
 {
 	u64 addr;
 	int ret;
 
-	if (fs->flags & GAZE_FS_RDONLY)
-		return -EROFS;
-	if (nid <= GAZE_NID_RESERVED || nid >= le32_to_cpu(fs->sb.max_nid))
-		return -EINVAL;
-	ret = gaze_imap_get(fs, nid, &addr);
+	ret = node_nid_addr(fs, nid, &addr);
 	if (ret)
 		return ret;
 	if (addr)
@@ -95,11 +102,7 @@ gaze_nid_free(struct gaze_fs *fs, u32 nid)
 	u64 addr;
 	int ret;
 
-	if (fs->flags & GAZE_FS_RDONLY)
-		return -EROFS;
-	if (nid <= GAZE_NID_RESERVED || nid >= le32_to_cpu(fs->sb.max_nid))
-		return -EINVAL;
-	ret = gaze_imap_get(fs, nid, &addr);
+	ret = node_nid_addr(fs, nid, &addr);
 	if (ret)
 		return ret;
 	if (!addr) {

@@ -116,17 +116,6 @@ space_log_type(const struct gaze_fs *fs, u32 li)
 }
 
 static u64
-space_now(const struct gaze_fs *fs)
-{
-	s64 sec;
-	u32 nsec;
-	u64 mk = le64_to_cpu(fs->sb.mkfs_time);
-
-	gaze_wallclock(&sec, &nsec);
-	return sec > 0 && (u64)sec > mk ? (u64)sec - mk : 0;
-}
-
-static u64
 space_zone_addr(const struct gaze_space *sp, u32 zone)
 {
 	return (u64)zone * sp->zone_blocks;
@@ -136,6 +125,17 @@ space_zone_addr(const struct gaze_space *sp, u32 zone)
 /* Device helpers                                                    */
 /* ---------------------------------------------------------------- */
 
+int
+gaze_zone_report(struct gaze_fs *fs, u32 zone, struct gaze_zone *z)
+{
+	int ret;
+
+	ret = fs->dev->ops->report(fs->dev, zone, 1, z);
+	if (ret < 0)
+		return ret;
+	return ret == 1 ? 0 : -EIO;
+}
+
 /* makes an unused zone writable from its start: resets it if needed */
 static int
 space_zone_prepare(struct gaze_fs *fs, u32 zone)
@@ -143,11 +143,9 @@ space_zone_prepare(struct gaze_fs *fs, u32 zone)
 	struct gaze_zone z;
 	int ret;
 
-	ret = fs->dev->ops->report(fs->dev, zone, 1, &z);
-	if (ret < 0)
+	ret = gaze_zone_report(fs, zone, &z);
+	if (ret)
 		return ret;
-	if (ret != 1)
-		return -EIO;
 	if (z.type != GAZE_ZT_SEQ || z.cond == GAZE_ZC_EMPTY)
 		return 0;
 	ret = fs->dev->ops->reset(fs->dev, zone, 1);
@@ -255,10 +253,20 @@ space_zinfo_update(struct gaze_fs *fs, u32 zi)
 	return 0;
 }
 
-/* usage and summary table blocks of a main block; refs held */
+/* the table blocks that describe one main block */
+struct space_blk_refs {
+	struct gaze_mbuf	*umb;	/* usage bitmap */
+	struct gaze_mbuf	*smb;	/* summary */
+	struct gaze_mbuf	*zmb;	/* zinfo of its zone */
+};
+
+/*
+ * Usage, summary and zinfo table blocks of block off of main zone index
+ * zi, all taken first so an update cannot fail half way; refs held.
+ */
 static int
-space_block_tables(struct gaze_fs *fs, u32 zi, u32 off,
-		   struct gaze_mbuf **ump, struct gaze_mbuf **smp)
+space_blk_refs_get(struct gaze_fs *fs, u32 zi, u32 off,
+		   struct space_blk_refs *r)
 {
 	u32 ub = zi * le32_to_cpu(fs->sb.usage_blocks_per_zone) +
 		 off / GAZE_USAGE_BITS_PER_BLOCK;
@@ -266,13 +274,50 @@ space_block_tables(struct gaze_fs *fs, u32 zi, u32 off,
 		 off / GAZE_SUMMARY_PER_BLOCK;
 	int ret;
 
-	ret = gaze_table_get(fs, GAZE_TABLE_USAGE, ub, ump);
+	ret = gaze_table_get(fs, GAZE_TABLE_USAGE, ub, &r->umb);
 	if (ret)
 		return ret;
-	ret = gaze_table_get(fs, GAZE_TABLE_SUMMARY, sb, smp);
+	ret = gaze_table_get(fs, GAZE_TABLE_SUMMARY, sb, &r->smb);
 	if (ret)
-		gaze_mbuf_put(fs, *ump);
+		goto out_put_usage;
+	ret = space_zinfo_get(fs, zi, &r->zmb);
+	if (ret)
+		goto out_put_summary;
+	return 0;
+
+out_put_summary:
+	gaze_mbuf_put(fs, r->smb);
+out_put_usage:
+	gaze_mbuf_put(fs, r->umb);
 	return ret;
+}
+
+static void
+space_blk_refs_put(struct gaze_fs *fs, struct space_blk_refs *r)
+{
+	gaze_mbuf_put(fs, r->zmb);
+	gaze_mbuf_put(fs, r->smb);
+	gaze_mbuf_put(fs, r->umb);
+}
+
+/* the byte of the usage bitmap holding block off's bit; *mask the bit */
+static u8 *
+space_usage_bit(struct gaze_mbuf *umb, u32 off, u8 *mask)
+{
+	struct gaze_usage_block *ub = umb->data;
+	u32 bit = off % GAZE_USAGE_BITS_PER_BLOCK;
+
+	*mask = (u8)(1u << (bit % 8));
+	return &ub->bits[bit / 8];
+}
+
+/* the summary entry of block off */
+static struct gaze_summary *
+space_summary(struct gaze_mbuf *smb, u32 off)
+{
+	struct gaze_summary_block *sb = smb->data;
+
+	return &sb->s[off % GAZE_SUMMARY_PER_BLOCK];
 }
 
 /* ---------------------------------------------------------------- */
@@ -652,7 +697,7 @@ space_open_zone(struct gaze_fs *fs, u32 li, bool user)
 		goto out_put;
 	sp->zones[zi].state = GAZE_ZS_OPEN;
 	sp->zones[zi].log = (u8)space_log_type(fs, li);
-	sp->zones[zi].mtime = space_now(fs);
+	sp->zones[zi].mtime = gaze_fs_age(fs);
 	space_zinfo_store(fs, mb, zi);
 	sp->nr_free--;
 	sp->alloc_hint = zi;
@@ -719,12 +764,11 @@ space_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 	    u8 sum_type, u64 *addr, bool user)
 {
 	struct gaze_space *sp = fs->space;
-	struct gaze_mbuf *umb, *smb, *zmb;
-	struct gaze_usage_block *ub;
-	struct gaze_summary_block *sb;
+	struct space_blk_refs r;
 	struct gaze_summary *s;
 	struct space_log *lg;
-	u32 li, zi, off, bit;
+	u32 li, zi, off;
+	u8 *bits, mask;
 	int ret;
 
 	if (fs->flags & GAZE_FS_RDONLY)
@@ -747,48 +791,39 @@ space_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 	zi = lg->zone - sp->main_start;
 	off = lg->offset;
 
-	/* take every table block first so nothing fails half way */
-	ret = space_block_tables(fs, zi, off, &umb, &smb);
+	ret = space_blk_refs_get(fs, zi, off, &r);
 	if (ret)
 		return ret;
-	ret = space_zinfo_get(fs, zi, &zmb);
-	if (ret)
-		goto out_put;
 
-	ub = umb->data;
-	bit = off % GAZE_USAGE_BITS_PER_BLOCK;
-	if (WARN_ON(ub->bits[bit / 8] & (1u << (bit % 8)))) {
+	bits = space_usage_bit(r.umb, off, &mask);
+	if (WARN_ON(*bits & mask)) {
 		gaze_err("block %llu is already valid",
 			 (unsigned long long)(space_zone_addr(sp, lg->zone) +
 					      off));
 		ret = -EFSCORRUPTED;
-		goto out_put_zinfo;
+		goto out_put;
 	}
-	ub->bits[bit / 8] |= (u8)(1u << (bit % 8));
-	gaze_table_dirty(fs, umb);
+	*bits |= mask;
+	gaze_table_dirty(fs, r.umb);
 
-	sb = smb->data;
-	s = &sb->s[off % GAZE_SUMMARY_PER_BLOCK];
+	s = space_summary(r.smb, off);
 	s->nid = cpu_to_le32(owner_nid);
 	s->ofs = cpu_to_le16(ofs);
 	s->type = sum_type;
 	s->flags = 0;
-	gaze_table_dirty(fs, smb);
+	gaze_table_dirty(fs, r.smb);
 
 	sp->zones[zi].valid++;
-	sp->zones[zi].mtime = space_now(fs);
-	space_zinfo_store(fs, zmb, zi);
+	sp->zones[zi].mtime = gaze_fs_age(fs);
+	space_zinfo_store(fs, r.zmb, zi);
 	sp->valid_blocks++;
 	if (sum_type == GAZE_SUM_NODE)
 		sp->valid_nodes++;
 	lg->offset++;
 	*addr = space_zone_addr(sp, lg->zone) + off;
 
-out_put_zinfo:
-	gaze_mbuf_put(fs, zmb);
 out_put:
-	gaze_mbuf_put(fs, smb);
-	gaze_mbuf_put(fs, umb);
+	space_blk_refs_put(fs, &r);
 	return ret;
 }
 
@@ -796,13 +831,12 @@ int
 gaze_block_invalidate(struct gaze_fs *fs, u64 addr)
 {
 	struct gaze_space *sp = fs->space;
-	struct gaze_mbuf *umb, *smb, *zmb;
-	struct gaze_usage_block *ub;
-	struct gaze_summary_block *sb;
+	struct space_blk_refs r;
 	struct gaze_summary *s;
 	struct space_zone *z;
 	u64 zone = addr / sp->zone_blocks;
-	u32 zi, off = (u32)(addr % sp->zone_blocks), bit;
+	u32 zi, off = (u32)(addr % sp->zone_blocks);
+	u8 *bits, mask;
 	int ret;
 
 	if (fs->flags & GAZE_FS_RDONLY)
@@ -816,31 +850,26 @@ gaze_block_invalidate(struct gaze_fs *fs, u64 addr)
 	}
 	zi = (u32)(zone - sp->main_start);
 	z = &sp->zones[zi];
-	ret = space_block_tables(fs, zi, off, &umb, &smb);
+	ret = space_blk_refs_get(fs, zi, off, &r);
 	if (ret)
 		return ret;
-	ret = space_zinfo_get(fs, zi, &zmb);
-	if (ret)
-		goto out_put;
 
-	ub = umb->data;
-	bit = off % GAZE_USAGE_BITS_PER_BLOCK;
-	if (!(ub->bits[bit / 8] & (1u << (bit % 8))) || !z->valid) {
+	bits = space_usage_bit(r.umb, off, &mask);
+	if (!(*bits & mask) || !z->valid) {
 		gaze_err("invalidating block %llu which is not valid",
 			 (unsigned long long)addr);
 		WARN_ON(1);
 		ret = -EFSCORRUPTED;
-		goto out_put_zinfo;
+		goto out_put;
 	}
-	ub->bits[bit / 8] &= (u8)~(1u << (bit % 8));
-	gaze_table_dirty(fs, umb);
+	*bits &= (u8)~mask;
+	gaze_table_dirty(fs, r.umb);
 
-	sb = smb->data;
-	s = &sb->s[off % GAZE_SUMMARY_PER_BLOCK];
+	s = space_summary(r.smb, off);
 	if (s->type == GAZE_SUM_NODE && sp->valid_nodes)
 		sp->valid_nodes--;
 	memset(s, 0, sizeof(*s));
-	gaze_table_dirty(fs, smb);
+	gaze_table_dirty(fs, r.smb);
 
 	z->valid--;
 	sp->valid_blocks--;
@@ -848,13 +877,10 @@ gaze_block_invalidate(struct gaze_fs *fs, u64 addr)
 			  (z->state == GAZE_ZS_OPEN &&
 			   !space_is_log_head(sp, (u32)zone))))
 		z->state = GAZE_ZS_PREFREE;
-	space_zinfo_store(fs, zmb, zi);
+	space_zinfo_store(fs, r.zmb, zi);
 
-out_put_zinfo:
-	gaze_mbuf_put(fs, zmb);
 out_put:
-	gaze_mbuf_put(fs, smb);
-	gaze_mbuf_put(fs, umb);
+	space_blk_refs_put(fs, &r);
 	return ret;
 }
 

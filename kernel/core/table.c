@@ -275,6 +275,16 @@ gaze_table_dirty(struct gaze_fs *fs, struct gaze_mbuf *mb)
 	}
 }
 
+/* the imap block holding nid's entry; ref held */
+static int
+table_imap_block(struct gaze_fs *fs, u32 nid, struct gaze_mbuf **mbp)
+{
+	if (nid >= le32_to_cpu(fs->sb.max_nid))
+		return -EINVAL;
+	return gaze_table_get(fs, GAZE_TABLE_IMAP, nid / GAZE_IMAP_PER_BLOCK,
+			      mbp);
+}
+
 int
 gaze_imap_get(struct gaze_fs *fs, u32 nid, u64 *addr)
 {
@@ -282,10 +292,7 @@ gaze_imap_get(struct gaze_fs *fs, u32 nid, u64 *addr)
 	const struct gaze_imap_block *ib;
 	int ret;
 
-	if (nid >= le32_to_cpu(fs->sb.max_nid))
-		return -EINVAL;
-	ret = gaze_table_get(fs, GAZE_TABLE_IMAP, nid / GAZE_IMAP_PER_BLOCK,
-			     &mb);
+	ret = table_imap_block(fs, nid, &mb);
 	if (ret)
 		return ret;
 	ib = mb->data;
@@ -301,10 +308,7 @@ gaze_imap_set(struct gaze_fs *fs, u32 nid, u64 addr)
 	struct gaze_imap_block *ib;
 	int ret;
 
-	if (nid >= le32_to_cpu(fs->sb.max_nid))
-		return -EINVAL;
-	ret = gaze_table_get(fs, GAZE_TABLE_IMAP, nid / GAZE_IMAP_PER_BLOCK,
-			     &mb);
+	ret = table_imap_block(fs, nid, &mb);
 	if (ret)
 		return ret;
 	ib = mb->data;

@@ -232,6 +232,20 @@ xattr_block_free(struct gaze_fs *fs, struct gaze_mbuf *imb,
 	return gaze_ns_node_free(fs, xmb);
 }
 
+/* frees the xattr node once its region rb is empty; consumes *xmbp then */
+static int
+xattr_block_trim(struct gaze_fs *fs, struct gaze_mbuf *imb,
+		 struct gaze_mbuf **xmbp, const struct xregion *rb)
+{
+	int err;
+
+	if (!*xmbp || rb->used)
+		return 0;
+	err = xattr_block_free(fs, imb, *xmbp);
+	*xmbp = NULL;
+	return err;
+}
+
 int
 gaze_xattr_drop(struct gaze_fs *fs, struct gaze_mbuf *imb)
 {
@@ -266,14 +280,9 @@ gaze_xattr_set(struct gaze_fs *fs, u32 ino, const char *name,
 	need = xentry_size(x.len, len);
 	if (len > 0xffff || need > XATTR_BLOCK_SPACE)
 		return -ENOSPC;
-	mutex_lock(&fs->lock);
-	if (fs->flags & GAZE_FS_RDONLY) {
-		err = -EROFS;
-		goto out_unlock;
-	}
-	err = gaze_inode_get(fs, ino, &imb);
+	err = gaze_ns_enter(fs, ino, true, &imb);
 	if (err)
-		goto out_unlock;
+		return err;
 	in = imb->data;
 	xregion_inline(in, &ri);
 	err = xregion_find(&ri, &x, &off_i);
@@ -345,21 +354,13 @@ gaze_xattr_set(struct gaze_fs *fs, u32 ino, const char *name,
 	}
 	xregion_append(target, &x, val, len);
 	xregion_store(fs, imb, target == &rb ? xmb : NULL, target);
-	if (xmb && !rb.used) {
-		err = xattr_block_free(fs, imb, xmb);
-		xmb = NULL;
-	}
+	err = xattr_block_trim(fs, imb, &xmb, &rb);
 	gaze_inode_touch(fs, imb, false);
 out_xmb:
 	if (xmb)
 		gaze_mbuf_put(fs, xmb);
 out_inode:
-	gaze_mbuf_put(fs, imb);
-	if (!err)
-		err = gaze_fs_balance(fs);
-out_unlock:
-	mutex_unlock(&fs->lock);
-	return err;
+	return gaze_ns_leave(fs, imb, true, err);
 }
 
 /* finds the entry in either region; *xmbp holds the block if loaded */
@@ -397,10 +398,9 @@ gaze_xattr_get(struct gaze_fs *fs, u32 ino, const char *name, void *buf,
 	err = xattr_parse_name(name, &x);
 	if (err)
 		return err;
-	mutex_lock(&fs->lock);
-	err = gaze_inode_get(fs, ino, &imb);
+	err = gaze_ns_enter(fs, ino, false, &imb);
 	if (err)
-		goto out_unlock;
+		return err;
 	err = xattr_find(fs, imb, &x, &xmb, &r, &off);
 	if (err)
 		goto out_put;
@@ -416,10 +416,7 @@ gaze_xattr_get(struct gaze_fs *fs, u32 ino, const char *name, void *buf,
 out_put:
 	if (xmb)
 		gaze_mbuf_put(fs, xmb);
-	gaze_mbuf_put(fs, imb);
-out_unlock:
-	mutex_unlock(&fs->lock);
-	return err;
+	return gaze_ns_leave(fs, imb, false, err);
 }
 
 static const char *
@@ -469,10 +466,9 @@ gaze_xattr_list(struct gaze_fs *fs, u32 ino, char *buf, u32 size)
 	u32 total = 0;
 	int err;
 
-	mutex_lock(&fs->lock);
-	err = gaze_inode_get(fs, ino, &imb);
+	err = gaze_ns_enter(fs, ino, false, &imb);
 	if (err)
-		goto out_unlock;
+		return err;
 	xregion_inline(imb->data, &r);
 	err = xregion_list(&r, buf, size, &total);
 	if (err)
@@ -486,9 +482,7 @@ gaze_xattr_list(struct gaze_fs *fs, u32 ino, char *buf, u32 size)
 		gaze_mbuf_put(fs, xmb);
 	}
 out_put:
-	gaze_mbuf_put(fs, imb);
-out_unlock:
-	mutex_unlock(&fs->lock);
+	err = gaze_ns_leave(fs, imb, false, err);
 	return err ? err : (int)total;
 }
 
@@ -498,39 +492,25 @@ gaze_xattr_remove(struct gaze_fs *fs, u32 ino, const char *name)
 	struct gaze_mbuf *imb, *xmb;
 	struct xregion r;
 	struct xname x;
-	bool in_blk;
 	u32 off;
 	int err;
 
 	err = xattr_parse_name(name, &x);
 	if (err)
 		return err;
-	mutex_lock(&fs->lock);
-	if (fs->flags & GAZE_FS_RDONLY) {
-		err = -EROFS;
-		goto out_unlock;
-	}
-	err = gaze_inode_get(fs, ino, &imb);
+	err = gaze_ns_enter(fs, ino, true, &imb);
 	if (err)
-		goto out_unlock;
+		return err;
 	err = xattr_find(fs, imb, &x, &xmb, &r, &off);
 	if (err)
 		goto out_put;
-	in_blk = r.base != ((struct gaze_inode *)imb->data)->i_xattr;
+	/* xattr_find loads the block only when the entry is not inline */
 	xregion_remove(&r, off);
-	xregion_store(fs, imb, in_blk ? xmb : NULL, &r);
-	if (in_blk && !r.used) {
-		err = xattr_block_free(fs, imb, xmb);
-		xmb = NULL;
-	}
+	xregion_store(fs, imb, xmb, &r);
+	err = xattr_block_trim(fs, imb, &xmb, &r);
 	gaze_inode_touch(fs, imb, false);
 out_put:
 	if (xmb)
 		gaze_mbuf_put(fs, xmb);
-	gaze_mbuf_put(fs, imb);
-	if (!err)
-		err = gaze_fs_balance(fs);
-out_unlock:
-	mutex_unlock(&fs->lock);
-	return err;
+	return gaze_ns_leave(fs, imb, true, err);
 }

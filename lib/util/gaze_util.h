@@ -12,10 +12,13 @@
 #ifndef GAZE_UTIL_H
 #define GAZE_UTIL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 /* ---------------------------------------------------------------- */
 /* size.c                                                            */
@@ -118,5 +121,125 @@ void gaze_json_bool(struct gaze_json *j, const char *key, bool val);
 void gaze_json_null(struct gaze_json *j, const char *key);
 /* ends the document (newline); 0 or -EINVAL if begin/end did not pair */
 int gaze_json_finish(struct gaze_json *j);
+
+/* ---------------------------------------------------------------- */
+/* io.c                                                              */
+/* ---------------------------------------------------------------- */
+/* all of buf to fd (write(2), retried on EINTR and short writes) */
+int gaze_write_all(int fd, const void *buf, size_t len);
+/* all of buf to fd at off (pwrite(2), retried likewise) */
+int gaze_pwrite_all(int fd, const void *buf, size_t len, off_t off);
+/* up to len bytes at off; the bytes read (short only at end of file) */
+ssize_t gaze_pread_full(int fd, void *buf, size_t len, off_t off);
+/*
+ * "PROG: PATH: REASON" or, with fmt, "PROG: PATH: FMT: REASON" and a
+ * newline on stderr: the one message shape of the tree walkers.
+ */
+void gaze_vwarn_path(const char *prog, const char *path, const char *reason,
+		     const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
+/* ---------------------------------------------------------------- */
+/* walk.c - what mkfs.gaze -d and gazectl extract need to walk a     */
+/* directory tree of any depth: the current path, a stack of         */
+/* directory descriptors kept under a budget, a table of inodes seen */
+/* (hard links) and the names of an xattr list.                      */
+/* ---------------------------------------------------------------- */
+
+/* a path that grows and shrinks by one component at a time */
+struct gaze_pathbuf {
+	char	*path;		/* NUL-terminated */
+	size_t	len, cap;
+};
+
+/*
+ * path = base without trailing slashes (a lone "/" stays); -ENOMEM.
+ * Free with gaze_pathbuf_free() even when it failed.
+ */
+int gaze_pathbuf_init(struct gaze_pathbuf *pb, const char *base);
+/* path += "/" name (len bytes); *old gets the length to cut back to */
+int gaze_pathbuf_add(struct gaze_pathbuf *pb, const char *name, size_t len,
+		     size_t *old);
+void gaze_pathbuf_cut(struct gaze_pathbuf *pb, size_t len);
+/*
+ * A path naming entry name of directory dirfd for the path-based calls
+ * (lsetxattr and friends: symlinks and special files cannot be opened
+ * for them): the whole path while it is shorter than PATH_MAX, else one
+ * through /proc/self/fd written into buf.
+ */
+const char *gaze_pathbuf_xpath(const struct gaze_pathbuf *pb, int dirfd,
+			       const char *name, char *buf, size_t size);
+void gaze_pathbuf_free(struct gaze_pathbuf *pb);
+
+/*
+ * The directories from the root of a walk to the current one.  At most
+ * maxfds descriptors are held: a push beyond that closes the shallowest
+ * open one, which the pop of its child reopens through ".." (checked by
+ * device and inode).
+ */
+#define GAZE_DIRSTACK_MAX_FDS	128
+
+struct gaze_dirlevel {
+	int	fd;		/* -1 while closed to save descriptors */
+	dev_t	dev;
+	ino_t	ino;
+	size_t	pathlen;	/* the walk's path length at this level */
+};
+
+struct gaze_dirstack {
+	struct gaze_dirlevel	*lv;
+	uint32_t		depth, cap;	/* lv[0..depth) in use */
+	uint32_t		nclosed;	/* lv[0..nclosed) have fd -1 */
+	uint32_t		maxfds;
+};
+
+/* empty; maxfds = max_fds, or fewer when RLIMIT_NOFILE is low */
+void gaze_dirstack_init(struct gaze_dirstack *ds, uint32_t max_fds);
+/* fd (st: its fstat) becomes the top; -ENOMEM leaves fd to the caller */
+int gaze_dirstack_push(struct gaze_dirstack *ds, int fd,
+		       const struct stat *st, size_t pathlen);
+/*
+ * Closes the top.  When its parent had been closed it is reopened
+ * through ".." with O_RDONLY | O_DIRECTORY | O_CLOEXEC | oflags;
+ * -ESTALE (and the parent left closed) when that is not the directory
+ * it was.
+ */
+int gaze_dirstack_pop(struct gaze_dirstack *ds, int oflags);
+/* frees the levels; pop them all first */
+void gaze_dirstack_free(struct gaze_dirstack *ds);
+
+/* inodes by (dev, ino): embed a node in what the caller keeps */
+struct gaze_inode_node {
+	struct gaze_inode_node	*next;
+	dev_t			dev;
+	ino_t			ino;
+};
+
+struct gaze_inode_table {
+	struct gaze_inode_node	**tab;		/* NULL while empty */
+	uint32_t		mask, count;
+};
+
+struct gaze_inode_node *gaze_inode_table_find(const struct gaze_inode_table *t,
+					      dev_t dev, ino_t ino);
+/* n->dev and n->ino set by the caller; -ENOMEM (n not added) */
+int gaze_inode_table_add(struct gaze_inode_table *t, struct gaze_inode_node *n);
+/* release (may be NULL) is called on every node; the table ends empty */
+void gaze_inode_table_free(struct gaze_inode_table *t,
+			   void (*release)(struct gaze_inode_node *n));
+/* every node n; b is a uint32_t bucket index */
+#define gaze_inode_table_for_each(t, b, n)				\
+	for ((b) = 0; (t)->tab && (b) <= (t)->mask; (b)++)		\
+		for ((n) = (t)->tab[b]; (n); (n) = (n)->next)
+
+/*
+ * The names of a list as llistxattr(2) returns it (NUL-terminated names
+ * back to back, len bytes), empty names skipped: the first after prev,
+ * or the first of all when prev is NULL; NULL at the end.
+ */
+const char *gaze_xname_next(const char *list, size_t len, const char *prev);
+#define gaze_xname_for_each(n, list, len)				\
+	for ((n) = gaze_xname_next((list), (len), NULL); (n);		\
+	     (n) = gaze_xname_next((list), (len), (n)))
 
 #endif /* GAZE_UTIL_H */

@@ -10,7 +10,6 @@
  * must not write a single block.  Deterministic: fixed seeds, no clocks
  * in assertions.  TAP on stdout, non-zero exit on failure.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,26 +21,7 @@
 
 #include "gaze_core.h"
 #include "gaze_zdev.h"
-
-static int tap_count, tap_failed;
-
-__attribute__((format(printf, 2, 3)))
-static int
-ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	tap_count++;
-	if (!cond)
-		tap_failed++;
-	printf("%sok %d - ", cond ? "" : "not ", tap_count);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	return cond;
-}
+#include "../tap.h"
 
 #define ZB	256u		/* small zones: 1 MiB, capacity 256 blocks */
 /* a main-area address to store in a test dnode (verifiers check the area) */
@@ -332,36 +312,40 @@ test_format_reopen(void)
 	struct gaze_layout lay;
 	u64 addr;
 
-	if (!ok(fs != NULL, "format a 64-zone device"))
+	if (!tap_ok(fs != NULL, "format a 64-zone device"))
 		return;
-	ok(fs->cp_seq == 1, "mkfs writes checkpoint 1 (seq %llu)",
-	   (unsigned long long)fs->cp_seq);
-	ok(!gaze_imap_get(fs, GAZE_ROOT_INO, &addr) && GAZE_ADDR_IS_REAL(addr),
-	   "root inode has a block after format");
-	ok(gaze_nid_claim(fs, GAZE_ROOT_INO) == -EEXIST,
-	   "nid 2 is taken by the root");
+	tap_ok(fs->cp_seq == 1, "mkfs writes checkpoint 1 (seq %llu)",
+	       (unsigned long long)fs->cp_seq);
+	tap_ok(!gaze_imap_get(fs, GAZE_ROOT_INO,
+			      &addr) && GAZE_ADDR_IS_REAL(addr),
+	       "root inode has a block after format");
+	tap_ok(gaze_nid_claim(fs, GAZE_ROOT_INO) == -EEXIST,
+	       "nid 2 is taken by the root");
 	lay = fs->lay;
 	fs = reopen(fs, 0);
-	if (!ok(fs != NULL, "reopen after close"))
+	if (!tap_ok(fs != NULL, "reopen after close"))
 		return;
-	ok(fs->cp_seq == 2, "close wrote checkpoint 2 (seq %llu)",
-	   (unsigned long long)fs->cp_seq);
-	ok(le32_to_cpu(fs->cp.flags) & GAZE_CP_UMOUNT,
-	   "last checkpoint is marked clean unmount");
-	ok(!memcmp(&lay, &fs->lay, sizeof(lay)), "layout is the same");
-	ok(fs->lay.main_zone_start + fs->lay.main_zone_count == 64 &&
-	   fs->lay.meta_zone_start == 2, "geometry: meta at 2, main to the end");
-	ok(le32_to_cpu(fs->cp.mount_count) == 1, "read-write open counts a mount");
+	tap_ok(fs->cp_seq == 2, "close wrote checkpoint 2 (seq %llu)",
+	       (unsigned long long)fs->cp_seq);
+	tap_ok(le32_to_cpu(fs->cp.flags) & GAZE_CP_UMOUNT,
+	       "last checkpoint is marked clean unmount");
+	tap_ok(!memcmp(&lay, &fs->lay, sizeof(lay)), "layout is the same");
+	tap_ok(fs->lay.main_zone_start + fs->lay.main_zone_count == 64 &&
+	       fs->lay.meta_zone_start == 2, "geometry: meta at 2, main to the end");
+	tap_ok(le32_to_cpu(fs->cp.mount_count) == 1,
+	       "read-write open counts a mount");
 
 	sb = malloc(GAZE_BLOCK_SIZE);
-	ok(!d->ops->read(d, 0, 1, sb) && !gaze_fmt_super_verify(sb, 0, &why),
-	   "superblock copy 0 verifies");
-	ok(!d->ops->read(d, ZB, 1, sb) && !gaze_fmt_super_verify(sb, ZB, &why) &&
-	   le32_to_cpu(sb->hdr.index) == 1, "superblock copy 1 verifies");
+	tap_ok(!d->ops->read(d, 0, 1, sb) && !gaze_fmt_super_verify(sb, 0,
+								    &why),
+	       "superblock copy 0 verifies");
+	tap_ok(!d->ops->read(d, ZB, 1, sb) && !gaze_fmt_super_verify(sb, ZB,
+								     &why) &&
+	       le32_to_cpu(sb->hdr.index) == 1, "superblock copy 1 verifies");
 	free(sb);
 	fs = reopen(fs, 0);
-	ok(fs && fs->cp_seq == 3 && le32_to_cpu(fs->cp.mount_count) == 2,
-	   "second reopen: seq 3, mount count 2");
+	tap_ok(fs && fs->cp_seq == 3 && le32_to_cpu(fs->cp.mount_count) == 2,
+	       "second reopen: seq 3, mount count 2");
 	gaze_fs_close(fs);
 	gaze_dev_close(d);
 }
@@ -377,7 +361,7 @@ test_nodes(void)
 	int err, bad = 0;
 	struct gaze_mbuf *mb;
 
-	if (!ok(fs != NULL, "nodes: format"))
+	if (!tap_ok(fs != NULL, "nodes: format"))
 		return;
 	for (i = 0; i < 40; i++) {
 		if (make_dnode(fs, &nids[i], i % 504, 0)) {
@@ -389,21 +373,22 @@ test_nodes(void)
 		if (i && nids[i] == nids[i - 1])
 			bad++;
 	}
-	ok(!bad, "40 nids allocated, distinct, never 0..2");
-	ok(!gaze_nid_alloc(fs, &pre), "allocate a nid that is never written");
-	ok(!gaze_imap_get(fs, pre, &a0) && a0 == GAZE_ADDR_PREALLOC,
-	   "it is PREALLOC in memory");
+	tap_ok(!bad, "40 nids allocated, distinct, never 0..2");
+	tap_ok(!gaze_nid_alloc(fs, &pre),
+	       "allocate a nid that is never written");
+	tap_ok(!gaze_imap_get(fs, pre, &a0) && a0 == GAZE_ADDR_PREALLOC,
+	       "it is PREALLOC in memory");
 	fs = reopen(fs, 0);
-	if (!ok(fs != NULL, "nodes: reopen"))
+	if (!tap_ok(fs != NULL, "nodes: reopen"))
 		return;
 	for (i = 0, bad = 0; i < 40; i++)
 		if (dnode_slot(fs, nids[i], i % 504, &err) != 0 || err)
 			bad++;
-	ok(!bad, "all 40 nodes read back and verify after reopen");
-	ok(!gaze_imap_get(fs, pre, &a0) && a0 == 0,
-	   "a preallocated nid that was never written is free on disk");
-	ok(gaze_node_get(fs, nids[0], GAZE_MAGIC_INODE, &mb) ==
-	   -EFSCORRUPTED, "reading a dnode as an inode is refused");
+	tap_ok(!bad, "all 40 nodes read back and verify after reopen");
+	tap_ok(!gaze_imap_get(fs, pre, &a0) && a0 == 0,
+	       "a preallocated nid that was never written is free on disk");
+	tap_ok(gaze_node_get(fs, nids[0], GAZE_MAGIC_INODE, &mb) ==
+	       -EFSCORRUPTED, "reading a dnode as an inode is refused");
 
 	/* rewrite: the node moves, its old block is invalidated */
 	gaze_imap_get(fs, nids[1], &old);
@@ -415,23 +400,24 @@ test_nodes(void)
 		gaze_mbuf_put(fs, mb);
 	}
 	gaze_imap_get(fs, nids[1], &a1);
-	ok(!err && a1 != old && GAZE_ADDR_IS_REAL(a1), "rewritten node moved");
-	ok(!usage_bit(fs, old) && usage_bit(fs, a1),
-	   "old block invalid, new block valid");
+	tap_ok(!err && a1 != old && GAZE_ADDR_IS_REAL(a1),
+	       "rewritten node moved");
+	tap_ok(!usage_bit(fs, old) && usage_bit(fs, a1),
+	       "old block invalid, new block valid");
 	/* free */
-	ok(!gaze_nid_free(fs, nids[2]), "free a nid");
-	ok(gaze_node_get(fs, nids[2], GAZE_MAGIC_DNODE, &mb) == -ENOENT,
-	   "freed node is gone");
+	tap_ok(!gaze_nid_free(fs, nids[2]), "free a nid");
+	tap_ok(gaze_node_get(fs, nids[2], GAZE_MAGIC_DNODE, &mb) == -ENOENT,
+	       "freed node is gone");
 	fs = reopen(fs, 0);
-	if (!ok(fs != NULL, "nodes: reopen 2"))
+	if (!tap_ok(fs != NULL, "nodes: reopen 2"))
 		return;
-	ok(dnode_slot(fs, nids[1], 7, &err) == old && !err,
-	   "rewritten contents persist");
-	ok(gaze_node_get(fs, nids[2], GAZE_MAGIC_DNODE, &mb) == -ENOENT,
-	   "freed nid stays free after reopen");
+	tap_ok(dnode_slot(fs, nids[1], 7, &err) == old && !err,
+	       "rewritten contents persist");
+	tap_ok(gaze_node_get(fs, nids[2], GAZE_MAGIC_DNODE, &mb) == -ENOENT,
+	       "freed nid stays free after reopen");
 	gaze_imap_get(fs, nids[1], &a1);
 	gaze_space_zone_stat(fs, (u32)(a1 / ZB), &valid, &state);
-	ok(valid > 0 && usage_bit(fs, a1), "node block counted as valid");
+	tap_ok(valid > 0 && usage_bit(fs, a1), "node block counted as valid");
 
 	/* cache pressure: many nodes with a tiny cache, balance writes */
 	fs->cache_limit = 64 * 1024;
@@ -447,14 +433,14 @@ test_nodes(void)
 		if (gaze_fs_balance(fs))
 			bad++;
 	}
-	ok(!bad && gaze_cache_bytes(fs) <= 64 * 1024 + 8192,
-	   "balance keeps the cache near its limit (%zu bytes)",
-	   gaze_cache_bytes(fs));
+	tap_ok(!bad && gaze_cache_bytes(fs) <= 64 * 1024 + 8192,
+	       "balance keeps the cache near its limit (%zu bytes)",
+	       gaze_cache_bytes(fs));
 	fs = reopen(fs, 0);
 	for (i = 0, bad = 0; fs && i < 300; i++)
 		if (dnode_slot(fs, pre + i, 3, &err) != VADDR(fs, i) || err)
 			bad++;
-	ok(fs && !bad, "300 nodes written under cache pressure read back");
+	tap_ok(fs && !bad, "300 nodes written under cache pressure read back");
 	if (!fs)
 		goto out;
 	/* data blocks dirty only tables: balance has to checkpoint */
@@ -469,9 +455,9 @@ test_nodes(void)
 			bad++;
 	}
 	free(buf);
-	ok(!bad && fs->cp_seq > seq && gaze_cache_bytes(fs) <= 64 * 1024,
-	   "balance checkpoints when dirty tables exceed the limit (%llu checkpoints)",
-	   (unsigned long long)(fs->cp_seq - seq));
+	tap_ok(!bad && fs->cp_seq > seq && gaze_cache_bytes(fs) <= 64 * 1024,
+	       "balance checkpoints when dirty tables exceed the limit (%llu checkpoints)",
+	       (unsigned long long)(fs->cp_seq - seq));
 out:
 	gaze_fs_close(fs);
 	gaze_dev_close(d);
@@ -497,7 +483,7 @@ test_alloc(void)
 	u8 *buf = malloc(GAZE_BLOCK_SIZE), *rb = malloc(GAZE_BLOCK_SIZE);
 	int ret;
 
-	if (!ok(fs != NULL, "alloc: format"))
+	if (!tap_ok(fs != NULL, "alloc: format"))
 		return;
 	r = calloc(6 * 600, sizeof(*r));
 	for (i = 0; i < 600; i++) {
@@ -518,7 +504,7 @@ test_alloc(void)
 			n++;
 		}
 	}
-	ok(!bad && n == 3600, "3600 data blocks over 6 logs");
+	tap_ok(!bad && n == 3600, "3600 data blocks over 6 logs");
 	/* blocks of one log are consecutive inside a zone */
 	for (t = 0, bad = 0; t < 6; t++) {
 		u64 prev = 0;
@@ -530,14 +516,14 @@ test_alloc(void)
 			prev = r[i].addr;
 		}
 	}
-	ok(!bad, "each log writes its zone in order");
+	tap_ok(!bad, "each log writes its zone in order");
 	for (i = 0; i < n; i++)
 		cnt[r[i].addr / ZB]++;
 	for (i = 0; i < 64; i++)
 		zones_used += cnt[i] ? 1 : 0;
-	ok(zones_used >= 15, "blocks spread over %u zones", zones_used);
+	tap_ok(zones_used >= 15, "blocks spread over %u zones", zones_used);
 	fs = reopen(fs, 0);
-	if (!ok(fs != NULL, "alloc: reopen"))
+	if (!tap_ok(fs != NULL, "alloc: reopen"))
 		goto out;
 	for (i = 0, bad = 0; i < n; i++) {
 		if (!usage_bit(fs, r[i].addr))
@@ -551,7 +537,7 @@ test_alloc(void)
 		    memcmp(buf, rb, GAZE_BLOCK_SIZE))
 			bad++;
 	}
-	ok(!bad, "bitmaps, summaries and data read back after reopen");
+	tap_ok(!bad, "bitmaps, summaries and data read back after reopen");
 	for (i = fs->lay.main_zone_start, bad = 0; i < 64; i++) {
 		gaze_space_zone_stat(fs, i, &valid, &state);
 		/* data zones: exactly our blocks; node zones hold the root */
@@ -561,7 +547,7 @@ test_alloc(void)
 		if (cnt[i] == ZB && state != GAZE_ZS_FULL)
 			bad++;
 	}
-	ok(!bad, "zone valid counts and states match after reopen");
+	tap_ok(!bad, "zone valid counts and states match after reopen");
 
 	/* invalidate every block of one full zone */
 	for (t = fs->lay.main_zone_start; t < 64 && cnt[t] != ZB; t++)
@@ -574,21 +560,22 @@ test_alloc(void)
 		r[i].live = 0;
 	}
 	gaze_space_zone_stat(fs, t, &valid, &state);
-	ok(!bad && valid == 0 && state == GAZE_ZS_PREFREE,
-	   "emptied full zone %u is PREFREE", t);
+	tap_ok(!bad && valid == 0 && state == GAZE_ZS_PREFREE,
+	       "emptied full zone %u is PREFREE", t);
 	i = gaze_space_free_zones(fs);
 	printf("# a WARNING is expected next\n");
 	fflush(stdout);
-	ok(gaze_block_invalidate(fs, (u64)t * ZB) == -EFSCORRUPTED,
-	   "invalidating an invalid block is refused");
-	ok(!gaze_fs_sync(fs), "checkpoint");
+	tap_ok(gaze_block_invalidate(fs, (u64)t * ZB) == -EFSCORRUPTED,
+	       "invalidating an invalid block is refused");
+	tap_ok(!gaze_fs_sync(fs), "checkpoint");
 	gaze_space_zone_stat(fs, t, &valid, &state);
-	ok(state == GAZE_ZS_FREE && gaze_space_free_zones(fs) == i + 1,
-	   "the zone is FREE after the checkpoint");
+	tap_ok(state == GAZE_ZS_FREE && gaze_space_free_zones(fs) == i + 1,
+	       "the zone is FREE after the checkpoint");
 	fs = reopen(fs, 0);
 	gaze_space_zone_stat(fs, t, &valid, &state);
-	ok(fs && state == GAZE_ZS_FREE && valid == 0 && !usage_bit(fs, (u64)t * ZB),
-	   "and stays FREE after reopen");
+	tap_ok(fs && state == GAZE_ZS_FREE && valid == 0 && !usage_bit(fs,
+								       (u64)t * ZB),
+	       "and stays FREE after reopen");
 	gaze_fs_close(fs);
 out:
 	free(r);
@@ -608,26 +595,26 @@ test_log_map(void)
 	int t, bad = 0;
 	u8 *buf = calloc(1, GAZE_BLOCK_SIZE);
 
-	if (!ok(fs != NULL, "2 logs: format"))
+	if (!tap_ok(fs != NULL, "2 logs: format"))
 		return;
 	for (t = 0; t < 6; t++)
 		bad += gaze_log_of_type(fs, t) != want2[t];
-	ok(!bad, "2 logs: data types -> 0, node types -> 1");
+	tap_ok(!bad, "2 logs: data types -> 0, node types -> 1");
 	gaze_data_write(fs, GAZE_LOG_DATA_HOT, 5, 0, buf, &a);
 	gaze_data_write(fs, GAZE_LOG_DATA_COLD, 5, 1, buf, &b);
-	ok(b == a + 1, "hot and cold data share the log");
+	tap_ok(b == a + 1, "hot and cold data share the log");
 	fs = reopen(fs, 0);
-	ok(fs && usage_bit(fs, a) && usage_bit(fs, b), "2 logs: reopen");
+	tap_ok(fs && usage_bit(fs, a) && usage_bit(fs, b), "2 logs: reopen");
 	gaze_fs_close(fs);
 	gaze_dev_close(d);
 
 	d = mkdev(64, ZB, ZB, 0);
 	fs = format(d, 4);
-	if (!ok(fs != NULL, "4 logs: format"))
+	if (!tap_ok(fs != NULL, "4 logs: format"))
 		return;
 	for (t = 0, bad = 0; t < 6; t++)
 		bad += gaze_log_of_type(fs, t) != want4[t];
-	ok(!bad, "4 logs: hot/warm merged, cold separate");
+	tap_ok(!bad, "4 logs: hot/warm merged, cold separate");
 	gaze_fs_close(fs);
 	gaze_dev_close(d);
 	free(buf);
@@ -650,7 +637,7 @@ test_wrap(void)
 	u64 seq;
 	int err;
 
-	if (!ok(fs != NULL, "wrap: format"))
+	if (!tap_ok(fs != NULL, "wrap: format"))
 		return;
 	/* cold imap entries far apart: blocks rewritten only once */
 	for (i = 0; i < 4; i++) {
@@ -684,18 +671,18 @@ test_wrap(void)
 			switches++;
 		cpz = fs->cp_zone;
 	}
-	ok(!bad, "%u checkpoints with 60 block moves each", k);
-	ok(wraps >= 2, "meta ring wrapped %u times (%u meta zones)", wraps,
-	   fs->lay.meta_zone_count);
-	ok(switches >= 2, "checkpoint zone switched %u times", switches);
+	tap_ok(!bad, "%u checkpoints with 60 block moves each", k);
+	tap_ok(wraps >= 2, "meta ring wrapped %u times (%u meta zones)", wraps,
+	       fs->lay.meta_zone_count);
+	tap_ok(switches >= 2, "checkpoint zone switched %u times", switches);
 	seq = fs->cp_seq;
 	fs = reopen(fs, 0);
-	if (!ok(fs != NULL && fs->cp_seq == seq + 1, "wrap: reopen"))
+	if (!tap_ok(fs != NULL && fs->cp_seq == seq + 1, "wrap: reopen"))
 		goto out;
 	for (i = 0, bad = 0; i < 4; i++)
 		if (dnode_slot(fs, cold[i], 9, &err) != VADDR(fs, 42 + i) || err)
 			bad++;
-	ok(!bad, "table blocks written once survive the wraps");
+	tap_ok(!bad, "table blocks written once survive the wraps");
 	for (i = 0, bad = 0; i < LIVE; i++) {
 		struct gaze_summary s;
 
@@ -705,7 +692,7 @@ test_wrap(void)
 		    le32_to_cpu(s.nid) != r[i].owner)
 			bad++;
 	}
-	ok(!bad, "live blocks' bitmap and summaries intact after reopen");
+	tap_ok(!bad, "live blocks' bitmap and summaries intact after reopen");
 	gaze_fs_close(fs);
 out:
 	free(r);
@@ -724,7 +711,7 @@ test_corrupt_pack(void)
 	u32 nid, i, sw, n;
 	int err;
 
-	if (!ok(fs != NULL, "corrupt: format with conventional cp zones"))
+	if (!tap_ok(fs != NULL, "corrupt: format with conventional cp zones"))
 		return;
 	/* enough checkpoints to switch zones at least once */
 	for (i = 0, n = 0; i < 200; i++) {
@@ -733,7 +720,8 @@ test_corrupt_pack(void)
 			break;
 		n += fs->cp_zone != sw;
 	}
-	ok(i == 200 && n >= 2, "200 checkpoints, zone switched %u times", n);
+	tap_ok(i == 200 && n >= 2, "200 checkpoints, zone switched %u times",
+	       n);
 	make_dnode(fs, &nid, 1, VADDR(fs, 77));
 	gaze_fs_sync(fs);
 	seq = fs->cp_seq;
@@ -743,23 +731,23 @@ test_corrupt_pack(void)
 	fs = NULL;
 	gaze_fs_open(d, GAZE_FS_RDONLY, &fs);
 	at = le64_to_cpu(fs->cp.hdr.blkaddr);
-	ok(fs->cp_seq == seq + 1, "newest pack is seq %llu",
-	   (unsigned long long)fs->cp_seq);
+	tap_ok(fs->cp_seq == seq + 1, "newest pack is seq %llu",
+	       (unsigned long long)fs->cp_seq);
 	gaze_fs_close(fs);
 	d->ops->read(d, at, 1, blk);
 	blk[100] ^= 0x20;
 	d->ops->write(d, at, 1, blk);
 	fs = NULL;
 	err = gaze_fs_open(d, 0, &fs);
-	ok(!err && fs->cp_seq == seq,
-	   "corrupted newest pack: previous checkpoint %llu mounted",
-	   (unsigned long long)seq);
+	tap_ok(!err && fs->cp_seq == seq,
+	       "corrupted newest pack: previous checkpoint %llu mounted",
+	       (unsigned long long)seq);
 	if (err)
 		goto out;
-	ok(dnode_slot(fs, nid, 1, &err) == VADDR(fs, 77) && !err,
-	   "its contents are there");
+	tap_ok(dnode_slot(fs, nid, 1, &err) == VADDR(fs, 77) && !err,
+	       "its contents are there");
 	fs = reopen(fs, 0);
-	ok(fs && fs->cp_seq == seq + 1, "the next checkpoint replaces it");
+	tap_ok(fs && fs->cp_seq == seq + 1, "the next checkpoint replaces it");
 
 	/* corrupt the trailer this time */
 	at = le64_to_cpu(fs->cp.hdr.blkaddr) + le32_to_cpu(fs->cp.pack_blocks) - 1;
@@ -773,7 +761,7 @@ test_corrupt_pack(void)
 	d->ops->write(d, at, 1, blk);
 	fs = NULL;
 	err = gaze_fs_open(d, GAZE_FS_RDONLY, &fs);
-	ok(!err && fs->cp_seq == seq + 1, "corrupted trailer: falls back");
+	tap_ok(!err && fs->cp_seq == seq + 1, "corrupted trailer: falls back");
 	gaze_fs_close(fs);
 
 	/* superblock copy 0 broken: copy 1 is used */
@@ -782,7 +770,7 @@ test_corrupt_pack(void)
 	d->ops->write(d, 0, 1, blk);
 	fs = NULL;
 	err = gaze_fs_open(d, GAZE_FS_RDONLY, &fs);
-	ok(!err, "bad superblock copy 0: mounted from copy 1");
+	tap_ok(!err, "bad superblock copy 0: mounted from copy 1");
 	gaze_fs_close(fs);
 	blk[200] ^= 1;
 	d->ops->write(d, 0, 1, blk);
@@ -859,9 +847,10 @@ next:
 			gaze_dev_close(d);
 		}
 	}
-	ok(!bad, "power cut during checkpoint: previous or complete pack mounted (%u torn, %u complete)",
-	   torn, newer);
-	ok(torn > 0, "some cuts tore the pack");
+	tap_ok(!bad,
+	       "power cut during checkpoint: previous or complete pack mounted (%u torn, %u complete)",
+	       torn, newer);
+	tap_ok(torn > 0, "some cuts tore the pack");
 }
 
 /* the pack write fails right after a checkpoint zone switch, twice */
@@ -874,7 +863,7 @@ test_cp_write_fail(void)
 	u32 zone, i;
 	int r1, r2, err;
 
-	if (!ok(fs != NULL, "cp failure: format"))
+	if (!tap_ok(fs != NULL, "cp failure: format"))
 		return;
 	for (i = 0; i < 500; i++) {
 		if (fs->cp_offset + le32_to_cpu(fs->cp.pack_blocks) > ZB)
@@ -887,20 +876,21 @@ test_cp_write_fail(void)
 	r1 = gaze_fs_sync(fs);
 	gaze_emu_fail_after(d, 2, 0);
 	r2 = gaze_fs_sync(fs);
-	ok(r1 == -EIO && r2 == -EIO && fs->cp_seq == seq,
-	   "pack write after a zone switch fails twice");
+	tap_ok(r1 == -EIO && r2 == -EIO && fs->cp_seq == seq,
+	       "pack write after a zone switch fails twice");
 	crash(fs);
 	gaze_emu_power_cut(d, 7, 100);
 	fs = NULL;
 	err = gaze_fs_open(d, 0, &fs);
-	ok(!err && fs->cp_seq == seq && fs->cp_zone == zone,
-	   "the committed checkpoint survives the failed switches");
+	tap_ok(!err && fs->cp_seq == seq && fs->cp_zone == zone,
+	       "the committed checkpoint survives the failed switches");
 	if (err)
 		goto out;
-	ok(!gaze_fs_sync(fs) && fs->cp_zone != zone, "the switch then succeeds");
+	tap_ok(!gaze_fs_sync(fs) && fs->cp_zone != zone,
+	       "the switch then succeeds");
 	fs = reopen(fs, 0);
-	ok(fs && fs->cp_seq == seq + 2, "and reopens at seq %llu",
-	   (unsigned long long)(fs ? fs->cp_seq : 0));
+	tap_ok(fs && fs->cp_seq == seq + 2, "and reopens at seq %llu",
+	       (unsigned long long)(fs ? fs->cp_seq : 0));
 	gaze_fs_close(fs);
 out:
 	gaze_dev_close(d);
@@ -922,8 +912,8 @@ test_active_limit(void)
 	next_max_active = 8;
 	d = mkdev(64, ZB, ZB, 0);
 	fs = format(d, 0);
-	if (!ok(fs != NULL && fs->lay.nr_logs == 6,
-		"active limit 8: format with 6 logs"))
+	if (!tap_ok(fs != NULL && fs->lay.nr_logs == 6,
+		    "active limit 8: format with 6 logs"))
 		goto out;
 	for (k = 0; k < 300 && fs; k++) {
 		for (i = 0; i < 30; i++)
@@ -940,7 +930,8 @@ test_active_limit(void)
 				bad++;
 		}
 	}
-	ok(fs && !bad, "300 checkpoints and 6 crashes within 8 active zones");
+	tap_ok(fs && !bad,
+	       "300 checkpoints and 6 crashes within 8 active zones");
 	gaze_fs_close(fs);
 out:
 	free(buf);
@@ -956,21 +947,23 @@ test_enospc(void)
 	u64 n = 0, addr, user, valid;
 	int ret;
 
-	if (!ok(fs != NULL, "enospc: format"))
+	if (!tap_ok(fs != NULL, "enospc: format"))
 		return;
 	user = le64_to_cpu(fs->sb.user_blocks);
 	while (!(ret = gaze_data_write(fs, (int)(n % 3), 9, 0, buf, &addr)))
 		n++;
-	ok(ret == -ENOSPC, "writing until full ends in ENOSPC after %llu blocks (user %llu)",
-	   (unsigned long long)n, (unsigned long long)user);
-	ok(n + 2 * ZB * 6 >= user && n <= user, "most of the user capacity was usable");
-	ok(gaze_space_free_zones(fs) <= le32_to_cpu(fs->sb.reserved_zones) ||
-	   gaze_space_free_blocks(fs) == 0, "reserve or capacity reached");
-	ok(!gaze_fs_sync(fs), "checkpoint still works when full");
+	tap_ok(ret == -ENOSPC,
+	       "writing until full ends in ENOSPC after %llu blocks (user %llu)",
+	       (unsigned long long)n, (unsigned long long)user);
+	tap_ok(n + 2 * ZB * 6 >= user && n <= user,
+	       "most of the user capacity was usable");
+	tap_ok(gaze_space_free_zones(fs) <= le32_to_cpu(fs->sb.reserved_zones) ||
+	       gaze_space_free_blocks(fs) == 0, "reserve or capacity reached");
+	tap_ok(!gaze_fs_sync(fs), "checkpoint still works when full");
 	valid = le64_to_cpu(fs->cp.valid_blocks);
 	fs = reopen(fs, 0);
-	ok(fs && le64_to_cpu(fs->cp.valid_blocks) == valid,
-	   "reopen of a full filesystem");
+	tap_ok(fs && le64_to_cpu(fs->cp.valid_blocks) == valid,
+	       "reopen of a full filesystem");
 	gaze_fs_close(fs);
 	free(buf);
 	gaze_dev_close(d);
@@ -988,7 +981,7 @@ test_rdonly(void)
 	int err, bad = 0;
 	u8 *buf = calloc(1, GAZE_BLOCK_SIZE);
 
-	if (!ok(fs != NULL, "rdonly: format"))
+	if (!tap_ok(fs != NULL, "rdonly: format"))
 		return;
 	make_dnode(fs, &nid, 0, VADDR(fs, 5));
 	gaze_data_write(fs, 0, nid, 0, buf, &addr);
@@ -996,7 +989,7 @@ test_rdonly(void)
 	gaze_emu_stats(d, &a);
 	fs = NULL;
 	err = gaze_fs_open(d, GAZE_FS_RDONLY, &fs);
-	if (!ok(!err, "read-only open"))
+	if (!tap_ok(!err, "read-only open"))
 		goto out;
 	if (dnode_slot(fs, nid, 0, &err) != VADDR(fs, 5) || err)
 		bad++;
@@ -1011,14 +1004,14 @@ test_rdonly(void)
 	if (gaze_cp_write(fs, 0) != -EROFS)
 		bad++;
 	gaze_fs_sync(fs);
-	ok(!bad, "write paths return EROFS");
+	tap_ok(!bad, "write paths return EROFS");
 	gaze_fs_close(fs);
 	gaze_emu_stats(d, &b);
-	ok(a.writes == b.writes && a.appends == b.appends &&
-	   a.resets == b.resets && a.finishes == b.finishes &&
-	   a.flushes == b.flushes && a.blocks_written == b.blocks_written,
-	   "read-only open/use/close wrote nothing (reads %llu)",
-	   (unsigned long long)(b.reads - a.reads));
+	tap_ok(a.writes == b.writes && a.appends == b.appends &&
+	       a.resets == b.resets && a.finishes == b.finishes &&
+	       a.flushes == b.flushes && a.blocks_written == b.blocks_written,
+	       "read-only open/use/close wrote nothing (reads %llu)",
+	       (unsigned long long)(b.reads - a.reads));
 out:
 	free(buf);
 	gaze_dev_close(d);
@@ -1050,25 +1043,25 @@ test_features(void)
 	struct gaze_dev *d = mkdev(64, ZB, ZB, 2);
 	struct gaze_fs *fs = format(d, 0);
 
-	if (!ok(fs != NULL, "features: format"))
+	if (!tap_ok(fs != NULL, "features: format"))
 		return;
 	gaze_fs_close(fs);
 	set_feature(d, 0, 1ull << 40);
 	fs = NULL;
-	ok(gaze_fs_open(d, 0, &fs) == -EOPNOTSUPP,
-	   "unknown incompat feature refused");
-	ok(gaze_fs_open(d, GAZE_FS_RDONLY, &fs) == -EOPNOTSUPP,
-	   "unknown incompat feature refused read-only too");
+	tap_ok(gaze_fs_open(d, 0, &fs) == -EOPNOTSUPP,
+	       "unknown incompat feature refused");
+	tap_ok(gaze_fs_open(d, GAZE_FS_RDONLY, &fs) == -EOPNOTSUPP,
+	       "unknown incompat feature refused read-only too");
 	set_feature(d, 0, 1ull << 40);
 	set_feature(d, 1, 1ull << 5);
-	ok(gaze_fs_open(d, 0, &fs) == -EROFS,
-	   "unknown ro_compat feature: read-write refused");
-	ok(gaze_fs_open(d, GAZE_FS_RDONLY, &fs) == 0,
-	   "unknown ro_compat feature: read-only allowed");
+	tap_ok(gaze_fs_open(d, 0, &fs) == -EROFS,
+	       "unknown ro_compat feature: read-write refused");
+	tap_ok(gaze_fs_open(d, GAZE_FS_RDONLY, &fs) == 0,
+	       "unknown ro_compat feature: read-only allowed");
 	gaze_fs_close(fs);
 	set_feature(d, 1, 1ull << 5);
 	fs = NULL;
-	ok(gaze_fs_open(d, 0, &fs) == 0, "features restored: mounts");
+	tap_ok(gaze_fs_open(d, 0, &fs) == 0, "features restored: mounts");
 	gaze_fs_close(fs);
 	gaze_dev_close(d);
 }
@@ -1084,13 +1077,13 @@ test_geometry_mismatch(void)
 	mkparams(d, &p, 0);
 	mkroot(&root);
 	p.geo.zone_blocks = 512;
-	ok(gaze_fs_format(d, &p, &root, &fs) == -EINVAL,
-	   "format refuses a geometry that is not the device's");
+	tap_ok(gaze_fs_format(d, &p, &root, &fs) == -EINVAL,
+	       "format refuses a geometry that is not the device's");
 	mkparams(d, &p, 0);
 	p.geo.nr_zones = 8;
 	p.geo.nr_blocks = 8 * ZB;
-	ok(gaze_fs_format(d, &p, &root, &fs) == -ENOSPC,
-	   "format reports the layout's error (too small)");
+	tap_ok(gaze_fs_format(d, &p, &root, &fs) == -ENOSPC,
+	       "format reports the layout's error (too small)");
 	gaze_dev_close(d);
 }
 
@@ -1131,12 +1124,12 @@ test_big(void)
 		_exit(ret ? 1 : 0);
 	}
 	if (pid < 0 || wait4(pid, &status, 0, &ru) != pid) {
-		ok(0, "1 TiB format (fork)");
+		tap_ok(0, "1 TiB format (fork)");
 		return;
 	}
 	printf("# 1 TiB: child peak RSS %ld KiB\n", ru.ru_maxrss);
-	ok(WIFEXITED(status) && !WEXITSTATUS(status),
-	   "1 TiB device formats, closes and reopens");
+	tap_ok(WIFEXITED(status) && !WEXITSTATUS(status),
+	       "1 TiB device formats, closes and reopens");
 }
 
 int
@@ -1160,8 +1153,5 @@ main(int argc, char **argv)
 	test_rdonly();
 	test_features();
 	test_geometry_mismatch();
-	printf("1..%d\n", tap_count);
-	if (tap_failed)
-		printf("# %d of %d failed\n", tap_failed, tap_count);
-	return tap_failed ? 1 : 0;
+	return tap_done();
 }

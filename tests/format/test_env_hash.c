@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "gaze_core.h"
-#include "tap.h"
+#include "../tap.h"
 
 u32 gaze_crc32c_sw(u32 seed, const void *buf, size_t len);
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "gaze_core.h"
-#include "tap.h"
+#include "../tap.h"
 
 /* test filesystem: 64 zones of 4096 blocks, 4000 writable */
 #define ZB		4096u

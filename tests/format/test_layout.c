@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "gaze_core.h"
-#include "tap.h"
+#include "../tap.h"
 
 #define MIB_BLOCKS	256u		/* 1 MiB in 4 KiB blocks */
 

@@ -8,30 +8,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "gaze_util.h"
-
-static int nr_tests, nr_failed;
-
-static void __attribute__((format(printf, 2, 3)))
-ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	nr_tests++;
-	if (!cond)
-		nr_failed++;
-	printf("%sok %d - ", cond ? "" : "not ", nr_tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
+#include "../tap.h"
 
 static void
 test_size_parse(void)
@@ -81,9 +64,9 @@ test_size_parse(void)
 		uint64_t v = 12345;
 		int ret = gaze_size_parse(cases[i].s, &v);
 
-		ok(ret == cases[i].ret && (ret || v == cases[i].v),
-		   "size_parse(\"%s\") = %d, %" PRIu64, cases[i].s, ret,
-		   ret ? 0 : v);
+		tap_ok(ret == cases[i].ret && (ret || v == cases[i].v),
+		       "size_parse(\"%s\") = %d, %" PRIu64, cases[i].s, ret,
+		       ret ? 0 : v);
 	}
 }
 
@@ -109,8 +92,9 @@ test_size_human(void)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		gaze_size_human(cases[i].v, buf, sizeof(buf));
-		ok(!strcmp(buf, cases[i].s), "size_human(%" PRIu64 ") = \"%s\"",
-		   cases[i].v, buf);
+		tap_ok(!strcmp(buf, cases[i].s),
+		       "size_human(%" PRIu64 ") = \"%s\"",
+		       cases[i].v, buf);
 	}
 }
 
@@ -119,14 +103,15 @@ test_uint_parse(void)
 {
 	uint64_t v = 0;
 
-	ok(!gaze_uint_parse("20", 1, 90, &v) && v == 20, "uint_parse 20");
-	ok(gaze_uint_parse("0", 1, 90, &v) == -ERANGE, "uint_parse 0 < 1");
-	ok(gaze_uint_parse("91", 1, 90, &v) == -ERANGE, "uint_parse 91 > 90");
-	ok(gaze_uint_parse("", 1, 90, &v) == -EINVAL, "uint_parse empty");
-	ok(gaze_uint_parse("5%", 1, 90, &v) == -EINVAL, "uint_parse 5%%");
-	ok(gaze_uint_parse("-5", 1, 90, &v) == -EINVAL, "uint_parse -5");
-	ok(gaze_uint_parse("99999999999999999999", 0, UINT64_MAX, &v) ==
-	   -ERANGE, "uint_parse overflow");
+	tap_ok(!gaze_uint_parse("20", 1, 90, &v) && v == 20, "uint_parse 20");
+	tap_ok(gaze_uint_parse("0", 1, 90, &v) == -ERANGE, "uint_parse 0 < 1");
+	tap_ok(gaze_uint_parse("91", 1, 90, &v) == -ERANGE,
+	       "uint_parse 91 > 90");
+	tap_ok(gaze_uint_parse("", 1, 90, &v) == -EINVAL, "uint_parse empty");
+	tap_ok(gaze_uint_parse("5%", 1, 90, &v) == -EINVAL, "uint_parse 5%%");
+	tap_ok(gaze_uint_parse("-5", 1, 90, &v) == -EINVAL, "uint_parse -5");
+	tap_ok(gaze_uint_parse("99999999999999999999", 0, UINT64_MAX, &v) ==
+	       -ERANGE, "uint_parse overflow");
 }
 
 static void
@@ -136,22 +121,22 @@ test_uuid(void)
 	char buf[GAZE_UUID_STR_LEN];
 	uint8_t u[16], u2[16];
 
-	ok(!gaze_uuid_parse(s, u), "uuid_parse valid");
+	tap_ok(!gaze_uuid_parse(s, u), "uuid_parse valid");
 	gaze_uuid_unparse(u, buf);
-	ok(!strcmp(buf, s), "uuid round trip");
-	ok(!gaze_uuid_parse("0F8FAD5B-D9CB-469F-A165-70867728950E", u2) &&
-	   !memcmp(u, u2, 16), "uuid_parse upper case");
-	ok(gaze_uuid_parse("0f8fad5b-d9cb-469f-a165-70867728950", u) ==
-	   -EINVAL, "uuid_parse short");
-	ok(gaze_uuid_parse("random", u) == -EINVAL, "uuid_parse garbage");
+	tap_ok(!strcmp(buf, s), "uuid round trip");
+	tap_ok(!gaze_uuid_parse("0F8FAD5B-D9CB-469F-A165-70867728950E", u2) &&
+	       !memcmp(u, u2, 16), "uuid_parse upper case");
+	tap_ok(gaze_uuid_parse("0f8fad5b-d9cb-469f-a165-70867728950", u) ==
+	       -EINVAL, "uuid_parse short");
+	tap_ok(gaze_uuid_parse("random", u) == -EINVAL, "uuid_parse garbage");
 	gaze_uuid_generate(u);
 	gaze_uuid_generate(u2);
-	ok(!gaze_uuid_is_null(u) && memcmp(u, u2, 16) && (u[6] >> 4) == 4,
-	   "uuid_generate random v4");
+	tap_ok(!gaze_uuid_is_null(u) && memcmp(u, u2, 16) && (u[6] >> 4) == 4,
+	       "uuid_generate random v4");
 	memset(u, 0, 16);
-	ok(gaze_uuid_is_null(u), "uuid_is_null");
-	ok(!gaze_random_bytes(u, sizeof(u)) && !gaze_uuid_is_null(u),
-	   "random_bytes");
+	tap_ok(gaze_uuid_is_null(u), "uuid_is_null");
+	tap_ok(!gaze_random_bytes(u, sizeof(u)) && !gaze_uuid_is_null(u),
+	       "random_bytes");
 }
 
 static void
@@ -179,10 +164,10 @@ test_json(void)
 	gaze_json_obj_end(&j);
 	ret = gaze_json_finish(&j);
 	fclose(f);
-	ok(!ret && !strcmp(buf,
-	   "{\"name\":\"a\\\"b\\\\c\\n\\u0001\\u00ff\xc3\xa9\",\"n\":18446744073709551615,"
-	   "\"s\":-5,\"list\":[true,null,{}],\"ratio\":1.5}\n"),
-	   "json compact: %s", buf);
+	tap_ok(!ret && !strcmp(buf,
+	       "{\"name\":\"a\\\"b\\\\c\\n\\u0001\\u00ff\xc3\xa9\",\"n\":18446744073709551615,"
+	       "\"s\":-5,\"list\":[true,null,{}],\"ratio\":1.5}\n"),
+	       "json compact: %s", buf);
 	free(buf);
 
 	buf = NULL;
@@ -195,8 +180,8 @@ test_json(void)
 	gaze_json_obj_end(&j);
 	ret = gaze_json_finish(&j);
 	fclose(f);
-	ok(!ret && !strcmp(buf, "{\n  \"a\": 1,\n  \"b\": []\n}\n"),
-	   "json pretty");
+	tap_ok(!ret && !strcmp(buf, "{\n  \"a\": 1,\n  \"b\": []\n}\n"),
+	       "json pretty");
 	free(buf);
 
 	buf = NULL;
@@ -206,7 +191,7 @@ test_json(void)
 	gaze_json_u64(&j, NULL, 1);		/* value without a key */
 	ret = gaze_json_finish(&j);
 	fclose(f);
-	ok(ret == -EINVAL, "json misuse detected");
+	tap_ok(ret == -EINVAL, "json misuse detected");
 	free(buf);
 }
 
@@ -224,7 +209,7 @@ test_mount(void)
 		tmp = "/tmp";
 	snprintf(dir, sizeof(dir), "%s/gaze-util.XXXXXX", tmp);
 	if (!mkdtemp(dir)) {
-		ok(0, "mkdtemp %s", dir);
+		tap_ok(0, "mkdtemp %s", dir);
 		return;
 	}
 	snprintf(img, sizeof(img), "%s/my img", dir);
@@ -235,19 +220,19 @@ test_mount(void)
 
 	f = fopen(mi, "w");
 	if (!f) {
-		ok(0, "create %s", mi);
+		tap_ok(0, "create %s", mi);
 		goto out_rm;
 	}
 	fprintf(f, "22 1 0:21 / /proc rw - proc proc rw\n");
 	fprintf(f, "36 35 98:0 / /mnt1 rw,noatime master:1 - ext3 /dev/root rw\n");
 	fclose(f);
 	setenv("GAZE_TEST_MOUNTINFO", mi, 1);
-	ok(gaze_mount_check(img, where, sizeof(where)) == 0,
-	   "image not in mountinfo: not mounted");
+	tap_ok(gaze_mount_check(img, where, sizeof(where)) == 0,
+	       "image not in mountinfo: not mounted");
 
 	f = fopen(mi, "a");
 	if (!f) {
-		ok(0, "append to %s", mi);
+		tap_ok(0, "append to %s", mi);
 		goto out_rm;
 	}
 	fprintf(f, "40 35 7:3 / /mnt/my\\040dir rw shared:7 - gaze ");
@@ -259,18 +244,19 @@ test_mount(void)
 	}
 	fprintf(f, " rw\n");
 	fclose(f);
-	ok(gaze_mount_check(img, where, sizeof(where)) == 1 &&
-	   !strcmp(where, "/mnt/my dir"), "image in mountinfo: mounted on %s",
-	   where);
-	ok(gaze_mount_check("/nonexistent/gaze", where, sizeof(where)) ==
-	   -ENOENT, "missing path: -ENOENT");
+	tap_ok(gaze_mount_check(img, where, sizeof(where)) == 1 &&
+	       !strcmp(where,
+		       "/mnt/my dir"), "image in mountinfo: mounted on %s",
+	       where);
+	tap_ok(gaze_mount_check("/nonexistent/gaze", where, sizeof(where)) ==
+	       -ENOENT, "missing path: -ENOENT");
 
 	setenv("GAZE_TEST_MOUNTINFO", "/nonexistent/mountinfo", 1);
-	ok(gaze_mount_check(img, where, sizeof(where)) < 0,
-	   "unreadable mountinfo is an error");
+	tap_ok(gaze_mount_check(img, where, sizeof(where)) < 0,
+	       "unreadable mountinfo is an error");
 	unsetenv("GAZE_TEST_MOUNTINFO");
-	ok(gaze_mount_check("/", where, sizeof(where)) >= 0,
-	   "real mountinfo readable");
+	tap_ok(gaze_mount_check("/", where, sizeof(where)) >= 0,
+	       "real mountinfo readable");
 out_rm:
 	unsetenv("GAZE_TEST_MOUNTINFO");
 	unlink(img);
@@ -287,7 +273,5 @@ main(void)
 	test_uuid();
 	test_json();
 	test_mount();
-	printf("1..%d\n", nr_tests);
-	printf("# %d of %d failed\n", nr_failed, nr_tests);
-	return nr_failed ? 1 : 0;
+	return tap_done();
 }

@@ -13,34 +13,13 @@
 #include "gaze_core.h"
 #include "gaze_zdev.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-static int tap_n, tap_fail;
-
-__attribute__((format(printf, 2, 3)))
-static int
-ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	tap_n++;
-	if (!cond)
-		tap_fail++;
-	printf("%sok %d - ", cond ? "" : "not ", tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	return cond;
-}
-
-#define DIAG(...) do { printf("# "); printf(__VA_ARGS__); printf("\n"); } while (0)
+#include "../tap.h"
 
 static u64 rng_state = 0x9e3779b97f4a7c15ull;
 
@@ -135,7 +114,7 @@ fs_reopen(struct gaze_fs *fs, struct gaze_dev *d)
 	int err = gaze_fs_close(fs);
 
 	if (err)
-		ok(0, "close: %d", err);
+		tap_ok(0, "close: %d", err);
 	fs = NULL;
 	err = gaze_fs_open(d, 0, &fs);
 	if (err) {
@@ -298,61 +277,68 @@ check_tree(struct gaze_fs *fs, const char *when)
 
 	memset(&a, 0, sizeof(a));
 
-	ok(!gaze_ns_getattr(fs, GAZE_ROOT_INO, &a) && a.mode == 040755 &&
-	   a.nlink == 4, "%s: root is a dir with nlink 4 (got %o %u)", when,
-	   a.mode, a.nlink);
-	ok(!lk(fs, GAZE_ROOT_INO, "lost+found", &ino) &&
-	   !gaze_ns_getattr(fs, ino, &a) && a.mode == 040700 && a.nlink == 2,
-	   "%s: lost+found", when);
-	ok(!lk(fs, GAZE_ROOT_INO, "file", &ino) && !gaze_ns_getattr(fs, ino, &a)
-	   && a.mode == 0100644 && a.nlink == 2 && a.uid == 1000 &&
-	   a.gid == 100 && a.atime == 1600000000 && a.atime_nsec == 1 &&
-	   a.mtime_nsec == 999999999 && a.crtime == 1600000300 &&
-	   a.crtime_nsec == 4 && a.size == 0, "%s: file attributes exact",
-	   when);
-	ok(!lk(fs, GAZE_ROOT_INO, "hard", &ino2) && ino2 == ino,
-	   "%s: hard link names the same inode", when);
-	ok(!lk(fs, GAZE_ROOT_INO, "dir", &d) && !gaze_ns_getattr(fs, d, &a) &&
-	   a.mode == 040750 && a.nlink == 3, "%s: dir nlink 3", when);
-	ok(!lk(fs, d, "..", &ino) && ino == GAZE_ROOT_INO &&
-	   !lk(fs, d, ".", &ino) && ino == d, "%s: . and ..", when);
-	ok(!lk(fs, d, "sub", &ino) && !gaze_ns_getattr(fs, ino, &a) &&
-	   a.nlink == 2 && !lk(fs, ino, "..", &ino2) && ino2 == d,
-	   "%s: subdir", when);
-	ok(!lk(fs, d, "chr", &ino) && !gaze_ns_getattr(fs, ino, &a) &&
-	   a.mode == 020600 && a.rdev_major == 4 && a.rdev_minor == 64,
-	   "%s: char device", when);
-	ok(!lk(fs, d, "blk", &ino) && !gaze_ns_getattr(fs, ino, &a) &&
-	   a.mode == 060600 && a.rdev_major == 8 && a.rdev_minor == 1,
-	   "%s: block device", when);
-	ok(!lk(fs, d, "fifo", &ino) && !gaze_ns_getattr(fs, ino, &a) &&
-	   a.mode == 010644, "%s: fifo", when);
-	ok(!lk(fs, d, "sock", &ino) && !gaze_ns_getattr(fs, ino, &a) &&
-	   a.mode == 0140755, "%s: socket", when);
+	tap_ok(!gaze_ns_getattr(fs, GAZE_ROOT_INO, &a) && a.mode == 040755 &&
+	       a.nlink == 4, "%s: root is a dir with nlink 4 (got %o %u)", when,
+	       a.mode, a.nlink);
+	tap_ok(!lk(fs, GAZE_ROOT_INO, "lost+found", &ino) &&
+	       !gaze_ns_getattr(fs, ino,
+				&a) && a.mode == 040700 && a.nlink == 2,
+	       "%s: lost+found", when);
+	tap_ok(!lk(fs, GAZE_ROOT_INO, "file", &ino) && !gaze_ns_getattr(fs, ino,
+									&a)
+	       && a.mode == 0100644 && a.nlink == 2 && a.uid == 1000 &&
+	       a.gid == 100 && a.atime == 1600000000 && a.atime_nsec == 1 &&
+	       a.mtime_nsec == 999999999 && a.crtime == 1600000300 &&
+	       a.crtime_nsec == 4 && a.size == 0, "%s: file attributes exact",
+	       when);
+	tap_ok(!lk(fs, GAZE_ROOT_INO, "hard", &ino2) && ino2 == ino,
+	       "%s: hard link names the same inode", when);
+	tap_ok(!lk(fs, GAZE_ROOT_INO, "dir", &d) && !gaze_ns_getattr(fs, d,
+								     &a) &&
+	       a.mode == 040750 && a.nlink == 3, "%s: dir nlink 3", when);
+	tap_ok(!lk(fs, d, "..", &ino) && ino == GAZE_ROOT_INO &&
+	       !lk(fs, d, ".", &ino) && ino == d, "%s: . and ..", when);
+	tap_ok(!lk(fs, d, "sub", &ino) && !gaze_ns_getattr(fs, ino, &a) &&
+	       a.nlink == 2 && !lk(fs, ino, "..", &ino2) && ino2 == d,
+	       "%s: subdir", when);
+	tap_ok(!lk(fs, d, "chr", &ino) && !gaze_ns_getattr(fs, ino, &a) &&
+	       a.mode == 020600 && a.rdev_major == 4 && a.rdev_minor == 64,
+	       "%s: char device", when);
+	tap_ok(!lk(fs, d, "blk", &ino) && !gaze_ns_getattr(fs, ino, &a) &&
+	       a.mode == 060600 && a.rdev_major == 8 && a.rdev_minor == 1,
+	       "%s: block device", when);
+	tap_ok(!lk(fs, d, "fifo", &ino) && !gaze_ns_getattr(fs, ino, &a) &&
+	       a.mode == 010644, "%s: fifo", when);
+	tap_ok(!lk(fs, d, "sock", &ino) && !gaze_ns_getattr(fs, ino, &a) &&
+	       a.mode == 0140755, "%s: socket", when);
 	n = lk(fs, GAZE_ROOT_INO, "sym", &ino);
 	if (!n)
 		n = gaze_ns_readlink(fs, ino, buf, sizeof(buf));
-	ok(n == 6 && !memcmp(buf, "target", 6), "%s: short symlink", when);
+	tap_ok(n == 6 && !memcmp(buf, "target", 6), "%s: short symlink", when);
 	n = lk(fs, GAZE_ROOT_INO, "longsym", &ino);
 	if (!n)
 		n = gaze_ns_readlink(fs, ino, buf, sizeof(buf));
-	ok(n == 4000 &&
-	   !memcmp(buf, long_target, 4000) && !gaze_ns_getattr(fs, ino, &a) &&
-	   a.size == 4000 && a.blocks == 1, "%s: long symlink (%d)", when, n);
-	ok(lk(fs, GAZE_ROOT_INO, "nope", &ino) == -ENOENT,
-	   "%s: missing name -ENOENT", when);
+	tap_ok(n == 4000 &&
+	       !memcmp(buf, long_target, 4000) && !gaze_ns_getattr(fs, ino,
+								   &a) &&
+	       a.size == 4000 && a.blocks == 1, "%s: long symlink (%d)", when, n);
+	tap_ok(lk(fs, GAZE_ROOT_INO, "nope", &ino) == -ENOENT,
+	       "%s: missing name -ENOENT", when);
 
-	ok(!rd_all(fs, GAZE_ROOT_INO, 0, &c) && c.n == 8 && !c.order_bad &&
-	   rd_find(&c, ".") && rd_find(&c, "..") && rd_find(&c, "lost+found")
-	   && rd_find(&c, "file") && rd_find(&c, "hard") && rd_find(&c, "dir")
-	   && rd_find(&c, "sym") && rd_find(&c, "longsym") && rd_unique(&c),
-	   "%s: root readdir (%u entries)", when, c.n);
-	ok(rd_find(&c, "dir") && rd_find(&c, "dir")->dt == 4 &&
-	   rd_find(&c, "sym")->dt == 10 && rd_find(&c, "file")->dt == 8,
-	   "%s: readdir types", when);
+	tap_ok(!rd_all(fs, GAZE_ROOT_INO, 0, &c) && c.n == 8 && !c.order_bad &&
+	       rd_find(&c, ".") && rd_find(&c, "..") && rd_find(&c,
+								"lost+found")
+	       && rd_find(&c, "file") && rd_find(&c, "hard") && rd_find(&c,
+									"dir")
+	       && rd_find(&c, "sym") && rd_find(&c, "longsym") && rd_unique(&c),
+	       "%s: root readdir (%u entries)", when, c.n);
+	tap_ok(rd_find(&c, "dir") && rd_find(&c, "dir")->dt == 4 &&
+	       rd_find(&c, "sym")->dt == 10 && rd_find(&c, "file")->dt == 8,
+	       "%s: readdir types", when);
 	free(c.ents);
-	ok(!rd_all(fs, d, 1, &c) && c.n == 7 && !c.order_bad && rd_unique(&c),
-	   "%s: dir readdir one at a time", when);
+	tap_ok(!rd_all(fs, d, 1,
+		       &c) && c.n == 7 && !c.order_bad && rd_unique(&c),
+	       "%s: dir readdir one at a time", when);
 	free(c.ents);
 }
 
@@ -367,82 +353,91 @@ test_basic(bool inline_data)
 	char name[300];
 	int err;
 
-	DIAG("namespace basics (%s)", tag);
-	ok(!gaze_ns_getattr(fs, GAZE_ROOT_INO, &a) && a.mtime == 1700000001 &&
-	   a.mtime_nsec == 22 && a.crtime == 1700000003 && a.nlink == 3,
-	   "%s: root keeps the given times", tag);
-	ok(fs->valid_inodes == 2, "%s: valid_inodes %llu after format", tag,
-	   (unsigned long long)fs->valid_inodes);
-	ok(!mk(fs, GAZE_ROOT_INO, "file", 0100644, &f), "%s: create file", tag);
-	ok(mk(fs, GAZE_ROOT_INO, "file", 0100644, &ino) == -EEXIST,
-	   "%s: duplicate -EEXIST", tag);
-	ok(mk(fs, GAZE_ROOT_INO, ".", 0100644, &ino) == -EINVAL &&
-	   mk(fs, GAZE_ROOT_INO, "..", 0100644, &ino) == -EINVAL &&
-	   mk(fs, GAZE_ROOT_INO, "a/b", 0100644, &ino) == -EINVAL &&
-	   gaze_ns_mknod(fs, GAZE_ROOT_INO, "", 0, &a, &ino) == -EINVAL,
-	   "%s: bad names -EINVAL", tag);
+	tap_diag("namespace basics (%s)", tag);
+	tap_ok(!gaze_ns_getattr(fs, GAZE_ROOT_INO,
+				&a) && a.mtime == 1700000001 &&
+	       a.mtime_nsec == 22 && a.crtime == 1700000003 && a.nlink == 3,
+	       "%s: root keeps the given times", tag);
+	tap_ok(fs->valid_inodes == 2, "%s: valid_inodes %llu after format", tag,
+	       (unsigned long long)fs->valid_inodes);
+	tap_ok(!mk(fs, GAZE_ROOT_INO, "file", 0100644, &f), "%s: create file",
+	       tag);
+	tap_ok(mk(fs, GAZE_ROOT_INO, "file", 0100644, &ino) == -EEXIST,
+	       "%s: duplicate -EEXIST", tag);
+	tap_ok(mk(fs, GAZE_ROOT_INO, ".", 0100644, &ino) == -EINVAL &&
+	       mk(fs, GAZE_ROOT_INO, "..", 0100644, &ino) == -EINVAL &&
+	       mk(fs, GAZE_ROOT_INO, "a/b", 0100644, &ino) == -EINVAL &&
+	       gaze_ns_mknod(fs, GAZE_ROOT_INO, "", 0, &a, &ino) == -EINVAL,
+	       "%s: bad names -EINVAL", tag);
 	memset(name, 'x', 256);
 	name[256] = 0;
-	ok(mk(fs, GAZE_ROOT_INO, name, 0100644, &ino) == -ENAMETOOLONG,
-	   "%s: 256-byte name refused", tag);
+	tap_ok(mk(fs, GAZE_ROOT_INO, name, 0100644, &ino) == -ENAMETOOLONG,
+	       "%s: 256-byte name refused", tag);
 	name[255] = 0;
-	ok(!mk(fs, GAZE_ROOT_INO, name, 0100644, &ino) &&
-	   !lk(fs, GAZE_ROOT_INO, name, &ino) && !rm(fs, GAZE_ROOT_INO, name),
-	   "%s: 255-byte name", tag);
-	ok(!mk(fs, GAZE_ROOT_INO, "dir", 040750, &d), "%s: mkdir", tag);
-	ok(mk(fs, f, "x", 0100644, &ino) == -ENOTDIR, "%s: -ENOTDIR", tag);
-	ok(!mk(fs, d, "sub", 040755, &sub), "%s: mkdir sub", tag);
+	tap_ok(!mk(fs, GAZE_ROOT_INO, name, 0100644, &ino) &&
+	       !lk(fs, GAZE_ROOT_INO, name, &ino) && !rm(fs, GAZE_ROOT_INO,
+							 name),
+	       "%s: 255-byte name", tag);
+	tap_ok(!mk(fs, GAZE_ROOT_INO, "dir", 040750, &d), "%s: mkdir", tag);
+	tap_ok(mk(fs, f, "x", 0100644, &ino) == -ENOTDIR, "%s: -ENOTDIR", tag);
+	tap_ok(!mk(fs, d, "sub", 040755, &sub), "%s: mkdir sub", tag);
 	a = attr_of(020600);
 	a.rdev_major = 4;
 	a.rdev_minor = 64;
-	ok(!gaze_ns_mknod(fs, d, "chr", 3, &a, &ino), "%s: mknod chr", tag);
+	tap_ok(!gaze_ns_mknod(fs, d, "chr", 3, &a, &ino), "%s: mknod chr", tag);
 	a = attr_of(060600);
 	a.rdev_major = 8;
 	a.rdev_minor = 1;
-	ok(!gaze_ns_mknod(fs, d, "blk", 3, &a, &ino), "%s: mknod blk", tag);
-	ok(!mk(fs, d, "fifo", 010644, &ino) && !mk(fs, d, "sock", 0140755, &ino),
-	   "%s: fifo and socket", tag);
-	ok(!mk(fs, d, "tmp", 0100600, &ino), "%s: tmp file", tag);
+	tap_ok(!gaze_ns_mknod(fs, d, "blk", 3, &a, &ino), "%s: mknod blk", tag);
+	tap_ok(!mk(fs, d, "fifo", 010644, &ino) && !mk(fs, d, "sock", 0140755,
+						       &ino),
+	       "%s: fifo and socket", tag);
+	tap_ok(!mk(fs, d, "tmp", 0100600, &ino), "%s: tmp file", tag);
 	a = attr_of(0777);
-	ok(!gaze_ns_symlink(fs, GAZE_ROOT_INO, "sym", 3, "target", 6, &a, &ino),
-	   "%s: short symlink", tag);
-	ok(!gaze_ns_symlink(fs, GAZE_ROOT_INO, "longsym", 7, long_target, 4000,
+	tap_ok(!gaze_ns_symlink(fs, GAZE_ROOT_INO, "sym", 3, "target", 6, &a,
+				&ino),
+	       "%s: short symlink", tag);
+	tap_ok(!gaze_ns_symlink(fs, GAZE_ROOT_INO, "longsym", 7, long_target,
+				4000,
 			    &a, &ino), "%s: long symlink", tag);
-	ok(gaze_ns_symlink(fs, GAZE_ROOT_INO, "bad", 3, long_target, 0, &a,
+	tap_ok(gaze_ns_symlink(fs, GAZE_ROOT_INO, "bad", 3, long_target, 0, &a,
 			   &ino) == -ENOENT, "%s: empty target refused", tag);
-	ok(!gaze_ns_link(fs, GAZE_ROOT_INO, "hard", 4, f), "%s: link", tag);
-	ok(gaze_ns_link(fs, GAZE_ROOT_INO, "hd", 2, d) == -EPERM,
-	   "%s: link to a dir -EPERM", tag);
-	ok(gaze_ns_link(fs, GAZE_ROOT_INO, "hard", 4, f) == -EEXIST,
-	   "%s: link to an existing name -EEXIST", tag);
-	ok(gaze_file_write(fs, d, "x", 1, 0) == -EISDIR,
-	   "%s: write to a dir -EISDIR", tag);
-	ok(rm(fs, GAZE_ROOT_INO, "dir") == -ENOTEMPTY, "%s: -ENOTEMPTY", tag);
-	ok(!rm(fs, d, "tmp") && lk(fs, d, "tmp", &ino) == -ENOENT,
-	   "%s: unlink tmp", tag);
-	ok(rm(fs, d, "tmp") == -ENOENT, "%s: unlink missing -ENOENT", tag);
+	tap_ok(!gaze_ns_link(fs, GAZE_ROOT_INO, "hard", 4, f), "%s: link", tag);
+	tap_ok(gaze_ns_link(fs, GAZE_ROOT_INO, "hd", 2, d) == -EPERM,
+	       "%s: link to a dir -EPERM", tag);
+	tap_ok(gaze_ns_link(fs, GAZE_ROOT_INO, "hard", 4, f) == -EEXIST,
+	       "%s: link to an existing name -EEXIST", tag);
+	tap_ok(gaze_file_write(fs, d, "x", 1, 0) == -EISDIR,
+	       "%s: write to a dir -EISDIR", tag);
+	tap_ok(rm(fs, GAZE_ROOT_INO, "dir") == -ENOTEMPTY, "%s: -ENOTEMPTY",
+	       tag);
+	tap_ok(!rm(fs, d, "tmp") && lk(fs, d, "tmp", &ino) == -ENOENT,
+	       "%s: unlink tmp", tag);
+	tap_ok(rm(fs, d, "tmp") == -ENOENT, "%s: unlink missing -ENOENT", tag);
 	check_tree(fs, tag);
 	fs = fs_reopen(fs, dev);
 	check_tree(fs, tag);
 
 	/* tear down and check that everything went */
-	ok(!rm(fs, d, "sub") && !rm(fs, d, "chr") && !rm(fs, d, "blk") &&
-	   !rm(fs, d, "fifo") && !rm(fs, d, "sock") &&
-	   !rm(fs, GAZE_ROOT_INO, "dir"), "%s: remove dir tree", tag);
-	ok(!gaze_ns_getattr(fs, GAZE_ROOT_INO, &a) && a.nlink == 3,
-	   "%s: root nlink back to 3", tag);
-	ok(!rm(fs, GAZE_ROOT_INO, "file") && !gaze_ns_getattr(fs, f, &a) &&
-	   a.nlink == 1, "%s: unlink one name of two", tag);
-	ok(!rm(fs, GAZE_ROOT_INO, "hard") &&
-	   gaze_ns_getattr(fs, f, &a) == -ENOENT, "%s: last unlink frees", tag);
+	tap_ok(!rm(fs, d, "sub") && !rm(fs, d, "chr") && !rm(fs, d, "blk") &&
+	       !rm(fs, d, "fifo") && !rm(fs, d, "sock") &&
+	       !rm(fs, GAZE_ROOT_INO, "dir"), "%s: remove dir tree", tag);
+	tap_ok(!gaze_ns_getattr(fs, GAZE_ROOT_INO, &a) && a.nlink == 3,
+	       "%s: root nlink back to 3", tag);
+	tap_ok(!rm(fs, GAZE_ROOT_INO, "file") && !gaze_ns_getattr(fs, f, &a) &&
+	       a.nlink == 1, "%s: unlink one name of two", tag);
+	tap_ok(!rm(fs, GAZE_ROOT_INO, "hard") &&
+	       gaze_ns_getattr(fs, f,
+			       &a) == -ENOENT, "%s: last unlink frees", tag);
 	err = gaze_ns_getattr(fs, d, &a);
-	ok(err == -ENOENT, "%s: removed dir inode gone (%d)", tag, err);
+	tap_ok(err == -ENOENT, "%s: removed dir inode gone (%d)", tag, err);
 	fs = fs_reopen(fs, dev);
-	ok(gaze_ns_getattr(fs, f, &a) == -ENOENT &&
-	   lk(fs, GAZE_ROOT_INO, "dir", &ino) == -ENOENT,
-	   "%s: still gone after reopen", tag);
-	ok(fs->valid_inodes == 4, "%s: valid_inodes %llu (root, lost+found, "
-	   "2 symlinks)", tag, (unsigned long long)fs->valid_inodes);
+	tap_ok(gaze_ns_getattr(fs, f, &a) == -ENOENT &&
+	       lk(fs, GAZE_ROOT_INO, "dir", &ino) == -ENOENT,
+	       "%s: still gone after reopen", tag);
+	tap_ok(fs->valid_inodes == 4,
+	       "%s: valid_inodes %llu (root, lost+found, "
+	       "2 symlinks)", tag, (unsigned long long)fs->valid_inodes);
 	gaze_fs_close(fs);
 	gaze_dev_close(dev);
 }
@@ -473,14 +468,14 @@ test_dir_many(bool inline_data, u32 count, u32 zones, bool hardlinks)
 	double t;
 	int err = 0;
 
-	DIAG("directory of %u entries (%s%s)", count, tag,
-	     hardlinks ? ", hard links" : "");
-	ok(!gaze_fs_sync(fs), "%s: sync", tag);
+	tap_diag("directory of %u entries (%s%s)", count, tag,
+		 hardlinks ? ", hard links" : "");
+	tap_ok(!gaze_fs_sync(fs), "%s: sync", tag);
 	free0 = gaze_space_free_blocks(fs);
-	ok(!mk(fs, GAZE_ROOT_INO, "big", 040755, &d), "%s: mkdir big", tag);
+	tap_ok(!mk(fs, GAZE_ROOT_INO, "big", 040755, &d), "%s: mkdir big", tag);
 	if (hardlinks)
-		ok(!mk(fs, GAZE_ROOT_INO, "target", 0100644, &f),
-		   "%s: link target", tag);
+		tap_ok(!mk(fs, GAZE_ROOT_INO, "target", 0100644, &f),
+		       "%s: link target", tag);
 	t = now_s();
 	for (i = 0; i < count && !err; i++) {
 		name_of(name, i);
@@ -489,10 +484,10 @@ test_dir_many(bool inline_data, u32 count, u32 zones, bool hardlinks)
 		else
 			err = mk(fs, d, name, 0100644, &ino);
 	}
-	ok(!err, "%s: created %u entries in %.2fs (err %d)", tag, i,
-	   now_s() - t, err);
-	ok(!gaze_ns_getattr(fs, d, &a) && (u64)a.size == 0,
-	   "%s: getattr big", tag);
+	tap_ok(!err, "%s: created %u entries in %.2fs (err %d)", tag, i,
+	       now_s() - t, err);
+	tap_ok(!gaze_ns_getattr(fs, d, &a) && (u64)a.size == 0,
+	       "%s: getattr big", tag);
 	fs = fs_reopen(fs, dev);
 	t = now_s();
 	for (i = 0; i < count; i++) {
@@ -500,26 +495,27 @@ test_dir_many(bool inline_data, u32 count, u32 zones, bool hardlinks)
 		if (lk(fs, d, name, &ino))
 			bad++;
 	}
-	ok(!bad, "%s: every name found after reopen (%u missing, %.2fs)", tag,
-	   bad, now_s() - t);
+	tap_ok(!bad, "%s: every name found after reopen (%u missing, %.2fs)",
+	       tag,
+	       bad, now_s() - t);
 
 	/* O(1): a lookup in a cold cache reads a handful of blocks */
 	fs = fs_reopen(fs, dev);
 	name_of(name, count / 2);
-	ok(!lk(fs, GAZE_ROOT_INO, "big", &ino), "%s: warm path", tag);
+	tap_ok(!lk(fs, GAZE_ROOT_INO, "big", &ino), "%s: warm path", tag);
 	gaze_emu_stats(dev, &s0);
-	ok(!lk(fs, d, name, &ino), "%s: cold lookup", tag);
+	tap_ok(!lk(fs, d, name, &ino), "%s: cold lookup", tag);
 	gaze_emu_stats(dev, &s1);
-	ok(s1.blocks_read - s0.blocks_read <= 8,
-	   "%s: cold lookup read %llu blocks", tag,
-	   (unsigned long long)(s1.blocks_read - s0.blocks_read));
+	tap_ok(s1.blocks_read - s0.blocks_read <= 8,
+	       "%s: cold lookup read %llu blocks", tag,
+	       (unsigned long long)(s1.blocks_read - s0.blocks_read));
 
 	for (budget = 0; budget <= 7; budget += budget < 1 ? 1 : 6) {
 		t = now_s();
 		err = rd_all(fs, d, budget, &c);
-		ok(!err && c.n == count + 2 && !c.order_bad && rd_unique(&c),
-		   "%s: readdir budget %u: %u entries, order %s (%.2fs)", tag,
-		   budget, c.n, c.order_bad ? "bad" : "ok", now_s() - t);
+		tap_ok(!err && c.n == count + 2 && !c.order_bad && rd_unique(&c),
+		       "%s: readdir budget %u: %u entries, order %s (%.2fs)", tag,
+		       budget, c.n, c.order_bad ? "bad" : "ok", now_s() - t);
 		free(c.ents);
 	}
 	t = now_s();
@@ -527,7 +523,7 @@ test_dir_many(bool inline_data, u32 count, u32 zones, bool hardlinks)
 		name_of(name, i);
 		err = rm(fs, d, name);
 	}
-	ok(!err, "%s: removed half (%.2fs, err %d)", tag, now_s() - t, err);
+	tap_ok(!err, "%s: removed half (%.2fs, err %d)", tag, now_s() - t, err);
 	fs = fs_reopen(fs, dev);
 	for (i = 0, bad = 0; i < count; i++) {
 		name_of(name, i);
@@ -535,26 +531,27 @@ test_dir_many(bool inline_data, u32 count, u32 zones, bool hardlinks)
 		if ((i & 1) ? err != 0 : err != -ENOENT)
 			bad++;
 	}
-	ok(!bad, "%s: lookups after removing half (%u wrong)", tag, bad);
+	tap_ok(!bad, "%s: lookups after removing half (%u wrong)", tag, bad);
 	err = rd_all(fs, d, 5, &c);
-	ok(!err && c.n == count / 2 + 2 && !c.order_bad && rd_unique(&c),
-	   "%s: readdir after removal: %u entries", tag, c.n);
+	tap_ok(!err && c.n == count / 2 + 2 && !c.order_bad && rd_unique(&c),
+	       "%s: readdir after removal: %u entries", tag, c.n);
 	free(c.ents);
-	ok(!gaze_ns_getattr(fs, d, &a) && a.nlink == 2, "%s: big nlink", tag);
+	tap_ok(!gaze_ns_getattr(fs, d, &a) && a.nlink == 2, "%s: big nlink",
+	       tag);
 	if (hardlinks)
-		ok(!gaze_ns_getattr(fs, f, &a) && a.nlink == count / 2 + 1,
-		   "%s: target nlink %u", tag, a.nlink);
+		tap_ok(!gaze_ns_getattr(fs, f, &a) && a.nlink == count / 2 + 1,
+		       "%s: target nlink %u", tag, a.nlink);
 	for (i = 1, err = 0; i < count && !err; i += 2) {
 		name_of(name, i);
 		err = rm(fs, d, name);
 	}
-	ok(!err && !rm(fs, GAZE_ROOT_INO, "big") &&
-	   (!hardlinks || !rm(fs, GAZE_ROOT_INO, "target")),
-	   "%s: remove everything (%d)", tag, err);
-	ok(!gaze_fs_sync(fs), "%s: sync", tag);
+	tap_ok(!err && !rm(fs, GAZE_ROOT_INO, "big") &&
+	       (!hardlinks || !rm(fs, GAZE_ROOT_INO, "target")),
+	       "%s: remove everything (%d)", tag, err);
+	tap_ok(!gaze_fs_sync(fs), "%s: sync", tag);
 	free1 = gaze_space_free_blocks(fs);
-	ok(free1 == free0, "%s: free blocks back (%llu, %llu)", tag,
-	   (unsigned long long)free0, (unsigned long long)free1);
+	tap_ok(free1 == free0, "%s: free blocks back (%llu, %llu)", tag,
+	       (unsigned long long)free0, (unsigned long long)free1);
 	gaze_fs_close(fs);
 	gaze_dev_close(dev);
 }
@@ -577,7 +574,7 @@ test_dir_overflow(void)
 	struct rd_ctx c;
 	int err = 0;
 
-	DIAG("overflow chains at maximum depth");
+	tap_diag("overflow chains at maximum depth");
 	for (i = 0; i < 4; i++)
 		key[i] = le32_to_cpu(fs->sb.dir_hash_seed[i]);
 	memset(name, 'o', 200);
@@ -593,24 +590,24 @@ test_dir_overflow(void)
 		names[n][200 + l] = 0;
 		n++;
 	}
-	ok(!mk(fs, GAZE_ROOT_INO, "ovf", 040755, &d), "overflow: mkdir");
+	tap_ok(!mk(fs, GAZE_ROOT_INO, "ovf", 040755, &d), "overflow: mkdir");
 	for (i = 0; i < want && !err; i++)
 		err = mk(fs, d, names[i], 0100644, &ino);
-	ok(!err && !gaze_ns_getattr(fs, d, &a) &&
-	   a.flags & GAZE_IF_DIR_HASHED, "overflow: %u colliding names (%d)",
-	   want, err);
+	tap_ok(!err && !gaze_ns_getattr(fs, d, &a) &&
+	       a.flags & GAZE_IF_DIR_HASHED, "overflow: %u colliding names (%d)",
+	       want, err);
 	fs = fs_reopen(fs, dev);
 	for (i = 0; i < want; i++)
 		if (lk(fs, d, names[i], &ino))
 			bad++;
-	ok(!bad, "overflow: all found after reopen (%u missing)", bad);
-	ok(!gaze_ns_getattr(fs, d, &a) && a.blocks >= 521 + 3 + 2,
-	   "overflow: index at depth %u (521 blocks) and a chain",
-	   GAZE_DIR_MAX_DEPTH);
+	tap_ok(!bad, "overflow: all found after reopen (%u missing)", bad);
+	tap_ok(!gaze_ns_getattr(fs, d, &a) && a.blocks >= 521 + 3 + 2,
+	       "overflow: index at depth %u (521 blocks) and a chain",
+	       GAZE_DIR_MAX_DEPTH);
 	for (budget = 0; budget <= 5; budget += 5) {
 		err = rd_all(fs, d, budget, &c);
-		ok(!err && c.n == want + 2 && !c.order_bad && rd_unique(&c),
-		   "overflow: readdir budget %u: %u entries", budget, c.n);
+		tap_ok(!err && c.n == want + 2 && !c.order_bad && rd_unique(&c),
+		       "overflow: readdir budget %u: %u entries", budget, c.n);
 		free(c.ents);
 	}
 	for (i = 0, err = 0; i < want && !err; i += 2)
@@ -618,10 +615,10 @@ test_dir_overflow(void)
 	for (i = 0, bad = 0; i < want; i++)
 		if ((lk(fs, d, names[i], &ino) == 0) != (i & 1))
 			bad++;
-	ok(!err && !bad, "overflow: remove half (%d, %u wrong)", err, bad);
+	tap_ok(!err && !bad, "overflow: remove half (%d, %u wrong)", err, bad);
 	for (i = 1; i < want && !err; i += 2)
 		err = rm(fs, d, names[i]);
-	ok(!err && !rm(fs, GAZE_ROOT_INO, "ovf"), "overflow: rmdir");
+	tap_ok(!err && !rm(fs, GAZE_ROOT_INO, "ovf"), "overflow: rmdir");
 	free(names);
 	gaze_fs_close(fs);
 	gaze_dev_close(dev);
@@ -662,70 +659,81 @@ test_file(bool inline_data)
 	int err = 0, r;
 	s64 n;
 
-	DIAG("file data (%s)", tag);
-	ok(!mk(fs, GAZE_ROOT_INO, "f", 0100644, &f), "%s: create", tag);
-	ok(gaze_file_write(fs, f, "hello", 5, 0) == 5 &&
-	   gaze_file_read(fs, f, buf, 100, 0) == 5 && !memcmp(buf, "hello", 5),
-	   "%s: small write/read", tag);
-	ok(!gaze_ns_getattr(fs, f, &a) &&
-	   !!(a.flags & GAZE_IF_INLINE_DATA) == inline_data &&
-	   a.blocks == (inline_data ? 0u : 1u), "%s: inline flag %x blocks %llu",
-	   tag, a.flags, (unsigned long long)a.blocks);
-	ok(gaze_file_write(fs, f, "world", 5, 3000) == 5 &&
-	   gaze_file_read(fs, f, buf, 4000, 0) == 3005 && buf[5] == 0 &&
-	   buf[2999] == 0 && !memcmp(buf + 3000, "world", 5),
-	   "%s: gap inside inline area reads zero", tag);
-	ok(gaze_file_write(fs, f, "X", 1, 5000) == 1 &&
-	   !gaze_ns_getattr(fs, f, &a) && !(a.flags & GAZE_IF_INLINE_DATA) &&
-	   a.size == 5001 && a.blocks == 2, "%s: write past the area converts",
-	   tag);
-	ok(gaze_file_read(fs, f, buf, 8000, 0) == 5001 &&
-	   !memcmp(buf, "hello", 5) && !memcmp(buf + 3000, "world", 5) &&
-	   buf[4999] == 0 && buf[5000] == 'X', "%s: content after conversion",
-	   tag);
+	tap_diag("file data (%s)", tag);
+	tap_ok(!mk(fs, GAZE_ROOT_INO, "f", 0100644, &f), "%s: create", tag);
+	tap_ok(gaze_file_write(fs, f, "hello", 5, 0) == 5 &&
+	       gaze_file_read(fs, f, buf, 100, 0) == 5 && !memcmp(buf, "hello",
+								  5),
+	       "%s: small write/read", tag);
+	tap_ok(!gaze_ns_getattr(fs, f, &a) &&
+	       !!(a.flags & GAZE_IF_INLINE_DATA) == inline_data &&
+	       a.blocks == (inline_data ? 0u : 1u), "%s: inline flag %x blocks %llu",
+	       tag, a.flags, (unsigned long long)a.blocks);
+	tap_ok(gaze_file_write(fs, f, "world", 5, 3000) == 5 &&
+	       gaze_file_read(fs, f, buf, 4000, 0) == 3005 && buf[5] == 0 &&
+	       buf[2999] == 0 && !memcmp(buf + 3000, "world", 5),
+	       "%s: gap inside inline area reads zero", tag);
+	tap_ok(gaze_file_write(fs, f, "X", 1, 5000) == 1 &&
+	       !gaze_ns_getattr(fs, f,
+				&a) && !(a.flags & GAZE_IF_INLINE_DATA) &&
+	       a.size == 5001 && a.blocks == 2, "%s: write past the area converts",
+	       tag);
+	tap_ok(gaze_file_read(fs, f, buf, 8000, 0) == 5001 &&
+	       !memcmp(buf, "hello", 5) && !memcmp(buf + 3000, "world", 5) &&
+	       buf[4999] == 0 && buf[5000] == 'X', "%s: content after conversion",
+	       tag);
 	fs = fs_reopen(fs, dev);
-	ok(gaze_file_read(fs, f, buf, 8000, 0) == 5001 &&
-	   !memcmp(buf, "hello", 5) && buf[5000] == 'X',
-	   "%s: content after reopen", tag);
+	tap_ok(gaze_file_read(fs, f, buf, 8000, 0) == 5001 &&
+	       !memcmp(buf, "hello", 5) && buf[5000] == 'X',
+	       "%s: content after reopen", tag);
 
 	/* sparse beyond 4 GiB */
-	ok(!mk(fs, GAZE_ROOT_INO, "sparse", 0100644, &g), "%s: sparse", tag);
-	ok(gaze_file_write(fs, g, "far", 3, five) == 3 &&
-	   !gaze_ns_getattr(fs, g, &a) && a.size == five + 3,
-	   "%s: write at 5 GiB", tag);
-	ok(!gaze_file_bmap(fs, g, 1000, &addr) && addr == 0 &&
-	   !gaze_file_bmap(fs, g, five >> 12, &addr) && addr != 0,
-	   "%s: bmap hole and block", tag);
+	tap_ok(!mk(fs, GAZE_ROOT_INO, "sparse", 0100644, &g), "%s: sparse",
+	       tag);
+	tap_ok(gaze_file_write(fs, g, "far", 3, five) == 3 &&
+	       !gaze_ns_getattr(fs, g, &a) && a.size == five + 3,
+	       "%s: write at 5 GiB", tag);
+	tap_ok(!gaze_file_bmap(fs, g, 1000, &addr) && addr == 0 &&
+	       !gaze_file_bmap(fs, g, five >> 12, &addr) && addr != 0,
+	       "%s: bmap hole and block", tag);
 	memset(buf, 0xff, 8192);
-	ok(gaze_file_read(fs, g, buf, 8192, five - 4096) == 4099 &&
-	   buf[0] == 0 && buf[4095] == 0 && !memcmp(buf + 4096, "far", 3),
-	   "%s: hole before it reads zero", tag);
-	ok(gaze_file_write(fs, g, "mid", 3, 3ull << 30) == 3, "%s: write at 3 GiB",
-	   tag);
-	ok(gaze_file_write(fs, g, "low", 3, 1ull << 20) == 3, "%s: write at 1 MiB",
-	   tag);
+	tap_ok(gaze_file_read(fs, g, buf, 8192, five - 4096) == 4099 &&
+	       buf[0] == 0 && buf[4095] == 0 && !memcmp(buf + 4096, "far", 3),
+	       "%s: hole before it reads zero", tag);
+	tap_ok(gaze_file_write(fs, g, "mid", 3, 3ull << 30) == 3,
+	       "%s: write at 3 GiB",
+	       tag);
+	tap_ok(gaze_file_write(fs, g, "low", 3, 1ull << 20) == 3,
+	       "%s: write at 1 MiB",
+	       tag);
 	fs = fs_reopen(fs, dev);
-	ok(gaze_file_read(fs, g, buf, 3, five) == 3 && !memcmp(buf, "far", 3) &&
-	   gaze_file_read(fs, g, buf, 3, 3ull << 30) == 3 &&
-	   !memcmp(buf, "mid", 3) && gaze_file_read(fs, g, buf, 3, 1 << 20) == 3
-	   && !memcmp(buf, "low", 3), "%s: sparse content after reopen", tag);
-	ok(!gaze_ns_getattr(fs, g, &a) && a.blocks == 8,
-	   "%s: sparse: 3 data blocks + 5 nodes", tag);
+	tap_ok(gaze_file_read(fs, g, buf, 3, five) == 3 && !memcmp(buf, "far",
+								   3) &&
+	       gaze_file_read(fs, g, buf, 3, 3ull << 30) == 3 &&
+	       !memcmp(buf, "mid", 3) && gaze_file_read(fs, g, buf, 3,
+							1 << 20) == 3
+	       && !memcmp(buf, "low",
+			  3), "%s: sparse content after reopen", tag);
+	tap_ok(!gaze_ns_getattr(fs, g, &a) && a.blocks == 8,
+	       "%s: sparse: 3 data blocks + 5 nodes", tag);
 	err = gaze_file_truncate(fs, g, 4ull << 30);
 	gaze_ns_getattr(fs, g, &a);
-	ok(!err && a.blocks == 4 && a.size == 4ull << 30,
-	   "%s: truncate to 4 GiB drops the dind tree (%d, %llu blocks)",
-	   tag, err, (unsigned long long)a.blocks);
-	ok(gaze_file_read(fs, g, buf, 3, 3ull << 30) == 3 &&
-	   !memcmp(buf, "mid", 3) && gaze_file_read(fs, g, buf, 10, five) == 0,
-	   "%s: content below the cut stays", tag);
-	ok(!gaze_file_truncate(fs, g, 4096) && !gaze_ns_getattr(fs, g, &a) &&
-	   a.size == 4096 && a.blocks == 0, "%s: truncate frees nodes (%llu)",
-	   tag, (unsigned long long)a.blocks);
-	ok(!rm(fs, GAZE_ROOT_INO, "sparse"), "%s: remove sparse", tag);
+	tap_ok(!err && a.blocks == 4 && a.size == 4ull << 30,
+	       "%s: truncate to 4 GiB drops the dind tree (%d, %llu blocks)",
+	       tag, err, (unsigned long long)a.blocks);
+	tap_ok(gaze_file_read(fs, g, buf, 3, 3ull << 30) == 3 &&
+	       !memcmp(buf, "mid", 3) && gaze_file_read(fs, g, buf, 10,
+							five) == 0,
+	       "%s: content below the cut stays", tag);
+	tap_ok(!gaze_file_truncate(fs, g, 4096) && !gaze_ns_getattr(fs, g,
+								    &a) &&
+	       a.size == 4096 && a.blocks == 0, "%s: truncate frees nodes (%llu)",
+	       tag, (unsigned long long)a.blocks);
+	tap_ok(!rm(fs, GAZE_ROOT_INO, "sparse"), "%s: remove sparse", tag);
 
 	/* random I/O against a model */
-	ok(!mk(fs, GAZE_ROOT_INO, "model", 0100644, &g), "%s: model file", tag);
+	tap_ok(!mk(fs, GAZE_ROOT_INO, "model", 0100644, &g), "%s: model file",
+	       tag);
 	for (i = 0; i < 600 && !err; i++) {
 		r = (int)(rnd() % 100);
 		if (r < 8) {
@@ -774,19 +782,23 @@ test_file(bool inline_data)
 		if (i % 150 == 149)
 			fs = fs_reopen(fs, dev);
 	}
-	ok(!err, "%s: random writes/truncates against the model (op %u err %d)",
-	   tag, i, err);
+	tap_ok(!err,
+	       "%s: random writes/truncates against the model (op %u err %d)",
+	       tag, i, err);
 	fs = fs_reopen(fs, dev);
-	ok(!model_check(fs, g, model, size, buf), "%s: model after reopen (%llu bytes)",
-	   tag, (unsigned long long)size);
+	tap_ok(!model_check(fs, g, model, size, buf),
+	       "%s: model after reopen (%llu bytes)",
+	       tag, (unsigned long long)size);
 	/* truncate down inside a block and back up: tail must be zero */
-	ok(!gaze_file_truncate(fs, g, 10000) && !gaze_file_truncate(fs, g, 20000),
-	   "%s: truncate 10000 then 20000", tag);
+	tap_ok(!gaze_file_truncate(fs, g, 10000) && !gaze_file_truncate(fs, g,
+									20000),
+	       "%s: truncate 10000 then 20000", tag);
 	if (size > 10000)
 		memset(model + 10000, 0, size - 10000);
 	size = 20000;
-	ok(!model_check(fs, g, model, size, buf), "%s: zero tail after re-extend",
-	   tag);
+	tap_ok(!model_check(fs, g, model, size, buf),
+	       "%s: zero tail after re-extend",
+	       tag);
 	free(model);
 	free(buf);
 	gaze_fs_close(fs);
@@ -804,11 +816,11 @@ check_xattrs(struct gaze_fs *fs, u32 f, const char *when)
 	int n, i, bad = 0;
 	struct gaze_attr a = { 0 };
 
-	ok(gaze_xattr_get(fs, f, "user.small", NULL, 0) == 3 &&
-	   gaze_xattr_get(fs, f, "user.small", buf, sizeof(buf)) == 3 &&
-	   !memcmp(buf, "abc", 3), "%s: small value", when);
-	ok(gaze_xattr_get(fs, f, "user.small", buf, 2) == -ERANGE,
-	   "%s: small buffer -ERANGE", when);
+	tap_ok(gaze_xattr_get(fs, f, "user.small", NULL, 0) == 3 &&
+	       gaze_xattr_get(fs, f, "user.small", buf, sizeof(buf)) == 3 &&
+	       !memcmp(buf, "abc", 3), "%s: small value", when);
+	tap_ok(gaze_xattr_get(fs, f, "user.small", buf, 2) == -ERANGE,
+	       "%s: small buffer -ERANGE", when);
 	for (i = 0; i < 20; i++) {
 		char want[100];
 
@@ -818,24 +830,26 @@ check_xattrs(struct gaze_fs *fs, u32 f, const char *when)
 		if (n != 100 || memcmp(buf, want, 100))
 			bad++;
 	}
-	ok(!bad, "%s: 20 spilled values", when);
-	ok(gaze_xattr_get(fs, f, "system.posix_acl_access", buf, 64) == 28 &&
-	   buf[0] == 2 && gaze_xattr_get(fs, f, "system.posix_acl_default",
+	tap_ok(!bad, "%s: 20 spilled values", when);
+	tap_ok(gaze_xattr_get(fs, f, "system.posix_acl_access", buf,
+			      64) == 28 &&
+	       buf[0] == 2 && gaze_xattr_get(fs, f, "system.posix_acl_default",
 					 buf, 64) == 12,
-	   "%s: ACLs", when);
-	ok(gaze_xattr_get(fs, f, "security.selinux", buf, 64) == 10,
-	   "%s: security label", when);
+	       "%s: ACLs", when);
+	tap_ok(gaze_xattr_get(fs, f, "security.selinux", buf, 64) == 10,
+	       "%s: security label", when);
 	n = gaze_xattr_list(fs, f, NULL, 0);
-	ok(n > 0 && gaze_xattr_list(fs, f, buf, (u32)n) == n &&
-	   gaze_xattr_list(fs, f, buf, (u32)n - 1) == -ERANGE,
-	   "%s: list size %d", when, n);
-	ok(memmem(buf, n, "user.small\0", 11) &&
-	   memmem(buf, n, "system.posix_acl_access\0", 24) &&
-	   memmem(buf, n, "trusted.attr19\0", 15) &&
-	   memmem(buf, n, "security.selinux\0", 17), "%s: list names", when);
-	ok(!gaze_ns_getattr(fs, f, &a) && a.blocks == 1,
-	   "%s: xattr node counted in blocks (%llu)", when,
-	   (unsigned long long)a.blocks);
+	tap_ok(n > 0 && gaze_xattr_list(fs, f, buf, (u32)n) == n &&
+	       gaze_xattr_list(fs, f, buf, (u32)n - 1) == -ERANGE,
+	       "%s: list size %d", when, n);
+	tap_ok(memmem(buf, n, "user.small\0", 11) &&
+	       memmem(buf, n, "system.posix_acl_access\0", 24) &&
+	       memmem(buf, n, "trusted.attr19\0", 15) &&
+	       memmem(buf, n, "security.selinux\0",
+		      17), "%s: list names", when);
+	tap_ok(!gaze_ns_getattr(fs, f, &a) && a.blocks == 1,
+	       "%s: xattr node counted in blocks (%llu)", when,
+	       (unsigned long long)a.blocks);
 }
 
 static void
@@ -850,60 +864,60 @@ test_xattr(bool inline_data)
 	int i, err = 0;
 	u64 free0, free1, free2;
 
-	DIAG("xattrs (%s)", tag);
-	ok(!mk(fs, GAZE_ROOT_INO, "x", 0100644, &f), "%s: create", tag);
-	ok(!gaze_xattr_set(fs, f, "user.small", "abc", 3, 0),
-	   "%s: set inline", tag);
-	ok(!gaze_ns_getattr(fs, f, &a) && a.blocks == 0,
-	   "%s: no block for an inline xattr", tag);
-	ok(gaze_xattr_set(fs, f, "user.small", "zz", 2, 1) == -EEXIST,
-	   "%s: XATTR_CREATE on existing -EEXIST", tag);
-	ok(gaze_xattr_set(fs, f, "user.none", "zz", 2, 2) == -ENODATA,
-	   "%s: XATTR_REPLACE on missing -ENODATA", tag);
-	ok(!gaze_xattr_set(fs, f, "user.small", "abc", 3, 2),
-	   "%s: XATTR_REPLACE existing", tag);
-	ok(gaze_xattr_set(fs, f, "other.x", "a", 1, 0) == -EOPNOTSUPP,
-	   "%s: unknown namespace -EOPNOTSUPP", tag);
-	ok(gaze_xattr_set(fs, f, "user.", "a", 1, 0) == -EINVAL,
-	   "%s: empty suffix -EINVAL", tag);
+	tap_diag("xattrs (%s)", tag);
+	tap_ok(!mk(fs, GAZE_ROOT_INO, "x", 0100644, &f), "%s: create", tag);
+	tap_ok(!gaze_xattr_set(fs, f, "user.small", "abc", 3, 0),
+	       "%s: set inline", tag);
+	tap_ok(!gaze_ns_getattr(fs, f, &a) && a.blocks == 0,
+	       "%s: no block for an inline xattr", tag);
+	tap_ok(gaze_xattr_set(fs, f, "user.small", "zz", 2, 1) == -EEXIST,
+	       "%s: XATTR_CREATE on existing -EEXIST", tag);
+	tap_ok(gaze_xattr_set(fs, f, "user.none", "zz", 2, 2) == -ENODATA,
+	       "%s: XATTR_REPLACE on missing -ENODATA", tag);
+	tap_ok(!gaze_xattr_set(fs, f, "user.small", "abc", 3, 2),
+	       "%s: XATTR_REPLACE existing", tag);
+	tap_ok(gaze_xattr_set(fs, f, "other.x", "a", 1, 0) == -EOPNOTSUPP,
+	       "%s: unknown namespace -EOPNOTSUPP", tag);
+	tap_ok(gaze_xattr_set(fs, f, "user.", "a", 1, 0) == -EINVAL,
+	       "%s: empty suffix -EINVAL", tag);
 	memset(name, 'n', 299);
 	name[299] = 0;
 	memcpy(name, "user.", 5);
-	ok(gaze_xattr_set(fs, f, name, "a", 1, 0) == -ERANGE,
-	   "%s: long name -ERANGE", tag);
+	tap_ok(gaze_xattr_set(fs, f, name, "a", 1, 0) == -ERANGE,
+	       "%s: long name -ERANGE", tag);
 	memset(val, 'v', sizeof(val));
-	ok(gaze_xattr_set(fs, f, "user.huge", val, 4500, 0) == -ENOSPC,
-	   "%s: value larger than a block -ENOSPC", tag);
+	tap_ok(gaze_xattr_set(fs, f, "user.huge", val, 4500, 0) == -ENOSPC,
+	       "%s: value larger than a block -ENOSPC", tag);
 	for (i = 0; i < 20 && !err; i++) {
 		memset(val, 'a' + i, 100);
 		sprintf(name, "trusted.attr%d", i);
 		err = gaze_xattr_set(fs, f, name, val, 100, 1);
 	}
-	ok(!err, "%s: 20 x 100-byte values spill to the block", tag);
+	tap_ok(!err, "%s: 20 x 100-byte values spill to the block", tag);
 	memset(val, 0, 28);
 	val[0] = 2;
-	ok(!gaze_xattr_set(fs, f, "system.posix_acl_access", val, 28, 0) &&
-	   !gaze_xattr_set(fs, f, "system.posix_acl_default", val, 12, 0),
-	   "%s: ACL names", tag);
-	ok(!gaze_xattr_set(fs, f, "security.selinux", "system_u:x", 10, 0),
-	   "%s: security label", tag);
-	ok(!gaze_xattr_set(fs, f, "user.tmp", "1", 1, 0) &&
-	   !gaze_xattr_remove(fs, f, "user.tmp") &&
-	   gaze_xattr_get(fs, f, "user.tmp", buf, 64) == -ENODATA &&
-	   gaze_xattr_remove(fs, f, "user.tmp") == -ENODATA,
-	   "%s: remove", tag);
+	tap_ok(!gaze_xattr_set(fs, f, "system.posix_acl_access", val, 28, 0) &&
+	       !gaze_xattr_set(fs, f, "system.posix_acl_default", val, 12, 0),
+	       "%s: ACL names", tag);
+	tap_ok(!gaze_xattr_set(fs, f, "security.selinux", "system_u:x", 10, 0),
+	       "%s: security label", tag);
+	tap_ok(!gaze_xattr_set(fs, f, "user.tmp", "1", 1, 0) &&
+	       !gaze_xattr_remove(fs, f, "user.tmp") &&
+	       gaze_xattr_get(fs, f, "user.tmp", buf, 64) == -ENODATA &&
+	       gaze_xattr_remove(fs, f, "user.tmp") == -ENODATA,
+	       "%s: remove", tag);
 	memset(val, 'q', 3000);
-	ok(gaze_xattr_set(fs, f, "user.big", val, 3000, 0) == -ENOSPC &&
-	   gaze_xattr_get(fs, f, "user.small", buf, 64) == 3,
-	   "%s: set that does not fit -ENOSPC, nothing lost", tag);
+	tap_ok(gaze_xattr_set(fs, f, "user.big", val, 3000, 0) == -ENOSPC &&
+	       gaze_xattr_get(fs, f, "user.small", buf, 64) == 3,
+	       "%s: set that does not fit -ENOSPC, nothing lost", tag);
 	check_xattrs(fs, f, tag);
 	fs = fs_reopen(fs, dev);
 	check_xattrs(fs, f, tag);
 	/* replace moves a value between regions */
 	memset(val, 'r', 600);
-	ok(!gaze_xattr_set(fs, f, "user.small", val, 600, 2) &&
-	   gaze_xattr_get(fs, f, "user.small", val + 1000, 1000) == 600 &&
-	   val[1000] == 'r', "%s: replace with a bigger value", tag);
+	tap_ok(!gaze_xattr_set(fs, f, "user.small", val, 600, 2) &&
+	       gaze_xattr_get(fs, f, "user.small", val + 1000, 1000) == 600 &&
+	       val[1000] == 'r', "%s: replace with a bigger value", tag);
 	for (i = 0; i < 20 && !err; i++) {
 		sprintf(name, "trusted.attr%d", i);
 		err = gaze_xattr_remove(fs, f, name);
@@ -912,15 +926,17 @@ test_xattr(bool inline_data)
 	err = err ? err : gaze_xattr_remove(fs, f, "system.posix_acl_access");
 	err = err ? err : gaze_xattr_remove(fs, f, "system.posix_acl_default");
 	err = err ? err : gaze_xattr_remove(fs, f, "security.selinux");
-	ok(!err && gaze_xattr_list(fs, f, NULL, 0) == 0, "%s: all removed", tag);
-	ok(!err && !gaze_ns_getattr(fs, f, &a) && a.blocks == 0,
-	   "%s: block freed when emptied (%llu)", tag,
-	   (unsigned long long)a.blocks);
+	tap_ok(!err && gaze_xattr_list(fs, f, NULL, 0) == 0, "%s: all removed",
+	       tag);
+	tap_ok(!err && !gaze_ns_getattr(fs, f, &a) && a.blocks == 0,
+	       "%s: block freed when emptied (%llu)", tag,
+	       (unsigned long long)a.blocks);
 
 	/* unlink frees everything */
-	ok(!gaze_fs_sync(fs), "%s: sync", tag);
+	tap_ok(!gaze_fs_sync(fs), "%s: sync", tag);
 	free0 = gaze_space_free_blocks(fs);
-	ok(!mk(fs, GAZE_ROOT_INO, "space", 0100644, &g), "%s: space file", tag);
+	tap_ok(!mk(fs, GAZE_ROOT_INO, "space", 0100644, &g), "%s: space file",
+	       tag);
 	memset(val, 7, 4096);
 	for (i = 0, err = 0; i < 600 && !err; i++)
 		err = gaze_file_write(fs, g, val, 4096, (u64)i * 4096) == 4096 ?
@@ -931,15 +947,15 @@ test_xattr(bool inline_data)
 		sprintf(name, "user.k%d", i);
 		err = gaze_xattr_set(fs, g, name, val, 200, 0);
 	}
-	ok(!err && !gaze_fs_sync(fs), "%s: filled", tag);
+	tap_ok(!err && !gaze_fs_sync(fs), "%s: filled", tag);
 	free1 = gaze_space_free_blocks(fs);
-	ok(!rm(fs, GAZE_ROOT_INO, "space") && !gaze_fs_sync(fs),
-	   "%s: unlink + sync", tag);
+	tap_ok(!rm(fs, GAZE_ROOT_INO, "space") && !gaze_fs_sync(fs),
+	       "%s: unlink + sync", tag);
 	free2 = gaze_space_free_blocks(fs);
-	ok(free1 + 600 < free0 && free2 == free0,
-	   "%s: free blocks %llu -> %llu -> %llu", tag,
-	   (unsigned long long)free0, (unsigned long long)free1,
-	   (unsigned long long)free2);
+	tap_ok(free1 + 600 < free0 && free2 == free0,
+	       "%s: free blocks %llu -> %llu -> %llu", tag,
+	       (unsigned long long)free0, (unsigned long long)free1,
+	       (unsigned long long)free2);
 	gaze_fs_close(fs);
 	gaze_dev_close(dev);
 }
@@ -953,20 +969,22 @@ test_rdonly(void)
 	struct gaze_fs *fs = fs_new(dev, true);
 	u32 f;
 
-	ok(!mk(fs, GAZE_ROOT_INO, "f", 0100644, &f) &&
-	   gaze_file_write(fs, f, "abc", 3, 0) == 3, "rdonly: setup");
+	tap_ok(!mk(fs, GAZE_ROOT_INO, "f", 0100644, &f) &&
+	       gaze_file_write(fs, f, "abc", 3, 0) == 3, "rdonly: setup");
 	gaze_fs_close(fs);
 	fs = NULL;
-	ok(!gaze_fs_open(dev, GAZE_FS_RDONLY, &fs), "rdonly: open");
+	tap_ok(!gaze_fs_open(dev, GAZE_FS_RDONLY, &fs), "rdonly: open");
 	if (fs) {
 		char buf[8];
 
-		ok(mk(fs, GAZE_ROOT_INO, "g", 0100644, &f) == -EROFS &&
-		   gaze_file_write(fs, f, "x", 1, 0) == -EROFS &&
-		   gaze_xattr_set(fs, f, "user.a", "b", 1, 0) == -EROFS &&
-		   rm(fs, GAZE_ROOT_INO, "f") == -EROFS, "rdonly: writes -EROFS");
-		ok(!lk(fs, GAZE_ROOT_INO, "f", &f) &&
-		   gaze_file_read(fs, f, buf, 8, 0) == 3, "rdonly: reads work");
+		tap_ok(mk(fs, GAZE_ROOT_INO, "g", 0100644, &f) == -EROFS &&
+		       gaze_file_write(fs, f, "x", 1, 0) == -EROFS &&
+		       gaze_xattr_set(fs, f, "user.a", "b", 1, 0) == -EROFS &&
+		       rm(fs, GAZE_ROOT_INO,
+			  "f") == -EROFS, "rdonly: writes -EROFS");
+		tap_ok(!lk(fs, GAZE_ROOT_INO, "f", &f) &&
+		       gaze_file_read(fs, f, buf, 8,
+				      0) == 3, "rdonly: reads work");
 		gaze_fs_close(fs);
 	}
 	gaze_dev_close(dev);
@@ -1000,8 +1018,5 @@ main(int argc, char **argv)
 	test_rdonly();
 	if (!quick)
 		test_dir_many(true, 100000, 512, false);
-	printf("1..%d\n", tap_n);
-	if (tap_fail)
-		printf("# %d of %d failed\n", tap_fail, tap_n);
-	return tap_fail ? 1 : 0;
+	return tap_done();
 }

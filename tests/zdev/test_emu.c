@@ -17,6 +17,10 @@
 #define CAP	48u	/* capacity */
 
 static u8 buf[2 * ZB * BS], rbuf[2 * ZB * BS];
+/* pattern I/O through these buffers */
+#define wr(d, blk, nr, tag)		pat_write(buf, d, blk, nr, tag)
+#define rd_check(d, blk, nr, tag)	pat_read(rbuf, d, blk, nr, tag)
+#define rd_zero(d, blk, nr)		zero_read(rbuf, d, blk, nr)
 
 static struct gaze_dev *
 mk(u32 nr_conv, u32 max_open, u32 max_active, bool no_append)
@@ -34,29 +38,6 @@ mk(u32 nr_conv, u32 max_open, u32 max_active, bool no_append)
 		exit(1);
 	}
 	return d;
-}
-
-static int
-wr(struct gaze_dev *d, u64 blk, u32 nr, u64 tag)
-{
-	pat_fill(buf, blk, nr, tag);
-	return d->ops->write(d, blk, nr, buf);
-}
-
-static int
-rd_check(struct gaze_dev *d, u64 blk, u32 nr, u64 tag)
-{
-	if (d->ops->read(d, blk, nr, rbuf))
-		return 0;
-	return pat_check(rbuf, blk, nr, tag);
-}
-
-static int
-rd_zero(struct gaze_dev *d, u64 blk, u32 nr)
-{
-	if (d->ops->read(d, blk, nr, rbuf))
-		return 0;
-	return is_zero(rbuf, (size_t)nr * BS);
 }
 
 static void

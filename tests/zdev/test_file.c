@@ -17,6 +17,10 @@
 static char dir[] = "/tmp/gaze-zdev-XXXXXX";
 static char path[256];
 static u8 buf[1024 * BS], rbuf[1024 * BS];
+/* pattern I/O through these buffers */
+#define wr(d, blk, nr, tag)		pat_write(buf, d, blk, nr, tag)
+#define rd_check(d, blk, nr, tag)	pat_read(rbuf, d, blk, nr, tag)
+#define rd_zero(d, blk, nr)		zero_read(rbuf, d, blk, nr)
 
 static int
 mkfile(const char *name, u64 bytes)
@@ -36,26 +40,6 @@ mkfile(const char *name, u64 bytes)
 	}
 	close(fd);
 	return 0;
-}
-
-static int
-wr(struct gaze_dev *d, u64 blk, u32 nr, u64 tag)
-{
-	pat_fill(buf, blk, nr, tag);
-	return d->ops->write(d, blk, nr, buf);
-}
-
-static int
-rd_check(struct gaze_dev *d, u64 blk, u32 nr, u64 tag)
-{
-	return !d->ops->read(d, blk, nr, rbuf) && pat_check(rbuf, blk, nr, tag);
-}
-
-static int
-rd_zero(struct gaze_dev *d, u64 blk, u32 nr)
-{
-	return !d->ops->read(d, blk, nr, rbuf) &&
-	       is_zero(rbuf, (size_t)nr * BS);
 }
 
 /* what the file itself holds at a block, bypassing the backend */

@@ -1,51 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * zdev_tap.h - the few TAP and data-pattern helpers the lib/zdev tests
- * share.  Why: each test is one small program printing TAP; a shared
- * pattern lets every test check block contents the same way.
+ * zdev_tap.h - the data-pattern and zone helpers the lib/zdev tests
+ * share, and the TAP helpers of all tests (../tap.h).  Why: each test is
+ * one small program printing TAP; a shared pattern lets every test check
+ * block contents the same way.
  */
 #ifndef GAZE_ZDEV_TAP_H
 #define GAZE_ZDEV_TAP_H
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "gaze_zdev.h"
+#include "../tap.h"
 
 #define BS 4096u
-
-static int tap_n, tap_failed;
-
-static inline __attribute__((format(printf, 2, 3))) int
-tap_ok(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", ok ? "ok" : "not ok", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		tap_failed++;
-	return ok;
-}
-
-static inline void
-tap_skip(const char *why)
-{
-	printf("ok %d - # SKIP %s\n", ++tap_n, why);
-}
-
-static inline int
-tap_done(void)
-{
-	printf("1..%d\n", tap_n);
-	return tap_failed ? 1 : 0;
-}
 
 /* Block blk of pattern tag: every u64 is tag ^ blk ^ index. */
 static inline void
@@ -83,6 +53,28 @@ is_zero(const void *buf, size_t len)
 		if (p[i])
 			return 0;
 	return 1;
+}
+
+/* writes pattern tag to blocks [blk, blk + nr) of d, through buf */
+static inline int
+pat_write(void *buf, struct gaze_dev *d, u64 blk, u32 nr, u64 tag)
+{
+	pat_fill(buf, blk, nr, tag);
+	return d->ops->write(d, blk, nr, buf);
+}
+
+/* do blocks [blk, blk + nr) of d read (into buf) as pattern tag? */
+static inline int
+pat_read(void *buf, struct gaze_dev *d, u64 blk, u32 nr, u64 tag)
+{
+	return !d->ops->read(d, blk, nr, buf) && pat_check(buf, blk, nr, tag);
+}
+
+/* do blocks [blk, blk + nr) of d read (into buf) as zeros? */
+static inline int
+zero_read(void *buf, struct gaze_dev *d, u64 blk, u32 nr)
+{
+	return !d->ops->read(d, blk, nr, buf) && is_zero(buf, (size_t)nr * BS);
 }
 
 static inline double

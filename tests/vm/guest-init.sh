@@ -1,0 +1,54 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the test guest.  Kernel command line: gz.cmd=SCRIPT (host
+# path), gz.out=DIR (host directory shared read-write as tag "out").
+# Mounts the host's / read-only over 9p, tmpfs on the scratch paths, the
+# out dir at its host path, then runs SCRIPT chrooted, prints
+# GZ_EXIT_CODE=rc and powers off.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+for m in $(cat /mods/order); do
+	insmod "/mods/$m" || echo "gz: insmod $m failed"
+done
+CMD=
+OUTD=
+for a in $(cat /proc/cmdline); do
+	case "$a" in
+	gz.cmd=*) CMD=${a#gz.cmd=} ;;
+	gz.out=*) OUTD=${a#gz.out=} ;;
+	esac
+done
+finish() {
+	echo "GZ_EXIT_CODE=$1"
+	sync
+	poweroff -f
+	sleep 5
+	echo o >/proc/sysrq-trigger
+}
+R=/newroot
+if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=loose,ro host $R; then
+	echo "gz: mounting the host root over 9p failed"
+	finish 99
+fi
+mount -t proc proc $R/proc
+mount -t sysfs sys $R/sys
+mount -t devtmpfs dev $R/dev
+mount -t debugfs debugfs $R/sys/kernel/debug 2>/dev/null
+for d in tmp run var/tmp root; do
+	[ -d $R/$d ] && mount -t tmpfs tmpfs $R/$d
+done
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 out "$R$OUTD" ||
+	{ echo "gz: mounting the out dir failed"; finish 99; }
+[ -n "$CMD" ] || { echo "gz: no gz.cmd"; finish 98; }
+chroot $R /usr/bin/env -i \
+	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+	HOME=/root TERM=dumb GZ_OUT="$OUTD" /bin/sh -c \
+	"cd \"\$GZ_OUT\" && set -a && { [ ! -f .gz-env ] || . ./.gz-env; } && set +a && exec /bin/sh \"$CMD\"" \
+	</dev/console >/dev/console 2>&1
+rc=$?
+umount "$R$OUTD" 2>/dev/null
+finish $rc

@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-guest.sh [options] SCRIPT - boots Debian's kernel under QEMU (TCG;
+# this project's hosts cannot run stock kernels under KVM), shares the
+# host's / read-only over 9p so the guest runs the build tree's binaries
+# unchanged, runs SCRIPT (a host path, with /bin/sh) and exits with its
+# status.
+#   -o DIR    out dir, shared read-write at the same path (not under /tmp)
+#   -t SECS   wall-clock limit (default 600)      -m MEM  (default 2G)
+#   -z MB     NVMe controller with a zoned namespace of MB (nsid 1)
+#   -Z MIB    zone size (default 16)   -C MIB  zone capacity (default = size)
+#   -N PROPS  extra nvme-ns properties, e.g. zoned.max_open=6
+#   -e N=V    environment for SCRIPT (repeatable)
+# Exit: SCRIPT's status; 124 timeout; 125 the guest never reported one
+# (panic); 126 SCRIPT passed but the console shows an oops, BUG, WARNING,
+# lockup or hung task.  The console log is left in DIR/console.log.
+set -uo pipefail
+HERE=$(dirname "$(readlink -f "$0")")
+OUTD= TMO=600 MEM=2G ZNS=0 ZSZ=16 ZCAP= PROPS= ENVS=()
+while getopts o:t:m:z:Z:C:N:e: opt; do
+	case $opt in
+	o) OUTD=$OPTARG ;; t) TMO=$OPTARG ;; m) MEM=$OPTARG ;;
+	z) ZNS=$OPTARG ;; Z) ZSZ=$OPTARG ;; C) ZCAP=$OPTARG ;;
+	N) PROPS=,$OPTARG ;; e) ENVS+=("$OPTARG") ;;
+	*) sed -n 4,17p "$0"; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 1 ] && [ -n "$OUTD" ] || { sed -n 4,17p "$0"; exit 2; }
+SCRIPT=$(readlink -f "$1")
+mkdir -p "$OUTD" && OUTD=$(readlink -f "$OUTD")
+case $OUTD in
+/tmp/*|/run/*|/var/tmp/*|/root/*)
+	echo "run-guest: $OUTD is hidden by a tmpfs in the guest" >&2; exit 2 ;;
+esac
+LOG=$OUTD/console.log
+KVER=$(cd /boot && ls vmlinuz-* 2>/dev/null | sed 's/^vmlinuz-//' | sort -V | tail -1)
+[ -n "$KVER" ] || { echo "run-guest: no kernel in /boot (apt-get install linux-image-amd64)" >&2; exit 2; }
+CACHE=${GAZE_VM_CACHE:-$(dirname "$OUTD")/vm-cache}
+mkdir -p "$CACHE"
+
+# the uncompressed kernel boots through PVH in half the time under TCG
+KERNEL=$CACHE/vmlinux-$KVER
+if [ ! -s "$KERNEL" ]; then
+	off=$(LC_ALL=C grep -aboP '\xfd7zXZ\x00' "/boot/vmlinuz-$KVER" | head -1 | cut -d: -f1)
+	if [ -n "$off" ] && { tail -c +$((off + 1)) "/boot/vmlinuz-$KVER" | xz -dc --single-stream >"$KERNEL.tmp"; } 2>/dev/null; then
+		mv "$KERNEL.tmp" "$KERNEL"
+	else
+		rm -f "$KERNEL.tmp"
+		KERNEL=/boot/vmlinuz-$KVER
+	fi
+fi
+INITRD=$CACHE/initramfs-$KVER.cpio.gz
+if [ ! -s "$INITRD" ] || [ "$HERE/guest-init.sh" -nt "$INITRD" ]; then
+	"$HERE/mkinitramfs.sh" "$INITRD" "$KVER" || exit 2
+fi
+
+: >"$OUTD/.gz-env"
+for e in "${ENVS[@]}"; do
+	printf '%s=%q\n' "${e%%=*}" "${e#*=}" >>"$OUTD/.gz-env"
+done
+DEV=()
+if [ "$ZNS" -gt 0 ]; then
+	rm -f "$OUTD/zns.img"
+	truncate -s "${ZNS}M" "$OUTD/zns.img"
+	DEV=(-device nvme,id=nvme0,serial=gazezns0
+	     -drive "file=$OUTD/zns.img,id=zns0,format=raw,if=none,cache=unsafe"
+	     -device "nvme-ns,drive=zns0,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=${ZSZ}M,zoned.zone_capacity=${ZCAP:-$ZSZ}M$PROPS")
+fi
+APPEND="console=ttyS0,115200 panic=-1 oops=panic quiet loglevel=5 tsc=reliable mitigations=off gz.cmd=$SCRIPT gz.out=$OUTD"
+timeout -k 5 "$TMO" qemu-system-x86_64 -accel tcg,thread=multi \
+	-cpu qemu64,+rdrand -smp 2 -m "$MEM" -nodefaults -display none \
+	-no-reboot -serial stdio -monitor none \
+	-kernel "$KERNEL" -initrd "$INITRD" -append "$APPEND" \
+	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
+	-virtfs "local,path=$OUTD,mount_tag=out,security_model=none,multidevs=remap" \
+	"${DEV[@]}" </dev/null >"$LOG" 2>&1
+QRC=$?
+rm -f "$OUTD/zns.img"
+PAT='Kernel panic|BUG:|Oops:|WARNING:|general protection fault|Call Trace:|blocked for more than|soft lockup|hard LOCKUP|RCU stall'
+if [ "$QRC" -eq 124 ] || [ "$QRC" -eq 137 ]; then
+	echo "run-guest: timed out after ${TMO}s (console: $LOG)" >&2
+	exit 124
+fi
+RC=$(grep -aoE 'GZ_EXIT_CODE=[0-9]+' "$LOG" | tail -1 | cut -d= -f2)
+if [ -z "$RC" ]; then
+	echo "run-guest: the guest never reported an exit code (console: $LOG)" >&2
+	tail -30 "$LOG" >&2
+	exit 125
+fi
+if grep -qaE "$PAT" "$LOG"; then
+	echo "run-guest: the kernel complained (console: $LOG):" >&2
+	grep -aE "$PAT" "$LOG" | head -5 >&2
+	[ "$RC" -ne 0 ] || exit 126
+fi
+exit "$RC"
