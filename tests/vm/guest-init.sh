@@ -41,6 +41,21 @@ mount -t debugfs debugfs $R/sys/kernel/debug 2>/dev/null
 for d in tmp run var/tmp root; do
 	[ -d $R/$d ] && mount -t tmpfs tmpfs $R/$d
 done
+# extra read-only shares (run-guest.sh -x: gz.xN=DIR), then the out dir
+# on top, so it stays writable when it lies inside one of them
+for a in $(cat /proc/cmdline); do
+	case "$a" in
+	gz.x[0-9]*=*)
+		tag=${a%%=*}
+		tag=${tag#gz.}
+		dir=${a#*=}
+		mkdir -p "$R$dir" 2>/dev/null
+		mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=loose,ro "$tag" "$R$dir" ||
+			{ echo "gz: mounting $dir failed"; finish 99; }
+		;;
+	esac
+done
+mkdir -p "$R$OUTD" 2>/dev/null
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 out "$R$OUTD" ||
 	{ echo "gz: mounting the out dir failed"; finish 99; }
 [ -n "$CMD" ] || { echo "gz: no gz.cmd"; finish 98; }

@@ -25,7 +25,8 @@ guest()
 	shift
 	echo "# $name"
 	"$HERE/run-guest.sh" -o "$OUT/$name" -t 300 \
-		-e GAZE_BUILDDIR="$BUILD" -e GAZE_SRCDIR="$SRC" "$@" \
+		-e GAZE_BUILDDIR="$BUILD" -e GAZE_SRCDIR="$SRC" \
+		-x "$SRC" -x "$BUILD" "$@" \
 		"$HERE/guest/mkfs-zoned.sh"
 	rc=$?
 	sed -n 's/^\(\(not \)\?ok [0-9]* - .*\|# .*\|1\.\.[0-9]*\)\r\?$/  \1/p' "$OUT/$name/console.log"

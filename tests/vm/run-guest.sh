@@ -12,17 +12,20 @@
 #   -Z MIB    zone size (default 16)   -C MIB  zone capacity (default = size)
 #   -N PROPS  extra nvme-ns properties, e.g. zoned.max_open=6
 #   -e N=V    environment for SCRIPT (repeatable)
+#   -x DIR    also share DIR read-only at its own path, mounted after the
+#             guest's tmpfs mounts, so trees under /tmp stay visible
 # Exit: SCRIPT's status; 124 timeout; 125 the guest never reported one
 # (panic); 126 SCRIPT passed but the console shows an oops, BUG, WARNING,
 # lockup or hung task.  The console log is left in DIR/console.log.
 set -uo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
-OUTD= TMO=600 MEM=2G ZNS=0 ZSZ=16 ZCAP= PROPS= ENVS=()
-while getopts o:t:m:z:Z:C:N:e: opt; do
+OUTD= TMO=600 MEM=2G ZNS=0 ZSZ=16 ZCAP= PROPS= ENVS=() XDIRS=()
+while getopts o:t:m:z:Z:C:N:e:x: opt; do
 	case $opt in
 	o) OUTD=$OPTARG ;; t) TMO=$OPTARG ;; m) MEM=$OPTARG ;;
 	z) ZNS=$OPTARG ;; Z) ZSZ=$OPTARG ;; C) ZCAP=$OPTARG ;;
 	N) PROPS=,$OPTARG ;; e) ENVS+=("$OPTARG") ;;
+	x) XDIRS+=("$(readlink -f "$OPTARG")") ;;
 	*) sed -n 4,17p "$0"; exit 2 ;;
 	esac
 done
@@ -30,10 +33,11 @@ shift $((OPTIND - 1))
 [ $# -eq 1 ] && [ -n "$OUTD" ] || { sed -n 4,17p "$0"; exit 2; }
 SCRIPT=$(readlink -f "$1")
 mkdir -p "$OUTD" && OUTD=$(readlink -f "$OUTD")
-case $OUTD in
-/tmp/*|/run/*|/var/tmp/*|/root/*)
-	echo "run-guest: $OUTD is hidden by a tmpfs in the guest" >&2; exit 2 ;;
-esac
+for d in "$OUTD" "${XDIRS[@]}"; do
+	case $d in
+	*[[:space:]]*) echo "run-guest: $d: paths with spaces are not supported" >&2; exit 2 ;;
+	esac
+done
 LOG=$OUTD/console.log
 KVER=$(cd /boot && ls vmlinuz-* 2>/dev/null | sed 's/^vmlinuz-//' | sort -V | tail -1)
 [ -n "$KVER" ] || { echo "run-guest: no kernel in /boot (apt-get install linux-image-amd64)" >&2; exit 2; }
@@ -68,14 +72,22 @@ if [ "$ZNS" -gt 0 ]; then
 	     -drive "file=$OUTD/zns.img,id=zns0,format=raw,if=none,cache=unsafe"
 	     -device "nvme-ns,drive=zns0,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=${ZSZ}M,zoned.zone_capacity=${ZCAP:-$ZSZ}M$PROPS")
 fi
-APPEND="console=ttyS0,115200 panic=-1 oops=panic quiet loglevel=5 tsc=reliable mitigations=off gz.cmd=$SCRIPT gz.out=$OUTD"
+SHARES=()
+XARGS=
+i=0
+for d in "${XDIRS[@]}"; do
+	SHARES+=(-virtfs "local,path=$d,mount_tag=x$i,security_model=none,readonly=on,multidevs=remap")
+	XARGS="$XARGS gz.x$i=$d"
+	i=$((i + 1))
+done
+APPEND="console=ttyS0,115200 panic=-1 oops=panic quiet loglevel=5 tsc=reliable mitigations=off gz.cmd=$SCRIPT gz.out=$OUTD$XARGS"
 timeout -k 5 "$TMO" qemu-system-x86_64 -accel tcg,thread=multi \
 	-cpu qemu64,+rdrand -smp 2 -m "$MEM" -nodefaults -display none \
 	-no-reboot -serial stdio -monitor none \
 	-kernel "$KERNEL" -initrd "$INITRD" -append "$APPEND" \
 	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$OUTD,mount_tag=out,security_model=none,multidevs=remap" \
-	"${DEV[@]}" </dev/null >"$LOG" 2>&1
+	"${SHARES[@]}" "${DEV[@]}" </dev/null >"$LOG" 2>&1
 QRC=$?
 rm -f "$OUTD/zns.img"
 PAT='Kernel panic|BUG:|Oops:|WARNING:|general protection fault|Call Trace:|blocked for more than|soft lockup|hard LOCKUP|RCU stall'
