@@ -118,12 +118,12 @@ fi
 # the source tree stays clean); warnings are errors here too
 kmod_build()
 {
-	local dir="$SRC/build/kmod" log
+	local dir="$SRC/build/kmod-w1" log
 	rm -rf "$dir" && mkdir -p "$dir" && cp -r "$SRC/kernel/." "$dir/" || return 1
 	log="$dir/build.log"
 	make -C "$dir" 2>&1 | tee "$log"
 	[ "${PIPESTATUS[0]}" -eq 0 ] || return 1
-	if grep -q 'warning:' "$log"; then
+	if grep -qE ':[0-9]+(:[0-9]+)?: warning:|^WARNING:' "$log"; then
 		echo "kernel build has warnings" >&2
 		return 1
 	fi

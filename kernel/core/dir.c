@@ -783,6 +783,42 @@ gaze_dir_remove(struct gaze_fs *fs, struct gaze_mbuf *dmb, const char *name,
 	return 0;
 }
 
+int
+gaze_dir_set(struct gaze_fs *fs, struct gaze_mbuf *dmb, const char *name,
+	     u32 len, u32 ino, u8 dtype)
+{
+	struct gaze_inode *in = dir_inode(dmb);
+	u32 flags = le32_to_cpu(in->flags), off;
+	u64 h = gaze_dir_hash(fs, name, len);
+	struct gaze_dirent *de;
+	struct gaze_mbuf *bmb;
+	int err;
+
+	if (flags & GAZE_IF_INLINE_DENTRY) {
+		err = region_find(in->i.data, le16_to_cpu(in->inline_used), h,
+				  name, len, &off);
+		if (err)
+			return err;
+		de = (struct gaze_dirent *)(in->i.data + off);
+		de->ino = cpu_to_le32(ino);
+		de->file_type = dtype;
+		gaze_mbuf_dirty(fs, dmb);
+		return 0;
+	}
+	if (!(flags & GAZE_IF_DIR_HASHED))
+		return -ENOENT;
+	err = hdir_find(fs, dmb, h, name, len, &bmb, &off);
+	if (err)
+		return err;
+	de = (struct gaze_dirent *)
+		(((struct gaze_dir_bucket *)bmb->data)->entries + off);
+	de->ino = cpu_to_le32(ino);
+	de->file_type = dtype;
+	gaze_mbuf_dirty(fs, bmb);
+	gaze_mbuf_put(fs, bmb);
+	return 0;
+}
+
 /* ---------------------------------------------------------------- */
 /* readdir                                                           */
 /* ---------------------------------------------------------------- */

@@ -414,6 +414,24 @@ int gaze_ns_link(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 		 u32 ino);
 /* unlink a non-directory, or remove an empty directory */
 int gaze_ns_unlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len);
+/*
+ * rename(2)/renameat2(2): moves olddir/oname to newdir/nname.  flags:
+ * GAZE_RENAME_NOREPLACE (-EEXIST if nname exists), GAZE_RENAME_EXCHANGE
+ * (swaps two existing names, which may be of different types); the
+ * values are the kernel's RENAME_* ones.  Without EXCHANGE an existing
+ * nname is replaced: a non-directory by a non-directory, an empty
+ * directory by a directory (-EISDIR, -ENOTDIR, -ENOTEMPTY otherwise);
+ * the replaced inode loses a link and is freed at 0.  A directory moved
+ * to another parent gets inode.parent ('..') updated and both parents'
+ * nlink adjusted; moving one into its own subtree gives -EINVAL.  Two
+ * names of the same inode: nothing happens, 0.  Both directories get
+ * mtime and ctime, moved inodes ctime.
+ */
+#define GAZE_RENAME_NOREPLACE	1
+#define GAZE_RENAME_EXCHANGE	2
+int gaze_ns_rename(struct gaze_fs *fs, u32 olddir, const char *oname,
+		   u32 olen, u32 newdir, const char *nname, u32 nlen,
+		   u32 flags);
 /* *pos: 0 starts ('.' then '..' then entries in cookie order); fn returns
  * non-zero to stop; *pos is left at the next position.
  * fn gets each entry's own position as cookie ('.' 0, '..' 1, then
@@ -525,6 +543,10 @@ int gaze_dir_add(struct gaze_fs *fs, struct gaze_mbuf *dmb, const char *name,
 		 u32 len, u32 ino, u8 dtype);
 int gaze_dir_remove(struct gaze_fs *fs, struct gaze_mbuf *dmb,
 		    const char *name, u32 len);
+/* points the existing entry name at ino/dtype in place (rename over an
+ * existing name, exchange): no allocation, the cookie is unchanged */
+int gaze_dir_set(struct gaze_fs *fs, struct gaze_mbuf *dmb, const char *name,
+		 u32 len, u32 ino, u8 dtype);
 int gaze_dir_iterate(struct gaze_fs *fs, struct gaze_mbuf *dmb, u64 *pos,
 		     gaze_filldir_t fn, void *ctx);
 /* drops the directory's cached blocks (before its blocks are freed) */

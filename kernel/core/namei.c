@@ -600,3 +600,248 @@ gaze_ns_readlink(struct gaze_fs *fs, u32 ino, char *buf, u32 buflen)
 	}
 	return gaze_ns_leave(fs, imb, false, err);
 }
+
+/*
+ * 0 if directory dir is not ino and not below it, -EINVAL if it is:
+ * walks '..' from dir up to the root.
+ */
+static int
+ns_check_ancestor(struct gaze_fs *fs, u32 dir, u32 ino)
+{
+	u32 max = le32_to_cpu(fs->sb.max_nid), steps, parent;
+	struct gaze_mbuf *mb;
+	int err;
+
+	for (steps = 0; steps < max; steps++) {
+		if (dir == ino)
+			return -EINVAL;
+		if (dir == GAZE_ROOT_INO)
+			return 0;
+		err = gaze_inode_get(fs, dir, &mb);
+		if (err)
+			return err;
+		parent = le32_to_cpu(((struct gaze_inode *)mb->data)->parent);
+		gaze_mbuf_put(fs, mb);
+		if (parent == dir)
+			return -EFSCORRUPTED;
+		dir = parent;
+	}
+	gaze_err("directory %u: '..' chain does not reach the root", dir);
+	return -EFSCORRUPTED;
+}
+
+static u32
+ns_mode(struct gaze_mbuf *imb)
+{
+	return le16_to_cpu(((struct gaze_inode *)imb->data)->mode);
+}
+
+static void
+ns_parent_set(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 parent)
+{
+	((struct gaze_inode *)imb->data)->parent = cpu_to_le32(parent);
+	gaze_mbuf_dirty(fs, imb);
+}
+
+/* what a rename in one state needs: both dirs and both inodes, refs held */
+struct ns_rename {
+	u32			odir, ndir, oino, nino;
+	struct gaze_mbuf	*odmb, *ndmb, *oimb, *nimb;
+	bool			odir_is, ndir_is;
+};
+
+/* swaps two existing names (RENAME_EXCHANGE) */
+static int
+ns_rename_exchange(struct gaze_fs *fs, struct ns_rename *r, const char *oname,
+		   u32 olen, const char *nname, u32 nlen)
+{
+	int err;
+
+	if (r->odir != r->ndir) {
+		if (r->odir_is) {
+			err = ns_check_ancestor(fs, r->ndir, r->oino);
+			if (err)
+				return err;
+		}
+		if (r->ndir_is) {
+			err = ns_check_ancestor(fs, r->odir, r->nino);
+			if (err)
+				return err;
+		}
+	}
+	/* in-place pointer changes: neither can fail for lack of space */
+	err = gaze_dir_set(fs, r->odmb, oname, olen, r->nino,
+			   GAZE_MODE_DTYPE(ns_mode(r->nimb)));
+	if (err)
+		return err;
+	err = gaze_dir_set(fs, r->ndmb, nname, nlen, r->oino,
+			   GAZE_MODE_DTYPE(ns_mode(r->oimb)));
+	if (err) {
+		gaze_dir_set(fs, r->odmb, oname, olen, r->oino,
+			     GAZE_MODE_DTYPE(ns_mode(r->oimb)));
+		return err;
+	}
+	if (r->odir != r->ndir) {
+		ns_parent_set(fs, r->oimb, r->ndir);
+		ns_parent_set(fs, r->nimb, r->odir);
+		if (r->odir_is && !r->ndir_is) {
+			ns_nlink_add(fs, r->odmb, -1);
+			ns_nlink_add(fs, r->ndmb, 1);
+		} else if (!r->odir_is && r->ndir_is) {
+			ns_nlink_add(fs, r->ndmb, -1);
+			ns_nlink_add(fs, r->odmb, 1);
+		}
+	}
+	gaze_inode_touch(fs, r->oimb, false);
+	gaze_inode_touch(fs, r->nimb, false);
+	return 0;
+}
+
+/* moves oname to nname, replacing an existing nname (r->nimb) */
+static int
+ns_rename_move(struct gaze_fs *fs, struct ns_rename *r, const char *oname,
+	       u32 olen, const char *nname, u32 nlen)
+{
+	u8 dtype = GAZE_MODE_DTYPE(ns_mode(r->oimb));
+	struct gaze_inode *tin;
+	int err;
+
+	if (r->nimb) {
+		tin = r->nimb->data;
+		if (r->odir_is && !r->ndir_is)
+			return -ENOTDIR;
+		if (!r->odir_is && r->ndir_is)
+			return -EISDIR;
+		if (r->ndir_is && le32_to_cpu(tin->dir_nentries))
+			return -ENOTEMPTY;
+	}
+	if (r->odir_is && r->odir != r->ndir) {
+		err = ns_check_ancestor(fs, r->ndir, r->oino);
+		if (err)
+			return err;
+	}
+	if (r->nimb)
+		err = gaze_dir_set(fs, r->ndmb, nname, nlen, r->oino, dtype);
+	else
+		err = gaze_dir_add(fs, r->ndmb, nname, nlen, r->oino, dtype);
+	if (err)
+		return err;
+	err = gaze_dir_remove(fs, r->odmb, oname, olen);
+	if (err) {
+		/* undo; both are in-memory changes of cached blocks */
+		if (r->nimb)
+			gaze_dir_set(fs, r->ndmb, nname, nlen, r->nino,
+				     GAZE_MODE_DTYPE(ns_mode(r->nimb)));
+		else
+			gaze_dir_remove(fs, r->ndmb, nname, nlen);
+		return err;
+	}
+	if (r->odir != r->ndir) {
+		ns_parent_set(fs, r->oimb, r->ndir);
+		if (r->odir_is) {
+			ns_nlink_add(fs, r->odmb, -1);
+			ns_nlink_add(fs, r->ndmb, 1);
+		}
+	}
+	gaze_inode_touch(fs, r->oimb, false);
+	if (!r->nimb)
+		return 0;
+	/* the replaced inode */
+	tin = r->nimb->data;
+	if (r->ndir_is) {
+		ns_nlink_add(fs, r->ndmb, -1);
+		tin->nlink = 0;
+	} else if (tin->nlink) {
+		ns_nlink_add(fs, r->nimb, -1);
+	}
+	if (!tin->nlink) {
+		err = gaze_inode_evict(fs, r->nimb);
+		r->nimb = NULL;
+		return err;
+	}
+	gaze_inode_touch(fs, r->nimb, false);
+	return 0;
+}
+
+static int
+ns_rename(struct gaze_fs *fs, struct ns_rename *r, const char *oname,
+	  u32 olen, const char *nname, u32 nlen, u32 flags)
+{
+	struct gaze_mbuf *mb;
+	int err;
+
+	/* ns_get_dir leaves its pointer set on -ENOTDIR: use a local */
+	err = ns_get_dir(fs, r->odir, &mb);
+	if (err)
+		return err;
+	r->odmb = mb;
+	err = ns_get_dir(fs, r->ndir, &mb);
+	if (err)
+		return err;
+	r->ndmb = mb;
+	err = gaze_dir_lookup(fs, r->odmb, oname, olen, &r->oino, NULL);
+	if (err)
+		return err;
+	err = gaze_dir_lookup(fs, r->ndmb, nname, nlen, &r->nino, NULL);
+	if (err == -ENOENT) {
+		r->nino = 0;
+		if (flags & GAZE_RENAME_EXCHANGE)
+			return -ENOENT;
+	} else if (err) {
+		return err;
+	} else if (flags & GAZE_RENAME_NOREPLACE) {
+		return -EEXIST;
+	}
+	err = gaze_inode_get(fs, r->oino, &r->oimb);
+	if (err)
+		return err;
+	r->odir_is = GAZE_S_ISDIR(ns_mode(r->oimb));
+	if (r->nino == r->oino)
+		return 0;	/* same inode (or same name): nothing to do */
+	if (r->nino) {
+		err = gaze_inode_get(fs, r->nino, &r->nimb);
+		if (err)
+			return err;
+		r->ndir_is = GAZE_S_ISDIR(ns_mode(r->nimb));
+	}
+	if (flags & GAZE_RENAME_EXCHANGE)
+		err = ns_rename_exchange(fs, r, oname, olen, nname, nlen);
+	else
+		err = ns_rename_move(fs, r, oname, olen, nname, nlen);
+	if (err)
+		return err;
+	gaze_inode_touch(fs, r->odmb, true);
+	if (r->ndmb != r->odmb)
+		gaze_inode_touch(fs, r->ndmb, true);
+	return 0;
+}
+
+int
+gaze_ns_rename(struct gaze_fs *fs, u32 olddir, const char *oname, u32 olen,
+	       u32 newdir, const char *nname, u32 nlen, u32 flags)
+{
+	struct ns_rename r = { .odir = olddir, .ndir = newdir };
+	int err;
+
+	if (flags & ~(GAZE_RENAME_NOREPLACE | GAZE_RENAME_EXCHANGE))
+		return -EINVAL;
+	if ((flags & GAZE_RENAME_NOREPLACE) && (flags & GAZE_RENAME_EXCHANGE))
+		return -EINVAL;
+	err = gaze_name_check(oname, olen);
+	if (!err)
+		err = gaze_name_check(nname, nlen);
+	if (err)
+		return err;
+	mutex_lock(&fs->lock);
+	if (fs->flags & GAZE_FS_RDONLY)
+		err = -EROFS;
+	else
+		err = ns_rename(fs, &r, oname, olen, nname, nlen, flags);
+	if (r.nimb)
+		gaze_mbuf_put(fs, r.nimb);
+	if (r.oimb)
+		gaze_mbuf_put(fs, r.oimb);
+	if (r.ndmb)
+		gaze_mbuf_put(fs, r.ndmb);
+	return gaze_ns_leave(fs, r.odmb, true, err);
+}

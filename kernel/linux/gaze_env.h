@@ -28,14 +28,21 @@
 #define EFSCORRUPTED EUCLEAN	/* structure is corrupted */
 #define EFSBADCRC EBADMSG	/* checksum mismatch */
 
+/*
+ * The core allocates from process context only.  GFP_KERNEL lets
+ * kvmalloc fall back to vmalloc for large tables (GFP_NOFS would not);
+ * the glue keeps reclaim out of the filesystem by running core calls made
+ * under VFS locks or from writeback inside memalloc_nofs_save()
+ * (gaze_nofs_begin/end in gaze_kern.h), which narrows GFP_KERNEL here.
+ */
 static inline void *gaze_alloc(size_t size)
 {
-	return kvmalloc(size, GFP_NOFS);
+	return kvmalloc(size, GFP_KERNEL);
 }
 
 static inline void *gaze_zalloc(size_t size)
 {
-	return kvzalloc(size, GFP_NOFS);
+	return kvzalloc(size, GFP_KERNEL);
 }
 
 static inline void gaze_free(void *p)

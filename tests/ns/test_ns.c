@@ -5,7 +5,7 @@
  * type, hard links, symlinks, a 100,000-entry directory, file data with
  * holes, inline conversion, >4 GiB sparse files, truncate and random I/O
  * against an in-memory model, xattrs, and space accounting, each checked
- * again after close + open.  TAP output; exit status 1 on any failure.
+ * again after close + open, and rename in all its forms.  TAP output; exit status 1 on any failure.
  *
  *   test_ns [-s SEED] [-q]     (-q: skip the 100,000-entry directory)
  */
@@ -961,6 +961,346 @@ test_xattr(bool inline_data)
 }
 
 /* ---------------------------------------------------------------- */
+/* rename                                                            */
+/* ---------------------------------------------------------------- */
+
+static int
+mv(struct gaze_fs *fs, u32 od, const char *on, u32 nd, const char *nn,
+   u32 flags)
+{
+	return gaze_ns_rename(fs, od, on, (u32)strlen(on), nd, nn,
+			      (u32)strlen(nn), flags);
+}
+
+static u32
+nlink_of(struct gaze_fs *fs, u32 ino)
+{
+	struct gaze_attr a;
+
+	if (gaze_ns_getattr(fs, ino, &a))
+		return 0xffffffffu;
+	return a.nlink;
+}
+
+/* ino of name in dir, 0 if absent */
+static u32
+ino_of(struct gaze_fs *fs, u32 dir, const char *name)
+{
+	u32 ino;
+
+	return lk(fs, dir, name, &ino) ? 0 : ino;
+}
+
+static bool
+data_is(struct gaze_fs *fs, u32 ino, const char *want)
+{
+	char buf[64];
+	s64 n = gaze_file_read(fs, ino, buf, sizeof(buf), 0);
+
+	return n == (s64)strlen(want) && !memcmp(buf, want, (size_t)n);
+}
+
+/* names of dir, sorted and joined with ',' */
+static void
+names_of(struct gaze_fs *fs, u32 dir, char *out, size_t len)
+{
+	struct rd_ctx c;
+	u32 i;
+
+	out[0] = 0;
+	if (rd_all(fs, dir, 0, &c)) {
+		snprintf(out, len, "<error>");
+		return;
+	}
+	qsort(c.ents, c.n, sizeof(*c.ents), rd_cmp);
+	for (i = 0; i < c.n; i++) {
+		if (!strcmp(c.ents[i].name, ".") ||
+		    !strcmp(c.ents[i].name, ".."))
+			continue;
+		if (out[0])
+			strncat(out, ",", len - strlen(out) - 1);
+		strncat(out, c.ents[i].name, len - strlen(out) - 1);
+	}
+	free(c.ents);
+}
+
+struct rn_state {
+	u32	a, b, c, f1, f2, x, e, e3, fx, dy, hl;
+};
+
+static void
+check_rename_state(struct gaze_fs *fs, const struct rn_state *st,
+		   const char *tag, const char *when)
+{
+	char names[512];
+	u32 ino;
+
+	names_of(fs, GAZE_ROOT_INO, names, sizeof(names));
+	tap_ok(!strcmp(names, "a,d2,dy,e3,f2,hl,lost+found"),
+	       "%s %s: root entries [%s]", tag, when, names);
+	names_of(fs, st->a, names, sizeof(names));
+	tap_ok(!strcmp(names, "b,moved"), "%s %s: a entries [%s]", tag, when,
+	       names);
+	names_of(fs, st->b, names, sizeof(names));
+	tap_ok(!strcmp(names, "c,fx"), "%s %s: a/b entries [%s]", tag, when,
+	       names);
+	tap_ok(ino_of(fs, GAZE_ROOT_INO, "f2") == st->f1 &&
+	       data_is(fs, st->f1, "one") && nlink_of(fs, st->f1) == 1,
+	       "%s %s: f2 is the old f1", tag, when);
+	tap_ok(ino_of(fs, st->a, "moved") == st->x && data_is(fs, st->x, "xx"),
+	       "%s %s: a/moved is the old d2/x", tag, when);
+	tap_ok(ino_of(fs, GAZE_ROOT_INO, "hl") == st->f2 &&
+	       nlink_of(fs, st->f2) == 1 && data_is(fs, st->f2, "two"),
+	       "%s %s: replaced hard-linked inode survives with nlink 1", tag,
+	       when);
+	tap_ok(gaze_ns_getattr(fs, st->hl, &(struct gaze_attr){0}) ==
+	       -ENOENT,
+	       "%s %s: replaced file freed", tag, when);
+	tap_ok(ino_of(fs, GAZE_ROOT_INO, "e3") == st->e &&
+	       gaze_ns_getattr(fs, st->e3, &(struct gaze_attr){0}) == -ENOENT,
+	       "%s %s: e3 is the old e, old empty e3 freed", tag, when);
+	tap_ok(!lk(fs, st->e, "..", &ino) && ino == GAZE_ROOT_INO,
+	       "%s %s: e3/.. is the root", tag, when);
+	/* exchange: root/dy is the dir, a/b/fx the file */
+	tap_ok(ino_of(fs, GAZE_ROOT_INO, "dy") == st->dy &&
+	       ino_of(fs, st->b, "fx") == st->fx &&
+	       !lk(fs, st->dy, "..", &ino) && ino == GAZE_ROOT_INO,
+	       "%s %s: exchanged dir and file", tag, when);
+	/* root: ., .., lost+found, a, d2, dy, e3 -> 2 + 5 */
+	tap_ok(nlink_of(fs, GAZE_ROOT_INO) == 7 && nlink_of(fs, st->a) == 3 &&
+	       nlink_of(fs, st->b) == 3 && nlink_of(fs, st->c) == 2 &&
+	       nlink_of(fs, st->e) == 2 && nlink_of(fs, st->dy) == 2,
+	       "%s %s: directory link counts (root %u a %u b %u)", tag, when,
+	       nlink_of(fs, GAZE_ROOT_INO), nlink_of(fs, st->a),
+	       nlink_of(fs, st->b));
+	tap_ok(fs->valid_inodes == 12, "%s %s: valid_inodes %llu", tag, when,
+	       (unsigned long long)fs->valid_inodes);
+}
+
+static void
+test_rename(bool inline_data)
+{
+	const char *tag = inline_data ? "rename inline" : "rename noinline";
+	struct gaze_dev *dev = dev_new(64);
+	struct gaze_fs *fs = fs_new(dev, inline_data);
+	struct rn_state st;
+	struct gaze_attr a0, a1, a2;
+	u32 d2, ino, i, big, n;
+	char name[64], name2[64];
+	bool ok;
+
+	tap_diag("%s", tag);
+	memset(&st, 0, sizeof(st));
+	ok = !mk(fs, GAZE_ROOT_INO, "a", 040755, &st.a) &&
+	     !mk(fs, st.a, "b", 040755, &st.b) &&
+	     !mk(fs, st.b, "c", 040755, &st.c) &&
+	     !mk(fs, GAZE_ROOT_INO, "f1", 0100644, &st.f1) &&
+	     !mk(fs, GAZE_ROOT_INO, "f2", 0100644, &st.f2) &&
+	     !mk(fs, GAZE_ROOT_INO, "d2", 040755, &d2) &&
+	     !mk(fs, d2, "x", 0100644, &st.x) &&
+	     !mk(fs, GAZE_ROOT_INO, "e", 040755, &st.e) &&
+	     !mk(fs, GAZE_ROOT_INO, "e3", 040755, &st.e3) &&
+	     !mk(fs, GAZE_ROOT_INO, "fx", 0100644, &st.fx) &&
+	     !mk(fs, st.b, "dy", 040755, &st.dy) &&
+	     !mk(fs, GAZE_ROOT_INO, "hl", 0100644, &st.hl) &&
+	     gaze_file_write(fs, st.f1, "one", 3, 0) == 3 &&
+	     gaze_file_write(fs, st.f2, "two", 3, 0) == 3 &&
+	     gaze_file_write(fs, st.x, "xx", 2, 0) == 2;
+	tap_ok(ok, "%s: setup", tag);
+
+	/* errors first: nothing may change */
+	tap_ok(mv(fs, GAZE_ROOT_INO, "nope", GAZE_ROOT_INO, "z", 0) == -ENOENT,
+	       "%s: missing source -ENOENT", tag);
+	tap_ok(mv(fs, st.f1, "x", GAZE_ROOT_INO, "z", 0) == -ENOTDIR &&
+	       mv(fs, GAZE_ROOT_INO, "f1", st.f1, "z", 0) == -ENOTDIR,
+	       "%s: a non-directory as parent -ENOTDIR", tag);
+	tap_ok(mv(fs, GAZE_ROOT_INO, ".", GAZE_ROOT_INO, "z", 0) == -EINVAL &&
+	       mv(fs, GAZE_ROOT_INO, "f1", GAZE_ROOT_INO, "..", 0) == -EINVAL &&
+	       mv(fs, GAZE_ROOT_INO, "f1", GAZE_ROOT_INO, "a/b", 0) == -EINVAL,
+	       "%s: bad names -EINVAL", tag);
+	tap_ok(mv(fs, GAZE_ROOT_INO, "f1", GAZE_ROOT_INO, "z", 4) == -EINVAL &&
+	       mv(fs, GAZE_ROOT_INO, "f1", GAZE_ROOT_INO, "f2",
+		  GAZE_RENAME_EXCHANGE | GAZE_RENAME_NOREPLACE) == -EINVAL,
+	       "%s: bad flags -EINVAL", tag);
+	tap_ok(mv(fs, GAZE_ROOT_INO, "a", st.c, "loop", 0) == -EINVAL &&
+	       mv(fs, GAZE_ROOT_INO, "a", st.a, "loop", 0) == -EINVAL &&
+	       mv(fs, st.a, "b", st.c, "loop", 0) == -EINVAL,
+	       "%s: directory into its own subtree -EINVAL", tag);
+	tap_ok(mv(fs, GAZE_ROOT_INO, "a", st.c, "loop",
+		  GAZE_RENAME_NOREPLACE) == -EINVAL &&
+	       mv(fs, st.b, "c", GAZE_ROOT_INO, "a",
+		  GAZE_RENAME_EXCHANGE) == -EINVAL &&
+	       mv(fs, GAZE_ROOT_INO, "a", st.b, "c",
+		  GAZE_RENAME_EXCHANGE) == -EINVAL,
+	       "%s: exchange with an ancestor -EINVAL", tag);
+	tap_ok(mv(fs, st.a, "b", GAZE_ROOT_INO, "a", 0) == -ENOTEMPTY &&
+	       mv(fs, GAZE_ROOT_INO, "e", GAZE_ROOT_INO, "d2", 0) == -ENOTEMPTY,
+	       "%s: over a non-empty directory -ENOTEMPTY", tag);
+	tap_ok(mv(fs, GAZE_ROOT_INO, "e", GAZE_ROOT_INO, "f1", 0) == -ENOTDIR,
+	       "%s: directory over a file -ENOTDIR", tag);
+	tap_ok(mv(fs, GAZE_ROOT_INO, "f1", GAZE_ROOT_INO, "e", 0) == -EISDIR,
+	       "%s: file over a directory -EISDIR", tag);
+	tap_ok(mv(fs, GAZE_ROOT_INO, "f1", GAZE_ROOT_INO, "f2",
+		  GAZE_RENAME_NOREPLACE) == -EEXIST,
+	       "%s: NOREPLACE over an existing name -EEXIST", tag);
+	tap_ok(mv(fs, GAZE_ROOT_INO, "f1", GAZE_ROOT_INO, "new",
+		  GAZE_RENAME_EXCHANGE) == -ENOENT,
+	       "%s: EXCHANGE with a missing name -ENOENT", tag);
+	tap_ok(ino_of(fs, GAZE_ROOT_INO, "f1") == st.f1 &&
+	       ino_of(fs, GAZE_ROOT_INO, "f2") == st.f2 &&
+	       ino_of(fs, st.a, "b") == st.b &&
+	       nlink_of(fs, GAZE_ROOT_INO) == 7,
+	       "%s: failed renames changed nothing", tag);
+
+	/* same inode: a no-op */
+	tap_ok(!gaze_ns_link(fs, GAZE_ROOT_INO, "f1link", 6, st.f1) &&
+	       !mv(fs, GAZE_ROOT_INO, "f1", GAZE_ROOT_INO, "f1link", 0) &&
+	       !mv(fs, GAZE_ROOT_INO, "f1", GAZE_ROOT_INO, "f1", 0) &&
+	       ino_of(fs, GAZE_ROOT_INO, "f1") == st.f1 &&
+	       ino_of(fs, GAZE_ROOT_INO, "f1link") == st.f1 &&
+	       nlink_of(fs, st.f1) == 2 && !rm(fs, GAZE_ROOT_INO, "f1link"),
+	       "%s: rename between two links of one inode is a no-op", tag);
+
+	/* simple rename in one directory; times */
+	gaze_ns_getattr(fs, st.f1, &a2);
+	gaze_ns_getattr(fs, GAZE_ROOT_INO, &a0);
+	tap_ok(!mv(fs, GAZE_ROOT_INO, "f1", GAZE_ROOT_INO, "g",
+		   GAZE_RENAME_NOREPLACE) &&
+	       ino_of(fs, GAZE_ROOT_INO, "f1") == 0 &&
+	       ino_of(fs, GAZE_ROOT_INO, "g") == st.f1,
+	       "%s: NOREPLACE rename to a new name", tag);
+	gaze_ns_getattr(fs, GAZE_ROOT_INO, &a1);
+	tap_ok(a1.mtime > a0.mtime || (a1.mtime == a0.mtime &&
+				       a1.mtime_nsec > a0.mtime_nsec) ||
+	       a0.mtime == 1700000001,
+	       "%s: directory mtime advanced", tag);
+	gaze_ns_getattr(fs, st.f1, &a1);
+	tap_ok((a1.ctime > a2.ctime || (a1.ctime == a2.ctime &&
+					a1.ctime_nsec > a2.ctime_nsec)) &&
+	       a1.mtime == a2.mtime && a1.mtime_nsec == a2.mtime_nsec,
+	       "%s: moved inode ctime set, mtime kept", tag);
+
+	/* over an existing file: the old one is freed */
+	n = (u32)fs->valid_inodes;
+	tap_ok(!mv(fs, GAZE_ROOT_INO, "g", GAZE_ROOT_INO, "f2", 0) &&
+	       ino_of(fs, GAZE_ROOT_INO, "f2") == st.f1 &&
+	       ino_of(fs, GAZE_ROOT_INO, "g") == 0 &&
+	       gaze_ns_getattr(fs, st.f2, &a1) == -ENOENT &&
+	       fs->valid_inodes == n - 1,
+	       "%s: rename over an existing file frees it", tag);
+	/* over an existing file that has another link: it survives */
+	st.f2 = st.hl;
+	st.hl = 0;
+	tap_ok(gaze_file_write(fs, st.f2, "two", 3, 0) == 3 &&
+	       !gaze_ns_link(fs, st.a, "hl2", 3, st.f2) &&
+	       !mk(fs, GAZE_ROOT_INO, "tmp", 0100644, &st.hl) &&
+	       !mv(fs, GAZE_ROOT_INO, "tmp", st.a, "hl2", 0) &&
+	       nlink_of(fs, st.f2) == 1 &&
+	       ino_of(fs, st.a, "hl2") == st.hl &&
+	       !rm(fs, st.a, "hl2"),
+	       "%s: over a name of a hard-linked inode: nlink drops", tag);
+
+	/* across directories: a file, then a directory */
+	tap_ok(!mv(fs, d2, "x", st.a, "moved", 0) &&
+	       ino_of(fs, d2, "x") == 0 && ino_of(fs, st.a, "moved") == st.x,
+	       "%s: file across directories", tag);
+	tap_ok(!mv(fs, GAZE_ROOT_INO, "e", st.b, "e2", 0) &&
+	       nlink_of(fs, GAZE_ROOT_INO) == 6 && nlink_of(fs, st.b) == 5 &&
+	       !lk(fs, st.e, "..", &ino) && ino == st.b,
+	       "%s: directory across directories fixes '..' and nlink", tag);
+	/* a directory over an empty directory, across directories */
+	tap_ok(!mv(fs, st.b, "e2", GAZE_ROOT_INO, "e3", 0) &&
+	       nlink_of(fs, GAZE_ROOT_INO) == 6 && nlink_of(fs, st.b) == 4 &&
+	       gaze_ns_getattr(fs, st.e3, &a1) == -ENOENT &&
+	       !lk(fs, st.e, "..", &ino) && ino == GAZE_ROOT_INO,
+	       "%s: directory over an empty directory", tag);
+	/* exchange a file (root/fx) with a directory (a/b/dy) */
+	tap_ok(!mv(fs, GAZE_ROOT_INO, "fx", st.b, "dy",
+		   GAZE_RENAME_EXCHANGE) &&
+	       ino_of(fs, GAZE_ROOT_INO, "fx") == st.dy &&
+	       ino_of(fs, st.b, "dy") == st.fx &&
+	       nlink_of(fs, GAZE_ROOT_INO) == 7 && nlink_of(fs, st.b) == 3,
+	       "%s: EXCHANGE a file and a directory across directories", tag);
+	tap_ok(!mv(fs, GAZE_ROOT_INO, "fx", GAZE_ROOT_INO, "dy", 0) &&
+	       !mv(fs, st.b, "dy", st.b, "fx", 0) &&
+	       nlink_of(fs, GAZE_ROOT_INO) == 7,
+	       "%s: renames after the exchange", tag);
+	/* exchange two files in one directory, then back */
+	tap_ok(!mv(fs, GAZE_ROOT_INO, "f2", GAZE_ROOT_INO, "hl",
+		   GAZE_RENAME_EXCHANGE) &&
+	       ino_of(fs, GAZE_ROOT_INO, "f2") == st.f2 &&
+	       ino_of(fs, GAZE_ROOT_INO, "hl") == st.f1 &&
+	       !mv(fs, GAZE_ROOT_INO, "hl", GAZE_ROOT_INO, "f2",
+		   GAZE_RENAME_EXCHANGE),
+	       "%s: EXCHANGE two files and back", tag);
+	/* rmdir of a moved directory keeps the counts right */
+	tap_ok(!mk(fs, st.c, "gone", 040700, &ino) &&
+	       !mv(fs, st.c, "gone", st.a, "gone", 0) &&
+	       !rm(fs, st.a, "gone") && nlink_of(fs, st.a) == 3 &&
+	       nlink_of(fs, st.c) == 2, "%s: rmdir after a move", tag);
+
+	check_rename_state(fs, &st, tag, "before reopen");
+	fs = fs_reopen(fs, dev);
+	check_rename_state(fs, &st, tag, "after reopen");
+
+	/* a hashed directory: rename many names in and out of it */
+	ok = !mk(fs, GAZE_ROOT_INO, "big", 040755, &big);
+	for (i = 0; ok && i < 600; i++) {
+		snprintf(name, sizeof(name), "entry-%05u", i);
+		ok = !mk(fs, big, name, 0100644, &ino);
+	}
+	for (i = 0; ok && i < 600; i += 2) {
+		snprintf(name, sizeof(name), "entry-%05u", i);
+		snprintf(name2, sizeof(name2), "renamed-%05u", i);
+		ok = !mv(fs, big, name, big, name2, 0);
+	}
+	for (i = 1; ok && i < 600; i += 4) {	/* over existing names */
+		snprintf(name, sizeof(name), "entry-%05u", i);
+		snprintf(name2, sizeof(name2), "renamed-%05u", i - 1);
+		ok = !mv(fs, big, name, big, name2, 0);
+	}
+	for (i = 3; ok && i < 600; i += 4) {	/* out to the root and back */
+		snprintf(name, sizeof(name), "entry-%05u", i);
+		ok = !mv(fs, big, name, GAZE_ROOT_INO, name, 0) &&
+		     !mv(fs, GAZE_ROOT_INO, name, big, name, 0);
+	}
+	tap_ok(ok, "%s: renames in a 600-entry directory", tag);
+	for (n = 0; n < 2; n++) {
+		struct rd_ctx c;
+
+		ok = !rd_all(fs, big, 7, &c) && c.n == 452 && rd_unique(&c);
+		for (i = 0; ok && i < 600; i++) {
+			snprintf(name, sizeof(name), "entry-%05u", i);
+			snprintf(name2, sizeof(name2), "renamed-%05u", i);
+			if (i % 4 == 3)
+				ok = ino_of(fs, big, name) != 0;
+			else if (i % 4 == 0)
+				ok = ino_of(fs, big, name2) != 0;
+			else if (i % 4 == 2)
+				ok = ino_of(fs, big, name2) &&
+				     !ino_of(fs, big, name);
+			else
+				ok = !ino_of(fs, big, name) &&
+				     !ino_of(fs, big, name2);
+		}
+		tap_ok(ok && nlink_of(fs, big) == 2,
+		       "%s: big directory consistent %s (%u entries)", tag,
+		       n ? "after reopen" : "before reopen", c.n);
+		free(c.ents);
+		if (!n)
+			fs = fs_reopen(fs, dev);
+	}
+	gaze_fs_close(fs);
+	fs = NULL;
+	tap_ok(!gaze_fs_open(dev, GAZE_FS_RDONLY, &fs) &&
+	       mv(fs, GAZE_ROOT_INO, "f2", GAZE_ROOT_INO, "z", 0) == -EROFS,
+	       "%s: read-only instance -EROFS", tag);
+	if (fs)
+		gaze_fs_close(fs);
+	gaze_dev_close(dev);
+}
+
+/* ---------------------------------------------------------------- */
 
 static void
 test_rdonly(void)
@@ -1023,6 +1363,8 @@ main(int argc, char **argv)
 	test_file(false);
 	test_xattr(true);
 	test_xattr(false);
+	test_rename(true);
+	test_rename(false);
 	test_rdonly();
 	if (!quick)
 		test_dir_many(true, 100000, 512, false);

@@ -11,6 +11,7 @@
 #   -z MB     NVMe controller with a zoned namespace of MB (nsid 1)
 #   -Z MIB    zone size (default 16)   -C MIB  zone capacity (default = size)
 #   -N PROPS  extra nvme-ns properties, e.g. zoned.max_open=6
+#   -d MB     a regular virtio disk of MB (/dev/vda in the guest)
 #   -e N=V    environment for SCRIPT (repeatable)
 #   -x DIR    also share DIR read-only at its own path, mounted after the
 #             guest's tmpfs mounts, so trees under /tmp stay visible
@@ -19,18 +20,18 @@
 # lockup or hung task.  The console log is left in DIR/console.log.
 set -uo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
-OUTD= TMO=600 MEM=2G ZNS=0 ZSZ=16 ZCAP= PROPS= ENVS=() XDIRS=()
-while getopts o:t:m:z:Z:C:N:e:x: opt; do
+OUTD= TMO=600 MEM=2G ZNS=0 DISK=0 ZSZ=16 ZCAP= PROPS= ENVS=() XDIRS=()
+while getopts o:t:m:z:Z:C:N:e:x:d: opt; do
 	case $opt in
 	o) OUTD=$OPTARG ;; t) TMO=$OPTARG ;; m) MEM=$OPTARG ;;
 	z) ZNS=$OPTARG ;; Z) ZSZ=$OPTARG ;; C) ZCAP=$OPTARG ;;
-	N) PROPS=,$OPTARG ;; e) ENVS+=("$OPTARG") ;;
+	N) PROPS=,$OPTARG ;; e) ENVS+=("$OPTARG") ;; d) DISK=$OPTARG ;;
 	x) XDIRS+=("$(readlink -f "$OPTARG")") ;;
-	*) sed -n 4,17p "$0"; exit 2 ;;
+	*) sed -n 4,18p "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] && [ -n "$OUTD" ] || { sed -n 4,17p "$0"; exit 2; }
+[ $# -eq 1 ] && [ -n "$OUTD" ] || { sed -n 4,18p "$0"; exit 2; }
 SCRIPT=$(readlink -f "$1")
 mkdir -p "$OUTD" && OUTD=$(readlink -f "$OUTD")
 for d in "$OUTD" "${XDIRS[@]}"; do
@@ -72,6 +73,11 @@ if [ "$ZNS" -gt 0 ]; then
 	     -drive "file=$OUTD/zns.img,id=zns0,format=raw,if=none,cache=unsafe"
 	     -device "nvme-ns,drive=zns0,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=${ZSZ}M,zoned.zone_capacity=${ZCAP:-$ZSZ}M$PROPS")
 fi
+if [ "$DISK" -gt 0 ]; then
+	rm -f "$OUTD/disk.img"
+	truncate -s "${DISK}M" "$OUTD/disk.img"
+	DEV+=(-drive "file=$OUTD/disk.img,if=virtio,format=raw,cache=unsafe")
+fi
 SHARES=()
 XARGS=
 i=0
@@ -89,7 +95,7 @@ timeout -k 5 "$TMO" qemu-system-x86_64 -accel tcg,thread=multi \
 	-virtfs "local,path=$OUTD,mount_tag=out,security_model=none,multidevs=remap" \
 	"${SHARES[@]}" "${DEV[@]}" </dev/null >"$LOG" 2>&1
 QRC=$?
-rm -f "$OUTD/zns.img"
+rm -f "$OUTD/zns.img" "$OUTD/disk.img"
 PAT='Kernel panic|BUG:|Oops:|WARNING:|general protection fault|Call Trace:|blocked for more than|soft lockup|hard LOCKUP|RCU stall'
 if [ "$QRC" -eq 124 ] || [ "$QRC" -eq 137 ]; then
 	echo "run-guest: timed out after ${TMO}s (console: $LOG)" >&2

@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bdev.c - struct gaze_dev_ops on a block device.
+ *
+ * I/O is synchronous: the core issues one request at a time, so writes to
+ * a sequential zone reach the device in write-pointer order without zone
+ * append or a zone write lock of our own.  Each 4 KiB block of the
+ * caller's buffer is added to the bio as its own page when it is page
+ * aligned (kmalloc'd or vmalloc'd); an unaligned block goes through a
+ * bounce page.
+ *
+ * Zoned devices (host-managed, e.g. NVMe ZNS, null_blk zoned, SMR): zone
+ * report, reset and finish are the block layer's.  Regular devices get
+ * emulated zones the way userspace's lib/zdev/file.c does it: the zone
+ * size is the one the superblock records, every zone reports as
+ * conventional (random writes allowed) until it is reset in this mount,
+ * reset discards the zone, and from then on a write pointer kept in
+ * memory is enforced and blocks past it read as zeros.
+ */
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/vmalloc.h>
+#include <linux/highmem.h>
+#include "gaze_kern.h"
+
+#define GAZE_SECT_SHIFT		(GAZE_BLOCK_SHIFT - SECTOR_SHIFT)
+
+struct gaze_ezone {			/* an emulated zone */
+	u8	type;			/* GAZE_ZT_* */
+	u8	cond;			/* GAZE_ZC_* */
+	u32	wp;			/* blocks written since the reset */
+};
+
+struct gaze_bdev {
+	struct gaze_dev		dev;
+	struct block_device	*bdev;
+	bool			zoned;
+	bool			discard;	/* emulated reset discards */
+	struct mutex		lock;	/* emulated zone state */
+	struct gaze_ezone	*ez;	/* emulated zones, NULL if zoned */
+};
+
+static inline struct gaze_bdev *GAZE_BDEV(struct gaze_dev *d)
+{
+	return d->priv;
+}
+
+static struct page *gaze_buf_page(const void *p)
+{
+	if (is_vmalloc_addr(p))
+		return vmalloc_to_page(p);
+	return virt_to_page(p);
+}
+
+/* one synchronous bio per BIO_MAX_VECS blocks */
+static int gaze_bdev_rw(struct block_device *bdev, blk_opf_t opf, u64 blk,
+			u32 nr, void *buf)
+{
+	bool write = op_is_write(opf & REQ_OP_MASK);
+	u8 *p = buf;
+	int ret = 0;
+
+	while (nr && !ret) {
+		u32 n = min_t(u32, nr, BIO_MAX_VECS);
+		struct page *bounce[BIO_MAX_VECS / 32 + 1];
+		u8 *bp[BIO_MAX_VECS / 32 + 1];
+		u32 nb = 0, i;
+		struct bio *bio;
+
+		/* at most a few bounce pages per bio: cap n accordingly */
+		bio = bio_alloc(bdev, n, opf, GFP_NOIO);
+		bio->bi_iter.bi_sector = blk << GAZE_SECT_SHIFT;
+		for (i = 0; i < n; i++) {
+			u8 *b = p + (size_t)i * GAZE_BLOCK_SIZE;
+			struct page *pg;
+
+			if (offset_in_page(b)) {
+				if (nb == ARRAY_SIZE(bounce)) {
+					n = i;
+					break;
+				}
+				pg = alloc_page(GFP_NOIO);
+				if (!pg) {
+					n = i;
+					break;
+				}
+				if (write)
+					memcpy(page_address(pg), b,
+					       GAZE_BLOCK_SIZE);
+				bounce[nb] = pg;
+				bp[nb++] = b;
+			} else {
+				pg = gaze_buf_page(b);
+			}
+			if (bio_add_page(bio, pg, GAZE_BLOCK_SIZE, 0) !=
+			    GAZE_BLOCK_SIZE) {
+				if (pg != gaze_buf_page(b)) {
+					__free_page(pg);
+					nb--;
+				}
+				n = i;
+				break;
+			}
+		}
+		if (!n) {
+			bio_put(bio);
+			return -ENOMEM;
+		}
+		ret = submit_bio_wait(bio);
+		bio_put(bio);
+		for (i = 0; i < nb; i++) {
+			if (!write && !ret)
+				memcpy(bp[i], page_address(bounce[i]),
+				       GAZE_BLOCK_SIZE);
+			__free_page(bounce[i]);
+		}
+		blk += n;
+		nr -= n;
+		p += (size_t)n * GAZE_BLOCK_SIZE;
+	}
+	return ret;
+}
+
+int gaze_bdev_read(struct block_device *bdev, u64 blk, u32 nr, void *buf)
+{
+	return gaze_bdev_rw(bdev, REQ_OP_READ, blk, nr, buf);
+}
+
+static int gaze_bdev_range(struct gaze_dev *d, u64 blk, u32 nr)
+{
+	if (blk > d->nr_blocks || nr > d->nr_blocks - blk)
+		return -EIO;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* host-managed zoned devices                                        */
+/* ---------------------------------------------------------------- */
+
+static int gaze_zbd_read(struct gaze_dev *d, u64 blk, u32 nr, void *buf)
+{
+	int ret = gaze_bdev_range(d, blk, nr);
+
+	return ret ? ret : gaze_bdev_read(GAZE_BDEV(d)->bdev, blk, nr, buf);
+}
+
+static int gaze_zbd_write(struct gaze_dev *d, u64 blk, u32 nr,
+			  const void *buf)
+{
+	int ret = gaze_bdev_range(d, blk, nr);
+
+	if (ret)
+		return ret;
+	return gaze_bdev_rw(GAZE_BDEV(d)->bdev, REQ_OP_WRITE | REQ_SYNC, blk,
+			    nr, (void *)buf);
+}
+
+static u8 gaze_zbd_cond(u8 cond)
+{
+	switch (cond) {
+	case BLK_ZONE_COND_NOT_WP:	return GAZE_ZC_NOT_WP;
+	case BLK_ZONE_COND_EMPTY:	return GAZE_ZC_EMPTY;
+	case BLK_ZONE_COND_IMP_OPEN:	return GAZE_ZC_IMP_OPEN;
+	case BLK_ZONE_COND_EXP_OPEN:	return GAZE_ZC_EXP_OPEN;
+	case BLK_ZONE_COND_CLOSED:	return GAZE_ZC_CLOSED;
+	case BLK_ZONE_COND_FULL:	return GAZE_ZC_FULL;
+	case BLK_ZONE_COND_READONLY:	return GAZE_ZC_READONLY;
+	default:			return GAZE_ZC_OFFLINE;
+	}
+}
+
+struct gaze_report_ctx {
+	struct gaze_zone	*out;
+	u32			nr;
+};
+
+static int gaze_zbd_report_cb(struct blk_zone *bz, unsigned int idx,
+			      void *data)
+{
+	struct gaze_report_ctx *c = data;
+	struct gaze_zone *z;
+
+	if (idx >= c->nr)
+		return -EINVAL;
+	z = &c->out[idx];
+	z->start = bz->start >> GAZE_SECT_SHIFT;
+	z->len = bz->len >> GAZE_SECT_SHIFT;
+	z->cap = bz->capacity >> GAZE_SECT_SHIFT;
+	z->type = bz->type == BLK_ZONE_TYPE_CONVENTIONAL ? GAZE_ZT_CONV :
+							    GAZE_ZT_SEQ;
+	z->cond = gaze_zbd_cond(bz->cond);
+	if (z->type == GAZE_ZT_CONV || z->cond == GAZE_ZC_FULL)
+		z->wp = z->start + z->len;
+	else
+		z->wp = bz->wp >> GAZE_SECT_SHIFT;
+	return 0;
+}
+
+static int gaze_zbd_report(struct gaze_dev *d, u32 zone, u32 nr,
+			   struct gaze_zone *z)
+{
+	struct gaze_report_ctx c = { .out = z };
+	int ret;
+
+	if (zone >= d->nr_zones)
+		return -EINVAL;
+	c.nr = min(nr, d->nr_zones - zone);
+	if (!c.nr)
+		return 0;
+	ret = blkdev_report_zones(GAZE_BDEV(d)->bdev,
+				  (sector_t)zone * d->zone_blocks <<
+				  GAZE_SECT_SHIFT, c.nr, gaze_zbd_report_cb, &c);
+	return ret ? ret : -EIO;
+}
+
+static int gaze_zbd_mgmt(struct gaze_dev *d, enum req_op op, u32 zone, u32 nr)
+{
+	sector_t zs = (sector_t)d->zone_blocks << GAZE_SECT_SHIFT;
+
+	if (zone >= d->nr_zones || nr > d->nr_zones - zone)
+		return -EINVAL;
+	if (!nr)
+		return 0;
+	return blkdev_zone_mgmt(GAZE_BDEV(d)->bdev, op, zone * zs, nr * zs,
+				GFP_NOIO);
+}
+
+static int gaze_zbd_reset(struct gaze_dev *d, u32 zone, u32 nr)
+{
+	return gaze_zbd_mgmt(d, REQ_OP_ZONE_RESET, zone, nr);
+}
+
+static int gaze_zbd_finish(struct gaze_dev *d, u32 zone)
+{
+	return gaze_zbd_mgmt(d, REQ_OP_ZONE_FINISH, zone, 1);
+}
+
+static int gaze_bdev_flush(struct gaze_dev *d)
+{
+	return blkdev_issue_flush(GAZE_BDEV(d)->bdev);
+}
+
+static const struct gaze_dev_ops gaze_zbd_ops = {
+	.read	= gaze_zbd_read,
+	.write	= gaze_zbd_write,
+	.report	= gaze_zbd_report,
+	.reset	= gaze_zbd_reset,
+	.finish	= gaze_zbd_finish,
+	.flush	= gaze_bdev_flush,
+};
+
+struct gaze_geo_ctx {
+	u32	nr_conv;
+	u64	min_cap;	/* sectors */
+	bool	bad_cap;
+};
+
+static int gaze_zbd_geo_cb(struct blk_zone *bz, unsigned int idx, void *data)
+{
+	struct gaze_geo_ctx *c = data;
+
+	if (bz->type == BLK_ZONE_TYPE_CONVENTIONAL) {
+		c->nr_conv++;
+		return 0;
+	}
+	if (bz->capacity & ((1 << GAZE_SECT_SHIFT) - 1))
+		c->bad_cap = true;
+	if (!c->min_cap || bz->capacity < c->min_cap)
+		c->min_cap = bz->capacity;
+	return 0;
+}
+
+static int gaze_zbd_setup(struct gaze_bdev *b)
+{
+	struct gaze_dev *d = &b->dev;
+	struct block_device *bdev = b->bdev;
+	sector_t zs = bdev_zone_sectors(bdev);
+	struct gaze_geo_ctx c = { 0 };
+	int ret;
+
+	if (!zs || zs & ((1 << GAZE_SECT_SHIFT) - 1)) {
+		pr_err("gaze: %pg: zone size of %llu sectors is not a multiple of 4 KiB\n",
+		       bdev, (unsigned long long)zs);
+		return -EINVAL;
+	}
+	d->zone_blocks = zs >> GAZE_SECT_SHIFT;
+	d->nr_zones = bdev_nr_zones(bdev);
+	d->nr_blocks = (u64)d->nr_zones * d->zone_blocks;
+	ret = blkdev_report_zones(bdev, 0, d->nr_zones, gaze_zbd_geo_cb, &c);
+	if (ret < 0) {
+		pr_err("gaze: %pg: zone report failed: %d\n", bdev, ret);
+		return ret;
+	}
+	if (c.bad_cap) {
+		pr_err("gaze: %pg: zone capacity is not a multiple of 4 KiB\n",
+		       bdev);
+		return -EINVAL;
+	}
+	d->nr_conv = c.nr_conv;
+	d->zone_cap = c.min_cap ? c.min_cap >> GAZE_SECT_SHIFT :
+				  d->zone_blocks;
+	d->max_open = bdev_max_open_zones(bdev);
+	d->max_active = bdev_max_active_zones(bdev);
+	d->model = GAZE_ZM_HOST_MANAGED;
+	d->ops = &gaze_zbd_ops;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* regular devices: emulated zones                                   */
+/* ---------------------------------------------------------------- */
+
+static int gaze_emu_read(struct gaze_dev *d, u64 blk, u32 nr, void *buf)
+{
+	struct gaze_bdev *b = GAZE_BDEV(d);
+	u32 zb = d->zone_blocks;
+	u8 *p = buf;
+	int ret;
+
+	ret = gaze_bdev_range(d, blk, nr);
+	while (!ret && nr) {
+		u32 off = blk % zb, n = min(nr, zb - off), valid, k;
+		struct gaze_ezone *z = &b->ez[blk / zb];
+
+		mutex_lock(&b->lock);
+		valid = z->type == GAZE_ZT_CONV ? zb : z->wp;
+		mutex_unlock(&b->lock);
+		k = off < valid ? min(n, valid - off) : 0;
+		if (k)
+			ret = gaze_bdev_read(b->bdev, blk, k, p);
+		memset(p + (size_t)k * GAZE_BLOCK_SIZE, 0,
+		       (size_t)(n - k) * GAZE_BLOCK_SIZE);
+		blk += n;
+		nr -= n;
+		p += (size_t)n * GAZE_BLOCK_SIZE;
+	}
+	return ret;
+}
+
+static int gaze_emu_write(struct gaze_dev *d, u64 blk, u32 nr,
+			  const void *buf)
+{
+	struct gaze_bdev *b = GAZE_BDEV(d);
+	u32 zb = d->zone_blocks;
+	struct gaze_ezone *z;
+	int ret;
+
+	ret = gaze_bdev_range(d, blk, nr);
+	if (ret || !nr)
+		return ret;
+	z = &b->ez[blk / zb];
+	mutex_lock(&b->lock);
+	if (z->type == GAZE_ZT_CONV) {
+		mutex_unlock(&b->lock);
+		if ((blk + nr - 1) / zb != blk / zb)
+			return -EIO;
+		return gaze_bdev_rw(b->bdev, REQ_OP_WRITE | REQ_SYNC, blk, nr,
+				    (void *)buf);
+	}
+	/* the same rules as a ZNS drive: at the wp, within the capacity */
+	if (z->cond == GAZE_ZC_FULL || blk % zb != z->wp ||
+	    nr > d->zone_cap - z->wp) {
+		mutex_unlock(&b->lock);
+		pr_err_ratelimited("gaze: %pg: write of %u blocks at %llu off the write pointer of zone %llu\n",
+				   b->bdev, nr, (unsigned long long)blk,
+				   (unsigned long long)(blk / zb));
+		return -EIO;
+	}
+	ret = gaze_bdev_rw(b->bdev, REQ_OP_WRITE | REQ_SYNC, blk, nr,
+			   (void *)buf);
+	if (!ret) {
+		z->wp += nr;
+		z->cond = z->wp == d->zone_cap ? GAZE_ZC_FULL :
+						 GAZE_ZC_IMP_OPEN;
+	}
+	mutex_unlock(&b->lock);
+	return ret;
+}
+
+static int gaze_emu_report(struct gaze_dev *d, u32 zone, u32 nr,
+			   struct gaze_zone *out)
+{
+	struct gaze_bdev *b = GAZE_BDEV(d);
+	u32 i;
+
+	if (zone >= d->nr_zones)
+		return -EINVAL;
+	nr = min(nr, d->nr_zones - zone);
+	mutex_lock(&b->lock);
+	for (i = 0; i < nr; i++) {
+		const struct gaze_ezone *z = &b->ez[zone + i];
+		struct gaze_zone *o = &out[i];
+
+		o->start = (u64)(zone + i) * d->zone_blocks;
+		o->len = d->zone_blocks;
+		o->type = z->type;
+		o->cond = z->cond;
+		o->cap = d->zone_blocks;
+		if (z->type == GAZE_ZT_CONV || z->cond == GAZE_ZC_FULL)
+			o->wp = o->start + o->len;
+		else
+			o->wp = o->start + z->wp;
+		if (z->type != GAZE_ZT_CONV)
+			o->cap = d->zone_cap;
+	}
+	mutex_unlock(&b->lock);
+	return nr;
+}
+
+static int gaze_emu_reset(struct gaze_dev *d, u32 zone, u32 nr)
+{
+	struct gaze_bdev *b = GAZE_BDEV(d);
+	sector_t zs = (sector_t)d->zone_blocks << GAZE_SECT_SHIFT;
+	u32 i;
+	int ret;
+
+	if (zone >= d->nr_zones || nr > d->nr_zones - zone)
+		return -EINVAL;
+	if (!nr)
+		return 0;
+	mutex_lock(&b->lock);
+	ret = 0;
+	if (b->discard && bdev_max_discard_sectors(b->bdev))
+		ret = blkdev_issue_discard(b->bdev, zone * zs, nr * zs,
+					   GFP_NOIO);
+	if (ret == -EOPNOTSUPP)
+		ret = 0;
+	if (!ret) {
+		for (i = zone; i < zone + nr; i++) {
+			b->ez[i].type = GAZE_ZT_SEQ;
+			b->ez[i].cond = GAZE_ZC_EMPTY;
+			b->ez[i].wp = 0;
+		}
+	} else {
+		pr_err("gaze: %pg: discarding zones %u-%u: %d\n", b->bdev,
+		       zone, zone + nr - 1, ret);
+	}
+	mutex_unlock(&b->lock);
+	return ret;
+}
+
+static int gaze_emu_finish(struct gaze_dev *d, u32 zone)
+{
+	struct gaze_bdev *b = GAZE_BDEV(d);
+	struct gaze_ezone *z;
+	int ret = 0;
+
+	if (zone >= d->nr_zones)
+		return -EINVAL;
+	z = &b->ez[zone];
+	mutex_lock(&b->lock);
+	if (z->type == GAZE_ZT_CONV)
+		ret = -EIO;
+	else
+		z->cond = GAZE_ZC_FULL;	/* wp stays: the data end */
+	mutex_unlock(&b->lock);
+	return ret;
+}
+
+static const struct gaze_dev_ops gaze_emu_ops = {
+	.read	= gaze_emu_read,
+	.write	= gaze_emu_write,
+	.report	= gaze_emu_report,
+	.reset	= gaze_emu_reset,
+	.finish	= gaze_emu_finish,
+	.flush	= gaze_bdev_flush,
+};
+
+static int gaze_emu_setup(struct gaze_bdev *b)
+{
+	struct gaze_dev *d = &b->dev;
+	struct gaze_super *sb;
+	u64 blocks = bdev_nr_sectors(b->bdev) >> GAZE_SECT_SHIFT;
+	u32 zb;
+	int ret;
+
+	sb = kmalloc(GAZE_BLOCK_SIZE, GFP_KERNEL);
+	if (!sb)
+		return -ENOMEM;
+	ret = blocks ? gaze_bdev_read(b->bdev, 0, 1, sb) : -EINVAL;
+	if (ret) {
+		pr_err("gaze: %pg: cannot read the superblock: %d\n", b->bdev,
+		       ret);
+		goto out;
+	}
+	if (le32_to_cpu(sb->hdr.magic) != GAZE_MAGIC_SB) {
+		pr_err("gaze: %pg: not a GAZE filesystem (bad magic)\n",
+		       b->bdev);
+		ret = -EINVAL;
+		goto out;
+	}
+	zb = le32_to_cpu(sb->zone_blocks);
+	if (zb < GAZE_MIN_ZONE_BLOCKS || zb > blocks / 2) {
+		pr_err("gaze: %pg: corrupt superblock (zone size of %u blocks on a device of %llu blocks)\n",
+		       b->bdev, zb, (unsigned long long)blocks);
+		ret = -EUCLEAN;
+		goto out;
+	}
+	d->zone_blocks = zb;
+	d->zone_cap = zb;
+	d->nr_zones = div_u64(blocks, zb);
+	d->nr_blocks = (u64)d->nr_zones * zb;
+	d->nr_conv = 0;
+	d->max_open = 0;
+	d->max_active = 0;
+	d->model = GAZE_ZM_EMULATED;
+	d->ops = &gaze_emu_ops;
+	b->ez = kvcalloc(d->nr_zones, sizeof(*b->ez), GFP_KERNEL);
+	if (!b->ez) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (zb = 0; zb < d->nr_zones; zb++) {
+		b->ez[zb].type = GAZE_ZT_CONV;
+		b->ez[zb].cond = GAZE_ZC_NOT_WP;
+	}
+out:
+	kfree(sb);
+	return ret;
+}
+
+int gaze_bdev_open(struct block_device *bdev, struct gaze_dev **devp)
+{
+	unsigned int lbs = bdev_logical_block_size(bdev);
+	struct gaze_bdev *b;
+	int ret;
+
+	if (lbs > GAZE_BLOCK_SIZE) {
+		pr_err("gaze: %pg: logical block size %u is over %u\n", bdev,
+		       lbs, GAZE_BLOCK_SIZE);
+		return -EINVAL;
+	}
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	b->bdev = bdev;
+	b->dev.priv = b;
+	b->dev.lbs = lbs;
+	mutex_init(&b->lock);
+	b->zoned = bdev_is_zoned(bdev);
+	if (b->zoned && !bdev_zone_sectors(bdev)) {
+		pr_err("gaze: %pg: host-aware zoned device without zone size\n",
+		       bdev);
+		ret = -EINVAL;
+		goto out_free;
+	}
+	ret = b->zoned ? gaze_zbd_setup(b) : gaze_emu_setup(b);
+	if (ret)
+		goto out_free;
+	*devp = &b->dev;
+	return 0;
+
+out_free:
+	kvfree(b->ez);
+	mutex_destroy(&b->lock);
+	kfree(b);
+	return ret;
+}
+
+void gaze_bdev_set_discard(struct gaze_dev *dev, bool on)
+{
+	GAZE_BDEV(dev)->discard = on;
+}
+
+void gaze_bdev_close(struct gaze_dev *dev)
+{
+	struct gaze_bdev *b;
+
+	if (!dev)
+		return;
+	b = GAZE_BDEV(dev);
+	kvfree(b->ez);
+	mutex_destroy(&b->lock);
+	kfree(b);
+}

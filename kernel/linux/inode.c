@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * inode.c - VFS inodes over core inodes.
+ *
+ * The core is the source of truth for attributes: gaze_iget fills a VFS
+ * inode from gaze_ns_getattr, and gaze_setattr writes a change through to
+ * the core at once (no dirty inode state is kept for it).  Error policy
+ * (errors= mount option) lives here too: gaze_error.
+ */
+#include <linux/fs.h>
+#include <linux/pagemap.h>
+#include <linux/uidgid.h>
+#include "gaze_kern.h"
+
+void gaze_attr_to_inode(struct inode *inode, const struct gaze_attr *a)
+{
+	inode->i_mode = a->mode;
+	i_uid_write(inode, a->uid);
+	i_gid_write(inode, a->gid);
+	set_nlink(inode, a->nlink);
+	i_size_write(inode, a->size);
+	inode->i_blocks = a->blocks << (GAZE_BLOCK_SHIFT - 9);
+	inode->i_atime.tv_sec = a->atime;
+	inode->i_atime.tv_nsec = a->atime_nsec;
+	inode->i_mtime.tv_sec = a->mtime;
+	inode->i_mtime.tv_nsec = a->mtime_nsec;
+	inode->i_ctime.tv_sec = a->ctime;
+	inode->i_ctime.tv_nsec = a->ctime_nsec;
+	inode->i_generation = a->generation;
+}
+
+static void gaze_set_ops(struct inode *inode, const struct gaze_attr *a)
+{
+	switch (inode->i_mode & S_IFMT) {
+	case S_IFDIR:
+		inode->i_op = &gaze_dir_inode_operations;
+		inode->i_fop = &gaze_dir_operations;
+		break;
+	case S_IFREG:
+		inode->i_op = &gaze_file_inode_operations;
+		inode->i_fop = &gaze_file_operations;
+		inode->i_mapping->a_ops = &gaze_aops;
+		break;
+	case S_IFLNK:
+		inode->i_op = &gaze_symlink_inode_operations;
+		inode->i_mapping->a_ops = &gaze_aops;
+		inode_nohighmem(inode);
+		break;
+	default:
+		inode->i_op = &gaze_special_inode_operations;
+		init_special_inode(inode, inode->i_mode,
+				   MKDEV(a->rdev_major, a->rdev_minor));
+		break;
+	}
+}
+
+struct inode *gaze_iget(struct super_block *sb, u32 ino)
+{
+	struct gaze_attr a;
+	struct inode *inode;
+	unsigned int nofs;
+	int ret;
+
+	inode = iget_locked(sb, ino);
+	if (!inode)
+		return ERR_PTR(-ENOMEM);
+	if (!(inode->i_state & I_NEW))
+		return inode;
+	nofs = gaze_nofs_begin();
+	ret = gaze_ns_getattr(GAZE_FS(sb), ino, &a);
+	gaze_nofs_end(nofs);
+	if (ret) {
+		iget_failed(inode);
+		if (ret != -ENOENT && ret != -ENOMEM)
+			ret = gaze_error(sb, ret, "reading an inode");
+		return ERR_PTR(ret);
+	}
+	gaze_attr_to_inode(inode, &a);
+	gaze_set_ops(inode, &a);
+	unlock_new_inode(inode);
+	return inode;
+}
+
+/* re-reads what the core computed (blocks, times it touched) */
+static void gaze_refresh(struct inode *inode, bool size)
+{
+	struct gaze_attr a;
+	unsigned int nofs = gaze_nofs_begin();
+	int ret;
+
+	ret = gaze_ns_getattr(GAZE_FS(inode->i_sb), inode->i_ino, &a);
+	gaze_nofs_end(nofs);
+	if (ret)
+		return;
+	if (size) {
+		gaze_attr_to_inode(inode, &a);
+		return;
+	}
+	inode->i_blocks = a.blocks << (GAZE_BLOCK_SHIFT - 9);
+}
+
+int gaze_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+		 struct iattr *attr)
+{
+	struct inode *inode = d_inode(dentry);
+	struct gaze_fs *fs = GAZE_FS(inode->i_sb);
+	unsigned int valid = attr->ia_valid, nofs;
+	struct gaze_attr a = { 0 };
+	u32 mask = 0;
+	int ret;
+
+	ret = setattr_prepare(mnt_userns, dentry, attr);
+	if (ret)
+		return ret;
+	if (sb_rdonly(inode->i_sb))
+		return -EROFS;
+	/*
+	 * This version has no orphan list: the core frees an inode when its
+	 * last name goes, and its number may already belong to a new inode.
+	 * Never write through a stale one.
+	 */
+	if (!inode->i_nlink)
+		return -ESTALE;
+
+	if ((valid & ATTR_SIZE) && attr->ia_size != i_size_read(inode)) {
+		loff_t old = i_size_read(inode);
+
+		inode_dio_wait(inode);
+		/*
+		 * Shrinking: drop the page cache first (waiting for writeback
+		 * of what goes), so nothing past the new size reaches the core
+		 * after it cut the file.
+		 */
+		if (attr->ia_size < old)
+			truncate_setsize(inode, attr->ia_size);
+		nofs = gaze_nofs_begin();
+		ret = gaze_file_truncate(fs, inode->i_ino, attr->ia_size);
+		gaze_nofs_end(nofs);
+		if (ret) {
+			gaze_refresh(inode, true);
+			return gaze_error(inode->i_sb, ret, "truncate");
+		}
+		if (attr->ia_size >= old)
+			truncate_setsize(inode, attr->ia_size);
+	}
+
+	setattr_copy(mnt_userns, inode, attr);
+	if (valid & ATTR_MODE)
+		mask |= GAZE_SET_MODE;
+	if (valid & ATTR_UID)
+		mask |= GAZE_SET_UID;
+	if (valid & ATTR_GID)
+		mask |= GAZE_SET_GID;
+	if (valid & ATTR_ATIME)
+		mask |= GAZE_SET_ATIME;
+	if (valid & ATTR_MTIME)
+		mask |= GAZE_SET_MTIME;
+	if (valid & ATTR_CTIME)
+		mask |= GAZE_SET_CTIME;
+	if (mask) {
+		a.ino = inode->i_ino;
+		a.mode = inode->i_mode;
+		a.uid = i_uid_read(inode);
+		a.gid = i_gid_read(inode);
+		a.atime = inode->i_atime.tv_sec;
+		a.atime_nsec = inode->i_atime.tv_nsec;
+		a.mtime = inode->i_mtime.tv_sec;
+		a.mtime_nsec = inode->i_mtime.tv_nsec;
+		a.ctime = inode->i_ctime.tv_sec;
+		a.ctime_nsec = inode->i_ctime.tv_nsec;
+		nofs = gaze_nofs_begin();
+		ret = gaze_ns_setattr(fs, inode->i_ino, &a, mask);
+		gaze_nofs_end(nofs);
+		if (ret) {
+			/* the core did not take it: show what it has */
+			gaze_refresh(inode, true);
+			return gaze_error(inode->i_sb, ret, "setattr");
+		}
+	}
+	if (valid & ATTR_SIZE)
+		gaze_refresh(inode, false);
+	return 0;
+}
+
+int gaze_getattr(struct user_namespace *mnt_userns, const struct path *path,
+		 struct kstat *stat, u32 request_mask, unsigned int flags)
+{
+	struct inode *inode = d_inode(path->dentry);
+
+	generic_fillattr(mnt_userns, inode, stat);
+	stat->blksize = GAZE_BLOCK_SIZE;
+	return 0;
+}
+
+/*
+ * Maps a core error for the VFS.  Corruption and I/O errors are logged
+ * once per mount and handled per errors=: continue, remount read-only
+ * (the core instance stops writing too; the last checkpoint stays what
+ * the disk holds), or panic.  Other errors (ENOENT, ENOSPC, ...) pass.
+ */
+int gaze_error(struct super_block *sb, int err, const char *what)
+{
+	struct gaze_sb_info *sbi = GAZE_SB(sb);
+	struct gaze_fs *fs;
+
+	if (err == -EBADMSG)
+		err = -EUCLEAN;
+	if (err != -EUCLEAN && err != -EIO)
+		return err;
+	if (sbi->opts.errors == GAZE_ERRORS_PANIC)
+		panic("gaze: %s: %s: %s (%d)\n", sb->s_id, what,
+		      err == -EIO ? "I/O error" : "corrupt metadata", err);
+	if (!sbi->error_logged) {
+		sbi->error_logged = true;
+		pr_err("gaze: %s: %s: %s (%d)%s\n", sb->s_id, what,
+		       err == -EIO ? "I/O error" : "corrupt metadata", err,
+		       sbi->opts.errors == GAZE_ERRORS_RO && !sb_rdonly(sb) ?
+		       "; remounting read-only" : "");
+	}
+	if (sbi->opts.errors == GAZE_ERRORS_RO && !sb_rdonly(sb)) {
+		fs = READ_ONCE(sbi->fs);
+		WRITE_ONCE(fs->flags, fs->flags | GAZE_FS_RDONLY);
+		sb->s_flags |= SB_RDONLY;
+	}
+	return err;
+}

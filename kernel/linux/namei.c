@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * namei.c - directory inode_operations and file_operations.
+ *
+ * Every namespace decision (link counts, '..', which times change, which
+ * errors) is the core's (kernel/core/namei.c); this file translates VFS
+ * calls into core calls and then refreshes the VFS inodes the core
+ * changed (nlink, ctime, mtime; size and blocks of directories) with
+ * gaze_ns_getattr.
+ *
+ * Not yet: RENAME_WHITEOUT (-EINVAL), O_TMPFILE, POSIX ACLs (get_acl /
+ * set_acl), and orphans: the core frees an inode at its last unlink, so
+ * an open file that loses its last name is dropped at once (its cached
+ * pages are no longer written; reads of uncached pages fail with -EIO).
+ *
+ * readdir: ctx->pos is the core's cookie ('.' 0, '..' 1, then
+ * max(2, hash >> 1)).  Entries are gathered into a buffer under the core
+ * lock and passed to dir_emit() after it is dropped, because dir_emit
+ * copies to user memory and may fault (possibly into this filesystem).
+ */
+#include <linux/fs.h>
+#include <linux/namei.h>
+#include <linux/cred.h>
+#include <linux/capability.h>
+#include <linux/slab.h>
+#include <linux/xattr.h>
+#include "gaze_kern.h"
+
+#define GAZE_DIR_POS_END	0x7fffffffffffffffLL
+
+static inline struct gaze_fs *gaze_ifs(struct inode *inode)
+{
+	return GAZE_FS(inode->i_sb);
+}
+
+/*
+ * Re-reads what a namespace change did to an inode.  Directories take
+ * everything the core keeps about their contents; other inodes only
+ * nlink and ctime, since their size and mtime may be ahead of the core
+ * in the page cache.  An inode the core no longer has lost its last link.
+ */
+static void gaze_ns_refresh(struct inode *inode)
+{
+	struct gaze_attr a;
+	unsigned int nofs;
+	int ret;
+
+	nofs = gaze_nofs_begin();
+	ret = gaze_ns_getattr(gaze_ifs(inode), inode->i_ino, &a);
+	gaze_nofs_end(nofs);
+	if (ret == -ENOENT) {
+		/*
+		 * The core freed it and may hand its number to a new inode:
+		 * keep this one (still open, perhaps) out of iget's sight.
+		 */
+		clear_nlink(inode);
+		remove_inode_hash(inode);
+		return;
+	}
+	if (ret)
+		return;
+	set_nlink(inode, a.nlink);
+	inode->i_ctime.tv_sec = a.ctime;
+	inode->i_ctime.tv_nsec = a.ctime_nsec;
+	if (S_ISDIR(inode->i_mode)) {
+		inode->i_mtime.tv_sec = a.mtime;
+		inode->i_mtime.tv_nsec = a.mtime_nsec;
+		i_size_write(inode, a.size);
+		inode->i_blocks = a.blocks << (GAZE_BLOCK_SHIFT - 9);
+	}
+}
+
+static struct dentry *gaze_lookup(struct inode *dir, struct dentry *dentry,
+				  unsigned int flags)
+{
+	struct inode *inode = NULL;
+	unsigned int nofs;
+	u32 ino;
+	int ret;
+
+	if (dentry->d_name.len > GAZE_NAME_MAX)
+		return ERR_PTR(-ENAMETOOLONG);
+	nofs = gaze_nofs_begin();
+	ret = gaze_ns_lookup(gaze_ifs(dir), dir->i_ino, dentry->d_name.name,
+			     dentry->d_name.len, &ino, NULL);
+	gaze_nofs_end(nofs);
+	if (!ret)
+		inode = gaze_iget(dir->i_sb, ino);
+	else if (ret != -ENOENT)
+		return ERR_PTR(gaze_error(dir->i_sb, ret, "lookup"));
+	return d_splice_alias(inode, dentry);
+}
+
+/*
+ * Attributes of a new inode: the caller's fs ids (through the mount's
+ * idmapping), inode_init_owner() rules for setgid directories, and the
+ * current time for every timestamp.
+ */
+static void gaze_new_attr(struct user_namespace *mnt_userns, struct inode *dir,
+			  umode_t mode, dev_t rdev, struct gaze_attr *a)
+{
+	struct user_namespace *fs_userns = i_user_ns(dir);
+	struct timespec64 now = current_time(dir);
+	kuid_t uid = mapped_fsuid(mnt_userns, fs_userns);
+	kgid_t gid;
+
+	if (dir->i_mode & S_ISGID) {
+		gid = dir->i_gid;
+		if (S_ISDIR(mode))
+			mode |= S_ISGID;
+		else if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) &&
+			 !in_group_p(i_gid_into_mnt(mnt_userns, dir)) &&
+			 !capable_wrt_inode_uidgid(mnt_userns, dir, CAP_FSETID))
+			mode &= ~S_ISGID;
+	} else {
+		gid = mapped_fsgid(mnt_userns, fs_userns);
+	}
+	memset(a, 0, sizeof(*a));
+	a->mode = mode;
+	a->uid = from_kuid(fs_userns, uid);
+	a->gid = from_kgid(fs_userns, gid);
+	a->atime = a->mtime = a->ctime = a->crtime = now.tv_sec;
+	a->atime_nsec = a->mtime_nsec = a->ctime_nsec = a->crtime_nsec =
+		now.tv_nsec;
+	a->rdev_major = MAJOR(rdev);
+	a->rdev_minor = MINOR(rdev);
+}
+
+/* creates any inode type (a symlink when target is set) */
+static int gaze_new(struct user_namespace *mnt_userns, struct inode *dir,
+		    struct dentry *dentry, umode_t mode, dev_t rdev,
+		    const char *target)
+{
+	struct gaze_fs *fs = gaze_ifs(dir);
+	struct gaze_attr a;
+	struct inode *inode;
+	unsigned int nofs;
+	u32 ino;
+	int ret;
+
+	if (!uid_valid(mapped_fsuid(mnt_userns, i_user_ns(dir))) ||
+	    !gid_valid(mapped_fsgid(mnt_userns, i_user_ns(dir))))
+		return -EOVERFLOW;
+	gaze_new_attr(mnt_userns, dir, mode, rdev, &a);
+	nofs = gaze_nofs_begin();
+	if (target)
+		ret = gaze_ns_symlink(fs, dir->i_ino, dentry->d_name.name,
+				      dentry->d_name.len, target,
+				      strlen(target), &a, &ino);
+	else
+		ret = gaze_ns_mknod(fs, dir->i_ino, dentry->d_name.name,
+				    dentry->d_name.len, &a, &ino);
+	gaze_nofs_end(nofs);
+	if (ret)
+		return gaze_error(dir->i_sb, ret, "create");
+	gaze_ns_refresh(dir);
+	inode = gaze_iget(dir->i_sb, ino);
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
+	d_instantiate(dentry, inode);
+	return 0;
+}
+
+static int gaze_create(struct user_namespace *mnt_userns, struct inode *dir,
+		       struct dentry *dentry, umode_t mode, bool excl)
+{
+	return gaze_new(mnt_userns, dir, dentry, S_IFREG | (mode & 07777), 0,
+			NULL);
+}
+
+static int gaze_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
+		      struct dentry *dentry, umode_t mode)
+{
+	return gaze_new(mnt_userns, dir, dentry, S_IFDIR | (mode & 07777), 0,
+			NULL);
+}
+
+static int gaze_mknod(struct user_namespace *mnt_userns, struct inode *dir,
+		      struct dentry *dentry, umode_t mode, dev_t rdev)
+{
+	return gaze_new(mnt_userns, dir, dentry, mode, rdev, NULL);
+}
+
+static int gaze_symlink(struct user_namespace *mnt_userns, struct inode *dir,
+			struct dentry *dentry, const char *target)
+{
+	if (strlen(target) > GAZE_SYMLINK_MAX)
+		return -ENAMETOOLONG;
+	return gaze_new(mnt_userns, dir, dentry, S_IFLNK | 0777, 0, target);
+}
+
+static int gaze_link(struct dentry *old_dentry, struct inode *dir,
+		     struct dentry *dentry)
+{
+	struct inode *inode = d_inode(old_dentry);
+	unsigned int nofs;
+	int ret;
+
+	nofs = gaze_nofs_begin();
+	ret = gaze_ns_link(gaze_ifs(dir), dir->i_ino, dentry->d_name.name,
+			   dentry->d_name.len, inode->i_ino);
+	gaze_nofs_end(nofs);
+	if (ret)
+		return gaze_error(dir->i_sb, ret, "link");
+	gaze_ns_refresh(dir);
+	gaze_ns_refresh(inode);
+	ihold(inode);
+	d_instantiate(dentry, inode);
+	return 0;
+}
+
+/* unlink and rmdir: the core tells files and directories apart */
+static int gaze_unlink(struct inode *dir, struct dentry *dentry)
+{
+	struct inode *inode = d_inode(dentry);
+	unsigned int nofs;
+	int ret;
+
+	nofs = gaze_nofs_begin();
+	ret = gaze_ns_unlink(gaze_ifs(dir), dir->i_ino, dentry->d_name.name,
+			     dentry->d_name.len);
+	gaze_nofs_end(nofs);
+	if (ret)
+		return gaze_error(dir->i_sb, ret, "unlink");
+	gaze_ns_refresh(dir);
+	gaze_ns_refresh(inode);
+	if (!inode->i_nlink)
+		inode->i_ctime = dir->i_ctime;
+	return 0;
+}
+
+static int gaze_rmdir(struct inode *dir, struct dentry *dentry)
+{
+	struct inode *inode = d_inode(dentry);
+	int ret;
+
+	ret = gaze_unlink(dir, dentry);
+	if (!ret) {
+		clear_nlink(inode);
+		i_size_write(inode, 0);
+	}
+	return ret;
+}
+
+static int gaze_rename(struct user_namespace *mnt_userns,
+		       struct inode *old_dir, struct dentry *old_dentry,
+		       struct inode *new_dir, struct dentry *new_dentry,
+		       unsigned int flags)
+{
+	struct inode *old_inode = d_inode(old_dentry);
+	struct inode *new_inode = d_inode(new_dentry);
+	unsigned int nofs;
+	int ret;
+
+	BUILD_BUG_ON(GAZE_RENAME_NOREPLACE != RENAME_NOREPLACE);
+	BUILD_BUG_ON(GAZE_RENAME_EXCHANGE != RENAME_EXCHANGE);
+	/* RENAME_WHITEOUT (overlayfs upper) is not supported yet */
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+		return -EINVAL;
+	nofs = gaze_nofs_begin();
+	ret = gaze_ns_rename(gaze_ifs(old_dir), old_dir->i_ino,
+			     old_dentry->d_name.name, old_dentry->d_name.len,
+			     new_dir->i_ino, new_dentry->d_name.name,
+			     new_dentry->d_name.len, flags);
+	gaze_nofs_end(nofs);
+	if (ret)
+		return gaze_error(old_dir->i_sb, ret, "rename");
+	gaze_ns_refresh(old_dir);
+	if (new_dir != old_dir)
+		gaze_ns_refresh(new_dir);
+	gaze_ns_refresh(old_inode);
+	if (new_inode) {
+		gaze_ns_refresh(new_inode);
+		if (!new_inode->i_nlink && S_ISDIR(new_inode->i_mode))
+			i_size_write(new_inode, 0);
+	}
+	return 0;
+}
+
+const struct inode_operations gaze_dir_inode_operations = {
+	.lookup		= gaze_lookup,
+	.create		= gaze_create,
+	.mkdir		= gaze_mkdir,
+	.mknod		= gaze_mknod,
+	.symlink	= gaze_symlink,
+	.link		= gaze_link,
+	.unlink		= gaze_unlink,
+	.rmdir		= gaze_rmdir,
+	.rename		= gaze_rename,
+	.setattr	= gaze_setattr,
+	.getattr	= gaze_getattr,
+	.listxattr	= gaze_listxattr,
+};
+
+/* ---------------------------------------------------------------- */
+/* readdir                                                           */
+/* ---------------------------------------------------------------- */
+
+#define GAZE_RD_BUF	(16 * 1024)
+/* room kept for the rest of a hash-collision group after a stop */
+#define GAZE_RD_SLACK	(8 * (sizeof(struct gaze_rd_ent) + GAZE_NAME_MAX + 1))
+
+struct gaze_rd_ent {
+	u64	cookie;
+	u32	ino;
+	u8	dtype;
+	u8	len;		/* name follows; 255 at most */
+};
+
+struct gaze_rd {
+	char	*buf;
+	size_t	used;
+	bool	overflow;	/* an entry did not fit: resume at it */
+	u64	resume;
+};
+
+static int gaze_rd_fill(void *ctx, const char *name, u32 len, u32 ino,
+			u8 dtype, u64 cookie)
+{
+	struct gaze_rd *rd = ctx;
+	struct gaze_rd_ent *e;
+	size_t need = ALIGN(sizeof(*e) + len, 8);
+
+	if (rd->overflow)
+		return 1;
+	if (len > GAZE_NAME_MAX || rd->used + need > GAZE_RD_BUF) {
+		rd->overflow = true;
+		rd->resume = cookie;
+		return 1;
+	}
+	e = (struct gaze_rd_ent *)(rd->buf + rd->used);
+	e->cookie = cookie;
+	e->ino = ino;
+	e->dtype = dtype;
+	e->len = len;
+	memcpy(e + 1, name, len);
+	rd->used += need;
+	/* stop asking once the buffer is nearly full */
+	return rd->used + GAZE_RD_SLACK > GAZE_RD_BUF;
+}
+
+static int gaze_iterate(struct file *file, struct dir_context *ctx)
+{
+	struct inode *dir = file_inode(file);
+	struct gaze_rd rd;
+	struct gaze_rd_ent *e;
+	unsigned int nofs;
+	size_t off;
+	u64 pos;
+	int ret = 0;
+
+	if (ctx->pos >= GAZE_DIR_POS_END)
+		return 0;
+	rd.buf = kmalloc(GAZE_RD_BUF, GFP_KERNEL);
+	if (!rd.buf)
+		return -ENOMEM;
+	while (ctx->pos < GAZE_DIR_POS_END) {
+		rd.used = 0;
+		rd.overflow = false;
+		pos = ctx->pos;
+		nofs = gaze_nofs_begin();
+		ret = gaze_ns_readdir(gaze_ifs(dir), dir->i_ino, &pos,
+				      gaze_rd_fill, &rd);
+		gaze_nofs_end(nofs);
+		if (ret) {
+			ret = gaze_error(dir->i_sb, ret, "readdir");
+			break;
+		}
+		if (rd.overflow)
+			pos = rd.resume;
+		if (!rd.used && pos <= ctx->pos && pos < GAZE_DIR_POS_END) {
+			ret = -EFSCORRUPTED;	/* no progress */
+			break;
+		}
+		for (off = 0; off < rd.used;
+		     off += ALIGN(sizeof(*e) + e->len, 8)) {
+			e = (struct gaze_rd_ent *)(rd.buf + off);
+			ctx->pos = e->cookie;
+			/* a full user buffer: resume at this entry's cookie */
+			if (!dir_emit(ctx, (const char *)(e + 1), e->len,
+				      e->ino, e->dtype))
+				goto out;
+		}
+		ctx->pos = pos;
+	}
+out:
+	kfree(rd.buf);
+	return ret;
+}
+
+/* seekdir/telldir use the whole 63-bit cookie space */
+static loff_t gaze_dir_llseek(struct file *file, loff_t offset, int whence)
+{
+	return generic_file_llseek_size(file, offset, whence,
+					GAZE_DIR_POS_END,
+					i_size_read(file_inode(file)));
+}
+
+static int gaze_dir_fsync(struct file *file, loff_t start, loff_t end,
+			  int datasync)
+{
+	struct super_block *sb = file_inode(file)->i_sb;
+	unsigned int nofs;
+	int ret;
+
+	if (sb_rdonly(sb))
+		return 0;
+	nofs = gaze_nofs_begin();
+	ret = gaze_fs_sync(GAZE_FS(sb));
+	gaze_nofs_end(nofs);
+	return ret ? gaze_error(sb, ret, "fsync") : 0;
+}
+
+const struct file_operations gaze_dir_operations = {
+	.llseek		= gaze_dir_llseek,
+	.read		= generic_read_dir,
+	.iterate_shared	= gaze_iterate,
+	.fsync		= gaze_dir_fsync,
+};

@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * super.c - the "gaze" file_system_type: mount options (fs_context API),
+ * fill_super on top of the core's gaze_fs_open, statfs, sync_fs,
+ * put_super, remount and show_options.
+ *
+ * Mount options:
+ *   ro / rw                       generic
+ *   errors=remount-ro|panic|continue
+ *                                 what a metadata error does (default
+ *                                 remount-ro; see gaze_error in inode.c)
+ *   background_gc=on|off          recorded and shown; the garbage
+ *                                 collector arrives in a later version
+ *   discard / nodiscard           on regular devices (emulated zones),
+ *                                 whether a zone reset discards the zone;
+ *                                 zoned devices always reset their zones
+ *
+ * Remount: rw -> ro writes a clean checkpoint and makes the core instance
+ * read-only in place; ro -> rw opens a new read-write instance on the same
+ * device and retires the old one (freed at unmount, since a lookup that
+ * fetched GAZE_FS(sb) just before the swap may still be using it).
+ */
+#include <linux/module.h>
+#include <linux/fs_context.h>
+#include <linux/fs_parser.h>
+#include <linux/statfs.h>
+#include <linux/seq_file.h>
+#include <linux/xattr.h>
+#include "gaze_kern.h"
+
+struct gaze_retired {
+	struct list_head	list;
+	struct gaze_fs		*fs;
+};
+
+/* the reason of a failed mount, one line per errno the core returns */
+static const char *gaze_mount_reason(int err)
+{
+	switch (err) {
+	case -EUCLEAN:
+	case -EBADMSG:
+		return "corrupt filesystem";
+	case -EOPNOTSUPP:
+		return "unsupported feature";
+	case -EROFS:
+		return "read-only mount required";
+	case -EINVAL:
+		return "invalid geometry or superblock";
+	case -ENOMEM:
+		return "out of memory";
+	case -EIO:
+		return "I/O error";
+	default:
+		return "error";
+	}
+}
+
+static int gaze_map_mount_err(int err)
+{
+	return err == -EBADMSG ? -EUCLEAN : err;
+}
+
+static void gaze_free_retired(struct gaze_sb_info *sbi)
+{
+	struct gaze_retired *r, *n;
+
+	list_for_each_entry_safe(r, n, &sbi->retired, list) {
+		list_del(&r->list);
+		gaze_fs_close(r->fs);	/* read-only: nothing is written */
+		kfree(r);
+	}
+}
+
+static void gaze_put_super(struct super_block *sb)
+{
+	struct gaze_sb_info *sbi = GAZE_SB(sb);
+	unsigned int nofs = gaze_nofs_begin();
+	int ret;
+
+	ret = gaze_fs_close(sbi->fs);
+	if (ret)
+		pr_err("gaze: %s: final checkpoint failed: %d\n", sb->s_id,
+		       ret);
+	gaze_free_retired(sbi);
+	gaze_nofs_end(nofs);
+	gaze_bdev_close(sbi->dev);
+	sb->s_fs_info = NULL;
+	kfree(sbi);
+}
+
+static int gaze_sync_fs(struct super_block *sb, int wait)
+{
+	unsigned int nofs;
+	int ret;
+
+	if (!wait || sb_rdonly(sb))
+		return 0;
+	nofs = gaze_nofs_begin();
+	ret = gaze_fs_sync(GAZE_FS(sb));
+	gaze_nofs_end(nofs);
+	return ret ? gaze_error(sb, ret, "sync") : 0;
+}
+
+static int gaze_statfs(struct dentry *dentry, struct kstatfs *buf)
+{
+	struct super_block *sb = dentry->d_sb;
+	struct gaze_fs *fs = GAZE_FS(sb);
+	u64 files, used, bfree;
+
+	mutex_lock(&fs->lock);
+	bfree = gaze_space_free_blocks(fs);
+	used = fs->valid_inodes;
+	mutex_unlock(&fs->lock);
+	files = le32_to_cpu(fs->sb.max_nid) - (GAZE_ROOT_INO + 1);
+
+	buf->f_type = GAZE_SUPER_MAGIC;
+	buf->f_bsize = GAZE_BLOCK_SIZE;
+	buf->f_frsize = GAZE_BLOCK_SIZE;
+	buf->f_blocks = le64_to_cpu(fs->sb.user_blocks);
+	buf->f_bfree = bfree;
+	buf->f_bavail = bfree;
+	buf->f_files = files;
+	buf->f_ffree = used < files ? files - used : 0;
+	buf->f_namelen = 255;
+	buf->f_fsid = uuid_to_fsid(fs->uuid);
+	return 0;
+}
+
+static int gaze_show_options(struct seq_file *seq, struct dentry *root)
+{
+	struct gaze_mount_opts *o = &GAZE_SB(root->d_sb)->opts;
+	static const char * const errs[] = {
+		[GAZE_ERRORS_CONTINUE]	= "continue",
+		[GAZE_ERRORS_RO]	= "remount-ro",
+		[GAZE_ERRORS_PANIC]	= "panic",
+	};
+
+	seq_printf(seq, ",errors=%s", errs[o->errors]);
+	seq_printf(seq, ",background_gc=%s", o->background_gc ? "on" : "off");
+	seq_puts(seq, o->discard ? ",discard" : ",nodiscard");
+	return 0;
+}
+
+/*
+ * Pushes the times the VFS changed without a setattr (file_update_time,
+ * touch_atime) to the core.  Everything else is written through at once.
+ */
+static int gaze_write_inode(struct inode *inode, struct writeback_control *wbc)
+{
+	struct gaze_attr a = { 0 };
+	unsigned int nofs;
+	int ret;
+
+	if (!inode->i_nlink || sb_rdonly(inode->i_sb))
+		return 0;
+	a.atime = inode->i_atime.tv_sec;
+	a.atime_nsec = inode->i_atime.tv_nsec;
+	a.mtime = inode->i_mtime.tv_sec;
+	a.mtime_nsec = inode->i_mtime.tv_nsec;
+	a.ctime = inode->i_ctime.tv_sec;
+	a.ctime_nsec = inode->i_ctime.tv_nsec;
+	nofs = gaze_nofs_begin();
+	ret = gaze_ns_setattr(GAZE_FS(inode->i_sb), inode->i_ino, &a,
+			      GAZE_SET_ATIME | GAZE_SET_MTIME |
+			      GAZE_SET_CTIME);
+	gaze_nofs_end(nofs);
+	if (ret == -ENOENT || ret == -EROFS)
+		return 0;
+	return ret ? gaze_error(inode->i_sb, ret, "write_inode") : 0;
+}
+
+static void gaze_evict_inode(struct inode *inode)
+{
+	truncate_inode_pages_final(&inode->i_data);
+	clear_inode(inode);
+}
+
+static const struct super_operations gaze_sops = {
+	.alloc_inode	= NULL,		/* plain struct inode */
+	.write_inode	= gaze_write_inode,
+	.evict_inode	= gaze_evict_inode,
+	.put_super	= gaze_put_super,
+	.sync_fs	= gaze_sync_fs,
+	.statfs		= gaze_statfs,
+	.show_options	= gaze_show_options,
+};
+
+/* ---------------------------------------------------------------- */
+/* mount options                                                     */
+/* ---------------------------------------------------------------- */
+
+enum { Opt_errors, Opt_background_gc, Opt_discard };
+
+static const struct constant_table gaze_param_errors[] = {
+	{ "continue",	GAZE_ERRORS_CONTINUE },
+	{ "panic",	GAZE_ERRORS_PANIC },
+	{ "remount-ro",	GAZE_ERRORS_RO },
+	{}
+};
+
+static const struct constant_table gaze_param_onoff[] = {
+	{ "off",	0 },
+	{ "on",		1 },
+	{}
+};
+
+static const struct fs_parameter_spec gaze_param_specs[] = {
+	fsparam_enum("errors", Opt_errors, gaze_param_errors),
+	fsparam_enum("background_gc", Opt_background_gc, gaze_param_onoff),
+	fsparam_flag_no("discard", Opt_discard),
+	{}
+};
+
+static int gaze_parse_param(struct fs_context *fc, struct fs_parameter *param)
+{
+	struct gaze_mount_opts *o = fc->fs_private;
+	struct fs_parse_result r;
+	int opt;
+
+	if (!strcmp(param->key, "source"))
+		return -ENOPARAM;	/* the VFS takes the device name */
+	opt = fs_parse(fc, gaze_param_specs, param, &r);
+	if (opt == -ENOPARAM)
+		return invalfc(fc, "unknown mount option \"%s\"", param->key);
+	if (opt < 0)
+		return opt;
+	switch (opt) {
+	case Opt_errors:
+		o->errors = r.uint_32;
+		break;
+	case Opt_background_gc:
+		o->background_gc = r.uint_32;
+		break;
+	case Opt_discard:
+		o->discard = !r.negated;
+		break;
+	}
+	return 0;
+}
+
+static int gaze_check_super(struct super_block *sb, struct gaze_dev *dev)
+{
+	struct gaze_mhdr *h;
+	u32 magic0, magic1 = 0;
+	int ret;
+
+	/* emulated zones: bdev.c read block 0 and checked it already */
+	if (dev->model != GAZE_ZM_HOST_MANAGED)
+		return 0;
+	h = kmalloc(GAZE_BLOCK_SIZE, GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	ret = dev->ops->read(dev, 0, 1, h);
+	magic0 = ret ? 0 : le32_to_cpu(h->magic);
+	if (magic0 != GAZE_MAGIC_SB && dev->nr_zones > 1 &&
+	    !dev->ops->read(dev, dev->zone_blocks, 1, h))
+		magic1 = le32_to_cpu(h->magic);
+	kfree(h);
+	if (magic0 != GAZE_MAGIC_SB && magic1 != GAZE_MAGIC_SB) {
+		if (ret)
+			pr_err("gaze: %s: cannot read the superblock: %d\n",
+			       sb->s_id, ret);
+		else
+			pr_err("gaze: %s: not a GAZE filesystem (bad magic)\n",
+			       sb->s_id);
+		return ret ? ret : -EINVAL;
+	}
+	return 0;
+}
+
+static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
+{
+	struct gaze_mount_opts *o = fc->fs_private;
+	struct gaze_sb_info *sbi;
+	struct inode *root;
+	unsigned int nofs;
+	u64 maxbytes;
+	int ret;
+
+	sbi = kzalloc(sizeof(*sbi), GFP_KERNEL);
+	if (!sbi)
+		return -ENOMEM;
+	sbi->sb = sb;
+	sbi->opts = *o;
+	INIT_LIST_HEAD(&sbi->retired);
+	if (!sb_set_blocksize(sb, GAZE_BLOCK_SIZE)) {
+		pr_err("gaze: %s: cannot use a block size of %u\n", sb->s_id,
+		       GAZE_BLOCK_SIZE);
+		ret = -EINVAL;
+		goto out_free;
+	}
+	ret = gaze_bdev_open(sb->s_bdev, &sbi->dev);
+	if (ret)
+		goto out_free;
+	gaze_bdev_set_discard(sbi->dev, o->discard);
+	ret = gaze_check_super(sb, sbi->dev);
+	if (ret)
+		goto out_bdev;
+	nofs = gaze_nofs_begin();
+	ret = gaze_fs_open(sbi->dev, sb_rdonly(sb) ? GAZE_FS_RDONLY : 0,
+			   &sbi->fs);
+	gaze_nofs_end(nofs);
+	if (ret) {
+		ret = gaze_map_mount_err(ret);
+		pr_err("gaze: %s: cannot mount: %s (%d)\n", sb->s_id,
+		       gaze_mount_reason(ret), ret);
+		goto out_bdev;
+	}
+	sb->s_fs_info = sbi;
+	sb->s_magic = GAZE_SUPER_MAGIC;
+	sb->s_op = &gaze_sops;
+	sb->s_xattr = gaze_xattr_handlers;
+	sb->s_flags |= SB_POSIXACL;
+	maxbytes = GAZE_BMAP_MAX_BLOCKS << GAZE_BLOCK_SHIFT;
+	sb->s_maxbytes = min_t(u64, maxbytes, MAX_LFS_FILESIZE);
+	sb->s_time_gran = 1;
+	sb->s_time_min = S64_MIN;
+	sb->s_time_max = S64_MAX;
+	memcpy(&sb->s_uuid, sbi->fs->uuid, sizeof(sb->s_uuid));
+
+	root = gaze_iget(sb, GAZE_ROOT_INO);
+	if (IS_ERR(root)) {
+		ret = PTR_ERR(root);
+		pr_err("gaze: %s: cannot read the root directory: %d\n",
+		       sb->s_id, ret);
+		goto out_fs;
+	}
+	if (!S_ISDIR(root->i_mode)) {
+		pr_err("gaze: %s: corrupt filesystem: the root is not a directory\n",
+		       sb->s_id);
+		iput(root);
+		ret = -EUCLEAN;
+		goto out_fs;
+	}
+	sb->s_root = d_make_root(root);
+	if (!sb->s_root) {
+		ret = -ENOMEM;
+		goto out_fs;
+	}
+	return 0;
+
+out_fs:
+	/* inodes are gone (iput above); nothing was changed: just free */
+	sbi->fs->flags |= GAZE_FS_RDONLY;
+	gaze_fs_close(sbi->fs);
+	sb->s_fs_info = NULL;
+out_bdev:
+	gaze_bdev_close(sbi->dev);
+out_free:
+	kfree(sbi);
+	return ret;
+}
+
+static int gaze_get_tree(struct fs_context *fc)
+{
+	return get_tree_bdev(fc, gaze_fill_super);
+}
+
+static int gaze_remount_ro(struct super_block *sb)
+{
+	struct gaze_fs *fs = GAZE_FS(sb);
+	int ret = 0;
+
+	mutex_lock(&fs->lock);
+	if (!(fs->flags & GAZE_FS_RDONLY)) {
+		ret = gaze_cp_write(fs, GAZE_CP_UMOUNT);
+		if (!ret)
+			fs->flags |= GAZE_FS_RDONLY;
+	}
+	mutex_unlock(&fs->lock);
+	return ret;
+}
+
+static int gaze_remount_rw(struct super_block *sb)
+{
+	struct gaze_sb_info *sbi = GAZE_SB(sb);
+	struct gaze_retired *r;
+	struct gaze_fs *nfs;
+	int ret;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	ret = gaze_fs_open(sbi->dev, 0, &nfs);
+	if (ret) {
+		kfree(r);
+		ret = gaze_map_mount_err(ret);
+		pr_err("gaze: %s: cannot remount read-write: %s (%d)\n",
+		       sb->s_id, gaze_mount_reason(ret), ret);
+		return ret;
+	}
+	r->fs = sbi->fs;
+	list_add(&r->list, &sbi->retired);
+	WRITE_ONCE(sbi->fs, nfs);
+	return 0;
+}
+
+static int gaze_reconfigure(struct fs_context *fc)
+{
+	struct super_block *sb = fc->root->d_sb;
+	struct gaze_sb_info *sbi = GAZE_SB(sb);
+	struct gaze_mount_opts *o = fc->fs_private;
+	bool want_ro = fc->sb_flags & SB_RDONLY;
+	unsigned int nofs;
+	int ret = 0;
+
+	sync_filesystem(sb);
+	nofs = gaze_nofs_begin();
+	if (want_ro && !sb_rdonly(sb))
+		ret = gaze_remount_ro(sb);
+	else if (!want_ro && sb_rdonly(sb))
+		ret = gaze_remount_rw(sb);
+	gaze_nofs_end(nofs);
+	if (ret)
+		return ret;
+	sbi->opts = *o;
+	sbi->error_logged = false;
+	gaze_bdev_set_discard(sbi->dev, o->discard);
+	return 0;
+}
+
+static void gaze_free_fc(struct fs_context *fc)
+{
+	kfree(fc->fs_private);
+}
+
+static const struct fs_context_operations gaze_context_ops = {
+	.free		= gaze_free_fc,
+	.parse_param	= gaze_parse_param,
+	.get_tree	= gaze_get_tree,
+	.reconfigure	= gaze_reconfigure,
+};
+
+static int gaze_init_fs_context(struct fs_context *fc)
+{
+	struct gaze_mount_opts *o;
+
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return -ENOMEM;
+	if (fc->purpose == FS_CONTEXT_FOR_RECONFIGURE) {
+		*o = GAZE_SB(fc->root->d_sb)->opts;
+	} else {
+		o->errors = GAZE_ERRORS_RO;
+		o->background_gc = true;
+		o->discard = true;
+	}
+	fc->fs_private = o;
+	fc->ops = &gaze_context_ops;
+	return 0;
+}
+
+static struct file_system_type gaze_fs_type = {
+	.owner			= THIS_MODULE,
+	.name			= "gaze",
+	.init_fs_context	= gaze_init_fs_context,
+	.parameters		= gaze_param_specs,
+	.kill_sb		= kill_block_super,
+	.fs_flags		= FS_REQUIRES_DEV,
+};
+MODULE_ALIAS_FS("gaze");
+
+int gaze_super_init(void)
+{
+	return register_filesystem(&gaze_fs_type);
+}
+
+void gaze_super_exit(void)
+{
+	unregister_filesystem(&gaze_fs_type);
+}

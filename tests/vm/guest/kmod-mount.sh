@@ -1,0 +1,201 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# kmod-mount.sh - runs INSIDE the test guest (tests/vm/run-guest.sh):
+# gaze.ko on a real block device.  insmod; mounting the device before
+# mkfs fails with one clear message; mkfs.gaze; mount; /proc/mounts shows
+# the options; files and directories (small and 5 MiB, written with dd and
+# cat) survive umount + mount (sha256sum); ro refuses writes, remount rw
+# and ro work; an unknown option is refused and named; df is sane; rmmod.
+#   DEV=nvme    the emulated NVMe ZNS namespace (nvme0n1)
+#   DEV=nullb   null_blk zoned with conventional zones (nullb0)
+#   DEV=virtio  a regular virtio disk (vda): emulated zones
+# Environment: GAZE_BUILDDIR (gaze.ko in $GAZE_BUILDDIR/kmod).  TAP out.
+set -u
+B=$GAZE_BUILDDIR
+KO=$B/kmod/gaze.ko
+MKFS=$B/mkfs/mkfs.gaze
+W=/tmp/gz
+M=/tmp/gz/mnt
+n=0
+mkdir -p $W $M
+
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+fail() {
+	echo "not ok $((n + 1)) - $*"
+	for f in $W/out $W/err; do [ -s $f ] && sed 's/^/# /' $f; done
+	dmesg | tail -15 | sed 's/^/# dmesg: /'
+	exit 1
+}
+run() { "$@" </dev/null >$W/out 2>$W/err; rc=$?; }
+# the kernel messages since the last mark
+mark() { dmesg >$W/dmesg.0; }
+newmsg() { dmesg | tail -n +$(($(wc -l <$W/dmesg.0) + 1)); }
+mounted() { grep -q " $M gaze " /proc/mounts; }
+
+[ -f "$KO" ] || fail "$KO not built"
+modprobe libcrc32c		# insmod does not load dependencies
+run insmod "$KO"
+[ $rc -eq 0 ] || fail "insmod $KO"
+grep -qw gaze /proc/filesystems || fail "gaze not in /proc/filesystems"
+ok "insmod gaze.ko registers the filesystem"
+
+case ${DEV:-nvme} in
+nvme)
+	modprobe nvme
+	D=/dev/nvme0n1 ;;
+nullb)
+	modprobe null_blk nr_devices=1 zoned=1 zone_size=16 zone_nr_conv=4 \
+		gb=1 memory_backed=1 bs=4096
+	D=/dev/nullb0 ;;
+virtio)
+	modprobe virtio_blk
+	D=/dev/vda ;;
+*) fail "unknown DEV=$DEV" ;;
+esac
+i=0
+while [ ! -b $D ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ -b $D ] || fail "$D did not appear"
+NAME=${D#/dev/}
+ok "$D: $(cat /sys/block/$NAME/queue/zoned), $(($(cat /sys/block/$NAME/size) / 2048)) MiB"
+
+# --- not a GAZE device (zeroed / fresh) ------------------------------
+mark
+run mount -t gaze $D $M
+[ $rc -ne 0 ] || fail "mounting $D before mkfs succeeded"
+mounted && fail "$D is mounted after a failed mount"
+newmsg >$W/msg
+grep -q "gaze: $NAME: not a GAZE filesystem (bad magic)" $W/msg ||
+	{ cat $W/msg >>$W/err; fail "no clear message for a non-GAZE device"; }
+[ "$(grep -c 'gaze:' $W/msg)" -eq 1 ] ||
+	{ cat $W/msg >>$W/err; fail "more than one message for a non-GAZE device"; }
+ok "non-GAZE $D refused: $(grep 'gaze:' $W/msg | sed 's/^\[[^]]*\] //')"
+
+# --- mkfs + mount ----------------------------------------------------
+if [ "${DEV:-nvme}" = virtio ]; then
+	run "$MKFS" -z 16M $D
+else
+	run "$MKFS" $D
+fi
+[ $rc -eq 0 ] || fail "mkfs.gaze $D: exit $rc"
+ok "mkfs.gaze $D"
+
+run mount -t gaze $D $M
+[ $rc -eq 0 ] || fail "mount -t gaze $D: exit $rc"
+mounted || fail "$M not in /proc/mounts"
+OPTS=$(grep " $M gaze " /proc/mounts | cut -d' ' -f4)
+case ,$OPTS, in
+*,rw,*errors=remount-ro*background_gc=on*,discard,*) ;;
+*) fail "/proc/mounts options: $OPTS" ;;
+esac
+ok "mounted; /proc/mounts: $OPTS"
+
+# --- files -----------------------------------------------------------
+dd if=/dev/urandom of=$W/big bs=1M count=5 status=none
+dd if=/dev/urandom of=$W/odd bs=1000 count=77 status=none
+mkdir -p $M/d1/d2 $M/empty || fail "mkdir"
+echo "hello gaze" >$M/small || fail "writing a small file"
+cat $W/big >$M/d1/big.cat || fail "cat of 5 MiB"
+dd if=$W/big of=$M/d1/d2/big.dd bs=64k status=none || fail "dd of 5 MiB"
+dd if=$W/odd of=$M/d1/odd bs=1000 status=none || fail "dd of 77000 bytes"
+i=0
+while [ $i -lt 20 ]; do echo "file $i" >$M/d1/d2/f$i || fail "f$i"; i=$((i + 1)); done
+(cd $M && find . -type f | sort | xargs sha256sum) >$W/sums || fail "sha256sum"
+(cd $M && find . | sort) >$W/tree
+cmp -s $M/d1/big.cat $W/big || fail "5 MiB file (cat) reads back different"
+cmp -s $M/d1/d2/big.dd $W/big || fail "5 MiB file (dd) reads back different"
+ok "wrote $(wc -l <$W/sums) files in $(grep -c . $W/tree) entries"
+sync || fail "sync"
+run umount $M
+[ $rc -eq 0 ] || fail "umount: exit $rc"
+run mount -t gaze $D $M
+[ $rc -eq 0 ] || fail "mount again: exit $rc"
+(cd $M && find . | sort) >$W/tree2
+cmp -s $W/tree $W/tree2 || { diff $W/tree $W/tree2 >$W/out; fail "tree differs after remount"; }
+(cd $M && sha256sum -c $W/sums) >$W/out 2>&1 || fail "content differs after umount + mount"
+cmp -s $M/d1/big.cat $W/big || fail "5 MiB file differs after remount"
+ok "content survives umount + mount (sha256sum)"
+
+# --- df --------------------------------------------------------------
+df -k $M >$W/df 2>&1 || fail "df"
+set -- $(tail -1 $W/df)
+SIZE=$2 USED=$3 AVAIL=$4
+DEVK=$(($(cat /sys/block/$NAME/size) / 2))
+[ "$SIZE" -gt 0 ] && [ "$SIZE" -le "$DEVK" ] || fail "df size $SIZE KiB (device $DEVK KiB)"
+[ "$USED" -ge 10240 ] || fail "df used $USED KiB after writing 10 MiB"
+[ "$AVAIL" -le "$SIZE" ] && [ $((USED + AVAIL)) -le "$SIZE" ] ||
+	fail "df used $USED + avail $AVAIL > size $SIZE"
+df -i $M >$W/dfi 2>&1 || fail "df -i"
+set -- $(tail -1 $W/dfi)
+[ "$2" -gt 0 ] && [ "$3" -ge 25 ] && [ "$4" -lt "$2" ] || fail "df -i: $(tail -1 $W/dfi)"
+ok "df: size $SIZE KiB, used $USED, avail $AVAIL; inodes $2, used $3"
+
+# --- ro, remount -----------------------------------------------------
+run umount $M
+[ $rc -eq 0 ] || fail "umount"
+run mount -t gaze -o ro $D $M
+[ $rc -eq 0 ] || fail "mount -o ro: exit $rc"
+grep " $M gaze " /proc/mounts | grep -q " ro," || fail "not ro in /proc/mounts"
+run touch $M/new
+[ $rc -ne 0 ] && grep -q "Read-only file system" $W/err || fail "touch on a ro mount: exit $rc"
+run sh -c "echo x >>$M/small"
+[ $rc -ne 0 ] || fail "append on a ro mount succeeded"
+(cd $M && sha256sum -c $W/sums) >$W/out 2>&1 || fail "content differs on the ro mount"
+ok "ro mount reads everything and refuses writes (EROFS)"
+run mount -o remount,rw $M
+[ $rc -eq 0 ] || fail "remount,rw: exit $rc"
+grep " $M gaze " /proc/mounts | grep -q " rw," || fail "not rw after remount,rw"
+echo "after remount" >$M/new || fail "writing after remount,rw"
+cat $W/big >$M/big2 || fail "5 MiB after remount,rw"
+ok "remount,rw: writes work"
+run mount -o remount,ro $M
+[ $rc -eq 0 ] || fail "remount,ro: exit $rc"
+run touch $M/new2
+[ $rc -ne 0 ] || fail "touch after remount,ro succeeded"
+run mount -o remount,rw,errors=continue,background_gc=off,nodiscard $M
+[ $rc -eq 0 ] || fail "remount,rw with options: exit $rc"
+OPTS=$(grep " $M gaze " /proc/mounts | cut -d' ' -f4)
+case ,$OPTS, in
+*,rw,*errors=continue*background_gc=off*,nodiscard,*) ;;
+*) fail "/proc/mounts after remount with options: $OPTS" ;;
+esac
+ok "remount,ro then remount,rw with options: $OPTS"
+run umount $M
+[ $rc -eq 0 ] || fail "umount"
+run mount -t gaze $D $M
+[ $rc -eq 0 ] || fail "mount after remounts"
+[ "$(cat $M/new)" = "after remount" ] || fail "file written after remount,rw lost"
+cmp -s $M/big2 $W/big || fail "5 MiB file written after remount,rw differs"
+(cd $M && sha256sum -c $W/sums) >$W/out 2>&1 || fail "content differs after remounts"
+run umount $M
+[ $rc -eq 0 ] || fail "umount"
+ok "writes made after remount,rw persist"
+
+# --- mount options ---------------------------------------------------
+mark
+run mount -t gaze -o bogus_opt=1 $D $M
+[ $rc -ne 0 ] || fail "an unknown option was accepted"
+mounted && fail "mounted with an unknown option"
+newmsg | grep -q 'gaze: unknown mount option "bogus_opt"' ||
+	{ newmsg >>$W/err; fail "dmesg does not name the unknown option"; }
+run mount -t gaze -o errors=sometimes $D $M
+[ $rc -ne 0 ] || fail "errors=sometimes was accepted"
+ok "unknown option and bad value refused"
+run mount -t gaze -o errors=panic,background_gc=off,nodiscard $D $M
+[ $rc -eq 0 ] || fail "mount with options: exit $rc"
+OPTS=$(grep " $M gaze " /proc/mounts | cut -d' ' -f4)
+case ,$OPTS, in
+*,rw,*errors=panic*background_gc=off*,nodiscard,*) ;;
+*) fail "/proc/mounts options: $OPTS" ;;
+esac
+(cd $M && sha256sum -c $W/sums) >$W/out 2>&1 || fail "content with options"
+run umount $M
+[ $rc -eq 0 ] || fail "umount"
+ok "options shown: $OPTS"
+
+run rmmod gaze
+[ $rc -eq 0 ] || fail "rmmod gaze: exit $rc"
+grep -qw gaze /proc/filesystems && fail "gaze still registered after rmmod"
+ok "rmmod gaze"
+echo "1..$n"
+exit 0

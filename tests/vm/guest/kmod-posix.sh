@@ -1,0 +1,273 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# kmod-posix.sh - runs INSIDE the test guest (tests/vm/run-guest.sh):
+# POSIX semantics of gaze.ko on the emulated NVMe ZNS namespace.  Every
+# data operation is mirrored on a tmpfs reference tree and compared;
+# then umount + mount and everything is checked again (sha256sum of the
+# files, stat of the attributes, names, xattrs).
+# Environment: GAZE_BUILDDIR, KO (the gaze.ko to load).  TAP on stdout.
+set -u
+B=$GAZE_BUILDDIR
+KO=${KO:-$B/kmod-posix/gaze.ko}
+MKFS=$B/mkfs/mkfs.gaze
+RTUTIL=$B/tests/roundtrip/rtutil
+PU=$B/tests/vm/posixutil
+W=/tmp/gz
+M=/tmp/gz/mnt
+R=/tmp/gz/ref
+D=/dev/nvme0n1
+n=0
+mkdir -p $W $M $R
+
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+fail() {
+	echo "not ok $((n + 1)) - $*"
+	for f in $W/out $W/err; do [ -s $f ] && sed 's/^/# /' $f; done
+	dmesg | tail -15 | sed 's/^/# dmesg: /'
+	exit 1
+}
+run() { "$@" </dev/null >$W/out 2>$W/err; rc=$?; }
+# must succeed
+must() { run "$@"; [ $rc -eq 0 ] || fail "$* (exit $rc)"; }
+# must fail with errno name $1 (posixutil prints it)
+must_err() {
+	e=$1
+	shift
+	run "$@"
+	[ $rc -ne 0 ] && grep -q "$e" $W/err || fail "$* should fail with $e (exit $rc)"
+}
+# same bytes in the mount and the reference
+same() { cmp "$M/$1" "$R/$1" >$W/out 2>&1 || fail "$1 differs from the reference"; }
+# both trees: run a command with %P replaced by each root
+both() {
+	for root in $M $R; do
+		cmdline=$(echo "$*" | sed "s|%P|$root|g")
+		run sh -c "$cmdline"
+		[ $rc -eq 0 ] || fail "$cmdline (exit $rc)"
+	done
+}
+
+for f in "$KO" "$MKFS" "$RTUTIL" "$PU"; do
+	[ -x "$f" ] || [ -f "$f" ] || fail "$f is not built"
+done
+modprobe libcrc32c
+must insmod "$KO"
+modprobe nvme
+i=0
+while [ ! -b $D ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ -b $D ] || fail "$D did not appear"
+must "$MKFS" -f $D
+must mount -t gaze $D $M
+ok "mkfs.gaze and mount -t gaze on $D"
+
+# ---- files: create, write, read, pwrite, O_APPEND ------------------
+both 'echo hello > %P/hello && cat %P/hello > /dev/null'
+same hello
+head -c 3000000 /dev/urandom >$W/rand
+both "cp $W/rand %P/rand"
+same rand
+ok "create, write, read (3 MB random file)"
+both "$PU pwrite %P/rand 12345 PWRITTEN && $PU pwrite %P/hello 2 XY && $PU pwrite %P/new 100000 tail"
+same rand
+same hello
+same new
+ok "pwrite inside, at the start and past EOF (hole)"
+both "$PU append %P/hello appended1 && $PU append %P/hello appended2"
+same hello
+ok "O_APPEND"
+
+# ---- truncate and holes --------------------------------------------
+both "cp $W/rand %P/tr && truncate -s 1000001 %P/tr && truncate -s 2500000 %P/tr && $PU pwrite %P/tr 2400000 after"
+same tr
+both "truncate -s 4095 %P/new && truncate -s 3 %P/hello"
+same new
+same hello
+ok "truncate down and up (the tail reads zero)"
+both "$PU pwrite %P/sparse 104857600 end"
+same sparse
+[ "$(stat -c %s $M/sparse)" = 104857603 ] || fail "sparse size"
+[ "$(stat -c %b $M/sparse)" -lt 64 ] || fail "100 MiB hole allocated: $(stat -c %b $M/sparse) blocks"
+ok "100 MiB hole reads zero and allocates nothing ($(stat -c %b $M/sparse) blocks)"
+
+# ---- directories ----------------------------------------------------
+both 'mkdir -p %P/d1/d2/d3 %P/e1 && echo x > %P/d1/d2/f'
+run rmdir $M/d1
+[ $rc -ne 0 ] || fail "rmdir of a non-empty directory succeeded"
+must rmdir $M/e1
+[ ! -e $M/e1 ] || fail "e1 still there"
+rmdir $R/e1
+[ "$(stat -c %h $M/d1)" = 3 ] && [ "$(stat -c %h $M/d1/d2)" = 3 ] ||
+	fail "directory link counts: d1 $(stat -c %h $M/d1) d2 $(stat -c %h $M/d1/d2)"
+ok "mkdir, rmdir (non-empty refused), link counts"
+
+# ---- rename -----------------------------------------------------------
+both 'echo one > %P/r1 && echo two > %P/r2 && mv -f %P/r1 %P/r2'
+same r2
+[ ! -e $M/r1 ] || fail "r1 still exists"
+ok "rename over an existing file"
+both 'mv %P/r2 %P/d1/d2/r2 && mv %P/d1/d2/d3 %P/d3moved'
+same d1/d2/r2
+[ "$(stat -c %h $M/d1/d2)" = 2 ] && [ -d $M/d3moved ] || fail "link count after moving a directory"
+[ "$(cd $M/d3moved/.. && pwd -P)" = "$M" ] || fail "'..' of a moved directory"
+ok "rename across directories (file and directory, '..' follows)"
+must_err EINVAL $PU rename $M/d1 $M/d1/d2/inside
+both 'mkdir %P/empty && mkdir %P/full && touch %P/full/x'
+must_err ENOTEMPTY $PU rename $M/d3moved $M/full
+must $PU rename $M/d3moved $M/empty
+$PU rename $R/d3moved $R/empty
+[ -d $M/empty ] && [ ! -e $M/d3moved ] || fail "directory over an empty directory"
+must_err EISDIR $PU rename $M/hello $M/full
+must_err ENOTDIR $PU rename $M/full $M/hello
+ok "directory over an empty directory; ENOTEMPTY, EISDIR, ENOTDIR"
+both 'echo A > %P/na && echo B > %P/nb'
+must_err EEXIST $PU rename $M/na $M/nb noreplace
+must $PU rename $M/na $M/nc noreplace
+$PU rename $R/na $R/nc noreplace
+same nb
+same nc
+ok "RENAME_NOREPLACE"
+must $PU rename $M/nb $M/full exchange
+$PU rename $R/nb $R/full exchange
+[ -d $M/nb ] && [ -f $M/full ] && [ -f $M/nb/x ] || fail "exchange of a file and a directory"
+same full
+must $PU rename $M/nc $M/d1/d2/r2 exchange
+$PU rename $R/nc $R/d1/d2/r2 exchange
+same nc
+same d1/d2/r2
+must_err ENOENT $PU rename $M/nc $M/missing exchange
+ok "RENAME_EXCHANGE (file/dir, across directories)"
+must_err EINVAL $PU rename $M/nc $M/wo whiteout
+ok "RENAME_WHITEOUT refused with EINVAL (not supported yet)"
+
+# ---- hard links and symlinks -----------------------------------------
+both 'ln %P/rand %P/d1/randlink && ln -s ../rand %P/d1/sym && ln -s /nonexistent/target %P/dangling'
+[ "$(stat -c %h $M/rand)" = 2 ] || fail "nlink after link"
+[ "$(stat -c %i $M/rand)" = "$(stat -c %i $M/d1/randlink)" ] || fail "hard link inode"
+[ "$(readlink $M/d1/sym)" = ../rand ] || fail "readlink"
+cmp $M/d1/sym $R/rand >/dev/null || fail "reading through a symlink"
+long=$(head -c 3000 /dev/zero | tr '\0' 'L')
+both "ln -s /$long %P/longsym"
+[ "$(readlink $M/longsym)" = "/$long" ] || fail "3001-byte symlink target"
+ok "hard links, symlinks (short, 3001 bytes, dangling)"
+both 'echo gone > %P/unl && ln %P/unl %P/unl2 && rm %P/unl'
+[ "$(stat -c %h $M/unl2)" = 1 ] || fail "nlink after unlink"
+same unl2
+ok "unlink of one of two names"
+
+# ---- readdir ---------------------------------------------------------
+mkdir $M/big
+(cd $M/big && seq 1 5000 | sed 's/^/entry-with-a-longer-name-/' | xargs touch) ||
+	fail "creating 5000 files"
+[ "$(ls $M/big | wc -l)" = 5000 ] || fail "ls of 5000 entries: $(ls $M/big | wc -l)"
+[ "$(ls $M/big | sort -u | wc -l)" = 5000 ] || fail "duplicate names in readdir"
+ok "readdir of 5000 entries"
+mkdir $M/small
+(cd $M/small && seq 1 300 | xargs touch) || fail "creating 300 files"
+must $PU seekdir $M/small
+[ "$(cat $W/out)" = 302 ] || fail "seekdir: $(cat $W/out) entries"
+ok "telldir/seekdir resume exactly (302 entries)"
+
+# ---- attributes ------------------------------------------------------
+both 'echo m > %P/attr && chmod 4751 %P/attr && chown 1234:5678 %P/attr && touch -d @1500000000.123456789 %P/attr'
+st() { stat -c '%a %u %g %s %Y %y %X' "$1"; }
+[ "$(st $M/attr)" = "$(st $R/attr)" ] || fail "attributes: $(st $M/attr) vs $(st $R/attr)"
+touch -m -d @1600000000.987654321 $M/d1
+[ "$(stat -c %Y $M/d1)" = 1600000000 ] && stat -c %y $M/d1 | grep -q '\.987654321 ' ||
+	fail "directory mtime: $(stat -c %y $M/d1)"
+ok "chmod, chown, utimensat with nanoseconds"
+
+# ---- xattrs ------------------------------------------------------------
+must "$RTUTIL" xattr $M/attr user.colour blue
+must "$RTUTIL" xattr $M/attr trusted.secret s3cr3t
+must "$RTUTIL" xattr $M/attr security.label lbl
+must "$RTUTIL" xattr $M/d1 user.dir yes
+must "$RTUTIL" xattr $M/attr user.empty ""
+must $PU getxattr $M/attr user.colour
+[ "$(cat $W/out)" = blue ] || fail "getxattr user.colour: $(cat $W/out)"
+must_err EEXIST $PU setxattr $M/attr user.colour red create
+must_err ENODATA $PU setxattr $M/attr user.nothere red replace
+must $PU setxattr $M/attr user.colour green replace
+must $PU setxattr $M/attr user.tmp t create
+must $PU rmxattr $M/attr user.tmp
+must_err ENODATA $PU getxattr $M/attr user.tmp
+must_err ENODATA $PU rmxattr $M/attr user.tmp
+must $PU listxattr $M/attr
+sort $W/out >$W/xl
+printf 'security.label\ntrusted.secret\nuser.colour\nuser.empty\n' >$W/xw
+cmp -s $W/xl $W/xw || fail "listxattr: $(tr '\n' ' ' <$W/xl)"
+ok "xattrs: user, trusted, security; create/replace/remove; list"
+
+# ---- mmap, fsync, > 4 GiB ---------------------------------------------
+both 'head -c 8192 /dev/zero > %P/mm'
+both "$PU mmapwrite %P/mm 4090 MMAP-SPANS-A-PAGE-BOUNDARY"
+same mm
+ok "shared writable mmap"
+must $PU fsync $M/rand
+must $PU fsync $M/d1
+ok "fsync of a file and a directory"
+must $PU pwrite $M/huge 5368709120 FIVEGIB
+must $PU pwrite $M/huge 4294967293 ABCDEF
+[ "$(stat -c %s $M/huge)" = 5368709127 ] || fail "size of huge: $(stat -c %s $M/huge)"
+checkhuge() {
+	[ "$(dd if=$M/huge bs=1 skip=5368709120 count=7 2>/dev/null)" = FIVEGIB ] ||
+		fail "reading at 5 GiB $1"
+	[ "$(dd if=$M/huge bs=1 skip=4294967293 count=6 2>/dev/null)" = ABCDEF ] ||
+		fail "reading across 4 GiB $1"
+	[ "$(dd if=$M/huge bs=4096 skip=300000 count=1 2>/dev/null | tr -d '\0' | wc -c)" = 0 ] ||
+		fail "the hole in huge is not zero $1"
+}
+checkhuge ""
+ok "a sparse file over 4 GiB"
+
+# ---- persistence ---------------------------------------------------------
+snap() {
+	(cd $M && find . -path ./big -prune -o -print | grep -v '^./huge$' |
+		LC_ALL=C sort | while read -r p; do
+			if [ -L "$p" ]; then
+				echo "$p L $(readlink "$p")"
+			elif [ -f "$p" ]; then
+				echo "$p F $(stat -c '%a %u %g %s %h %Y' "$p") $(sha256sum <"$p" | cut -c1-64)"
+			else
+				echo "$p $(stat -c '%F %a %h' "$p")"
+			fi
+		done
+	echo "big $(ls $M/big | wc -l) $(ls $M/big | sha256sum | cut -c1-16)"
+	echo "attr $(stat -c %y $M/attr)"
+	echo "huge $(stat -c %s $M/huge)"
+	for x in user.colour trusted.secret security.label user.empty; do
+		echo "$x=$($PU getxattr $M/attr $x)"
+	done
+	echo "user.dir=$($PU getxattr $M/d1 user.dir)"
+	) >"$1" 2>&1
+}
+snap $W/before
+umount $M || fail "umount"
+must mount -t gaze $D $M
+snap $W/after
+if ! cmp -s $W/before $W/after; then
+	diff $W/before $W/after | head -20 | sed 's/^/# /'
+	fail "state differs after umount + mount"
+fi
+for f in hello rand new tr sparse r2 nb nc full d1/d2/r2 unl2 mm attr; do
+	[ -f $R/$f ] && same $f
+done
+checkhuge "after remount"
+[ "$(stat -c %h $M/d1/d2)" = 2 ] && [ "$(stat -c %h $M/rand)" = 2 ] ||
+	fail "link counts after remount"
+[ "$(dd if=$M/mm bs=1 skip=4090 count=26 2>/dev/null)" = MMAP-SPANS-A-PAGE-BOUNDARY ] ||
+	fail "mmap data after remount"
+ok "everything survives umount + mount ($(wc -l <$W/before) checks)"
+
+# removal after remount, then once more
+must rm -rf $M/big $M/d1 $M/huge
+must umount $M
+must mount -t gaze $D $M
+[ ! -e $M/big ] && [ ! -e $M/d1 ] && [ -f $M/rand ] || fail "removal did not persist"
+[ "$(stat -c %h $M/rand)" = 1 ] || fail "nlink of rand after removing its link"
+ok "rm -rf persists"
+must umount $M
+must rmmod gaze
+ok "umount, rmmod"
+echo "1..$n"
+exit 0

@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0
+# lib.sh - sourced by the host side of the VM tests (tests/vm/*.sh).
+#
+#   vm_init NAME      set SRC, BUILD, HERE, OUT; exit 77 (skip) when QEMU,
+#                     busybox-static or a kernel image is missing
+#   vm_kmod DIR       build gaze.ko from a copy of kernel/ in DIR (never in
+#                     the source tree); exit 77 without kernel headers,
+#                     1 on a build failure or any compiler/modpost warning
+#   vm_guest NAME SCRIPT [run-guest options]
+#                     boot a guest running SCRIPT; prints its TAP lines and
+#                     "ok"/"not ok"; sets vm_fail=1 on failure
+set -u
+
+vm_init()
+{
+	VM_NAME=$1
+	SRC=${GAZE_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+	BUILD=${GAZE_BUILDDIR:-$SRC/build}
+	SRC=$(cd "$SRC" && pwd)
+	BUILD=$(cd "$BUILD" && pwd)
+	HERE=$SRC/tests/vm
+	command -v qemu-system-x86_64 >/dev/null ||
+		{ echo "$VM_NAME: no QEMU (skipped)"; exit 77; }
+	ls /boot/vmlinuz-* >/dev/null 2>&1 ||
+		{ echo "$VM_NAME: no kernel image (skipped)"; exit 77; }
+	[ -x /bin/busybox ] ||
+		{ echo "$VM_NAME: no busybox-static (skipped)"; exit 77; }
+	OUT=$BUILD/vm-out/$VM_NAME
+	rm -rf "$OUT"
+	mkdir -p "$OUT"
+	vm_fail=0
+}
+
+vm_kmod()
+{
+	local k=$1 kver kdir log=$1.log
+
+	kver=$(cd /boot && ls vmlinuz-* | sed 's/^vmlinuz-//' | sort -V | tail -1)
+	kdir=${KDIR:-$(ls -d /lib/modules/"$kver"/build /usr/src/linux-headers-"$kver" 2>/dev/null | head -1)}
+	[ -n "$kdir" ] && [ -e "$kdir/Makefile" ] ||
+		{ echo "$VM_NAME: no kernel headers for $kver (skipped)"; exit 77; }
+	rm -rf "$k"
+	cp -r "$SRC/kernel" "$k" || exit 1
+	# a make of its own: make check's jobserver is not Kbuild's business
+	if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		make -C "$k" KDIR="$kdir" >"$log" 2>&1; then
+		echo "not ok - building gaze.ko failed ($log):"
+		tail -20 "$log"
+		exit 1
+	fi
+	if grep -qE ':[0-9]+(:[0-9]+)?: warning:|^WARNING:' "$log"; then
+		echo "not ok - gaze.ko builds with warnings ($log):"
+		grep -E -A3 ':[0-9]+(:[0-9]+)?: warning:|^WARNING:' "$log" | head -20
+		exit 1
+	fi
+	echo "ok - gaze.ko built against $kdir"
+}
+
+vm_guest()
+{
+	local name=$1 script=$2 rc
+	shift 2
+	echo "# $name"
+	"$HERE/run-guest.sh" -o "$OUT/$name" -t 900 \
+		-e GAZE_BUILDDIR="$BUILD" -e GAZE_SRCDIR="$SRC" \
+		-x "$SRC" -x "$BUILD" "$@" "$script"
+	rc=$?
+	sed -n 's/^\(\(not \)\?ok [0-9]* - .*\|# .*\|1\.\.[0-9]*\)\r\?$/  \1/p' \
+		"$OUT/$name/console.log"
+	if [ $rc -ne 0 ]; then
+		echo "not ok - $name: guest exit $rc (console: $OUT/$name/console.log)"
+		vm_fail=1
+	else
+		echo "ok - $name"
+	fi
+}
