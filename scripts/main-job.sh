@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# main-job.sh - the main job, for now: build GAZE, format a 2 GiB sparse
-# image populated from a small generated sample tree, show the layout mkfs
-# chose and list the new filesystem's contents.  Later releases extend this
-# into mounting the image in a VM and running a workload.
+# main-job.sh - the main job: build GAZE; format a 2 GiB sparse image
+# populated from a small generated sample tree, show the layout mkfs chose
+# and list it; then boot a QEMU guest with an emulated NVMe ZNS namespace
+# (no conventional zones), format it, mount it with gaze.ko, run a
+# workload, remount and verify (scripts/main-job-guest.sh).  GC
+# statistics and fsck join when those land.
 #
 # Works from a fresh Debian 12 checkout: installs what it needs first.
 # Environment: GAZE_JOB_DIR (default build/main-job) holds the image.
@@ -71,5 +73,26 @@ else
 	od -A d -t x1 -N 4 "$IMG"
 fi
 
+step "kernel module (built in $BUILD/kmod-main)"
+rm -rf "$BUILD/kmod-main"
+cp -r "$SRC/kernel" "$BUILD/kmod-main"
+env -u MAKEFLAGS make -C "$BUILD/kmod-main" >"$BUILD/kmod-main.log" 2>&1 ||
+	{ tail -20 "$BUILD/kmod-main.log"; exit 1; }
+echo "built $BUILD/kmod-main/gaze.ko"
+
+step "QEMU guest: 2 GiB NVMe ZNS namespace, 64 MiB zones (capacity 48 MiB), max open 14"
+VMOUT=$BUILD/vm-out/main-job
+rm -rf "$VMOUT"
+"$SRC/tests/vm/run-guest.sh" -o "$VMOUT" -t 900 -x "$SRC" -x "$BUILD" \
+	-z 2048 -Z 64 -C 48 -N zoned.max_open=14,zoned.max_active=14 \
+	-e KO="$BUILD/kmod-main/gaze.ko" -e MKFS="$BUILD/mkfs/mkfs.gaze" \
+	-e GAZECTL="$BUILD/gazectl/gazectl" -e TREE="$T" \
+	"$SRC/scripts/main-job-guest.sh" || rc=$?
+tr -d '\r' <"$VMOUT/console.log" | sed -n '/^==> guest/,$p' | grep -v '^GZ_EXIT_CODE'
+if [ "${rc:-0}" -ne 0 ]; then
+	echo "main job: the guest failed (exit ${rc}); console: $VMOUT/console.log"
+	exit 1
+fi
+
 echo
-echo "main job: OK (image $IMG)"
+echo "main job: OK (image $IMG; guest console $VMOUT/console.log)"
