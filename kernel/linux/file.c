@@ -126,10 +126,7 @@ static void gaze_put_times(struct inode *inode)
 	struct gaze_attr a = { 0 };
 	unsigned int nofs;
 
-	a.mtime = inode->i_mtime.tv_sec;
-	a.mtime_nsec = inode->i_mtime.tv_nsec;
-	a.ctime = inode->i_ctime.tv_sec;
-	a.ctime_nsec = inode->i_ctime.tv_nsec;
+	gaze_inode_times_to_attr(inode, &a);
 	nofs = gaze_nofs_begin();
 	gaze_ns_setattr(gaze_ifs(inode), inode->i_ino, &a,
 			GAZE_SET_MTIME | GAZE_SET_CTIME);

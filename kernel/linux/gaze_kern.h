@@ -104,6 +104,7 @@ int gaze_bdev_read(struct block_device *bdev, u64 blk, u32 nr, void *buf);
 /* inode.c */
 struct inode *gaze_iget(struct super_block *sb, u32 ino);
 void gaze_attr_to_inode(struct inode *inode, const struct gaze_attr *a);
+void gaze_inode_times_to_attr(const struct inode *inode, struct gaze_attr *a);
 int gaze_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		 struct iattr *attr);
 int gaze_getattr(struct user_namespace *mnt_userns, const struct path *path,

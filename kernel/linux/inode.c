@@ -29,6 +29,17 @@ void gaze_attr_to_inode(struct inode *inode, const struct gaze_attr *a)
 	inode->i_generation = a->generation;
 }
 
+/* the VFS inode's three times, for a gaze_ns_setattr() */
+void gaze_inode_times_to_attr(const struct inode *inode, struct gaze_attr *a)
+{
+	a->atime = inode->i_atime.tv_sec;
+	a->atime_nsec = inode->i_atime.tv_nsec;
+	a->mtime = inode->i_mtime.tv_sec;
+	a->mtime_nsec = inode->i_mtime.tv_nsec;
+	a->ctime = inode->i_ctime.tv_sec;
+	a->ctime_nsec = inode->i_ctime.tv_nsec;
+}
+
 static void gaze_set_ops(struct inode *inode, const struct gaze_attr *a)
 {
 	switch (inode->i_mode & S_IFMT) {
@@ -162,12 +173,7 @@ int gaze_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		a.mode = inode->i_mode;
 		a.uid = i_uid_read(inode);
 		a.gid = i_gid_read(inode);
-		a.atime = inode->i_atime.tv_sec;
-		a.atime_nsec = inode->i_atime.tv_nsec;
-		a.mtime = inode->i_mtime.tv_sec;
-		a.mtime_nsec = inode->i_mtime.tv_nsec;
-		a.ctime = inode->i_ctime.tv_sec;
-		a.ctime_nsec = inode->i_ctime.tv_nsec;
+		gaze_inode_times_to_attr(inode, &a);
 		nofs = gaze_nofs_begin();
 		ret = gaze_ns_setattr(fs, inode->i_ino, &a, mask);
 		gaze_nofs_end(nofs);

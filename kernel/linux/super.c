@@ -153,12 +153,7 @@ static int gaze_write_inode(struct inode *inode, struct writeback_control *wbc)
 
 	if (!inode->i_nlink || sb_rdonly(inode->i_sb))
 		return 0;
-	a.atime = inode->i_atime.tv_sec;
-	a.atime_nsec = inode->i_atime.tv_nsec;
-	a.mtime = inode->i_mtime.tv_sec;
-	a.mtime_nsec = inode->i_mtime.tv_nsec;
-	a.ctime = inode->i_ctime.tv_sec;
-	a.ctime_nsec = inode->i_ctime.tv_nsec;
+	gaze_inode_times_to_attr(inode, &a);
 	nofs = gaze_nofs_begin();
 	ret = gaze_ns_setattr(GAZE_FS(inode->i_sb), inode->i_ino, &a,
 			      GAZE_SET_ATIME | GAZE_SET_MTIME |

@@ -15,19 +15,9 @@ set -u
 B=$GAZE_BUILDDIR
 KO=$B/kmod/gaze.ko
 MKFS=$B/mkfs/mkfs.gaze
-W=/tmp/gz
+. "$GAZE_SRCDIR/tests/vm/guest/lib.sh"
 M=/tmp/gz/mnt
-n=0
-mkdir -p $W $M
-
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-fail() {
-	echo "not ok $((n + 1)) - $*"
-	for f in $W/out $W/err; do [ -s $f ] && sed 's/^/# /' $f; done
-	dmesg | tail -15 | sed 's/^/# dmesg: /'
-	exit 1
-}
-run() { "$@" </dev/null >$W/out 2>$W/err; rc=$?; }
+mkdir -p $M
 # the kernel messages since the last mark
 mark() { dmesg >$W/dmesg.0; }
 newmsg() { dmesg | tail -n +$(($(wc -l <$W/dmesg.0) + 1)); }
@@ -40,19 +30,7 @@ run insmod "$KO"
 grep -qw gaze /proc/filesystems || fail "gaze not in /proc/filesystems"
 ok "insmod gaze.ko registers the filesystem"
 
-case ${DEV:-nvme} in
-nvme)
-	modprobe nvme
-	D=/dev/nvme0n1 ;;
-nullb)
-	modprobe null_blk nr_devices=1 zoned=1 zone_size=16 zone_nr_conv=4 \
-		gb=1 memory_backed=1 bs=4096
-	D=/dev/nullb0 ;;
-virtio)
-	modprobe virtio_blk
-	D=/dev/vda ;;
-*) fail "unknown DEV=$DEV" ;;
-esac
+gz_device ${DEV:-nvme}
 i=0
 while [ ! -b $D ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 [ -b $D ] || fail "$D did not appear"

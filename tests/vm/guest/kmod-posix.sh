@@ -13,21 +13,10 @@ KO=${KO:-$B/kmod-posix/gaze.ko}
 MKFS=$B/mkfs/mkfs.gaze
 RTUTIL=$B/tests/roundtrip/rtutil
 PU=$B/tests/vm/posixutil
-W=/tmp/gz
+. "$GAZE_SRCDIR/tests/vm/guest/lib.sh"
 M=/tmp/gz/mnt
 R=/tmp/gz/ref
-D=/dev/nvme0n1
-n=0
-mkdir -p $W $M $R
-
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-fail() {
-	echo "not ok $((n + 1)) - $*"
-	for f in $W/out $W/err; do [ -s $f ] && sed 's/^/# /' $f; done
-	dmesg | tail -15 | sed 's/^/# dmesg: /'
-	exit 1
-}
-run() { "$@" </dev/null >$W/out 2>$W/err; rc=$?; }
+mkdir -p $M $R
 # must succeed
 must() { run "$@"; [ $rc -eq 0 ] || fail "$* (exit $rc)"; }
 # must fail with errno name $1 (posixutil prints it)
@@ -53,10 +42,7 @@ for f in "$KO" "$MKFS" "$RTUTIL" "$PU"; do
 done
 modprobe libcrc32c
 must insmod "$KO"
-modprobe nvme
-i=0
-while [ ! -b $D ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-[ -b $D ] || fail "$D did not appear"
+gz_device nvme
 must "$MKFS" -f $D
 must mount -t gaze $D $M
 ok "mkfs.gaze and mount -t gaze on $D"

@@ -14,31 +14,9 @@ MKFS=$B/mkfs/mkfs.gaze
 CTL=$B/gazectl/gazectl
 TREECMP=$B/tests/roundtrip/treecmp
 RTUTIL=$B/tests/roundtrip/rtutil
-W=/tmp/gz
-n=0
-mkdir -p $W
+. "$GAZE_SRCDIR/tests/vm/guest/lib.sh"
 
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-fail() {
-	echo "not ok $((n + 1)) - $*"
-	for f in $W/out $W/err; do [ -s $f ] && sed 's/^/# /' $f; done
-	exit 1
-}
-run() { "$@" </dev/null >$W/out 2>$W/err; rc=$?; }
-
-case ${DEV:-nvme} in
-nvme)
-	modprobe nvme
-	D=/dev/nvme0n1 ;;
-nullb)
-	modprobe null_blk nr_devices=1 zoned=1 zone_size=16 zone_nr_conv=4 \
-		gb=1 memory_backed=1 bs=4096
-	D=/dev/nullb0 ;;
-*) fail "unknown DEV=$DEV" ;;
-esac
-i=0
-while [ ! -b $D ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-[ -b $D ] || fail "$D did not appear"
+gz_device ${DEV:-nvme}
 Q=/sys/block/${D#/dev/}/queue
 [ "$(cat $Q/zoned)" = host-managed ] || fail "$D is not host-managed"
 ok "$D is host-managed: $(cat $Q/nr_zones) zones, max open $(cat $Q/max_open_zones)"

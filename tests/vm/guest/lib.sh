@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-2.0
+# lib.sh - sourced by the guest scripts (tests/vm/guest/*.sh), which run
+# inside the test guest.  TAP helpers and device set-up.
+#   ok MSG / fail MSG    TAP lines; fail prints the last command's output
+#                        and the kernel's last messages, then exits 1
+#   run CMD...           runs CMD; $rc, output in $W/out and $W/err
+#   gz_device NAME       nvme | nullb | virtio: loads the driver, waits for
+#                        the device and sets D to its path
+set -u
+W=/tmp/gz
+n=0
+mkdir -p $W
+
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+fail() {
+	echo "not ok $((n + 1)) - $*"
+	for f in $W/out $W/err; do [ -s $f ] && sed 's/^/# /' $f; done
+	dmesg | tail -15 | sed 's/^/# dmesg: /'
+	exit 1
+}
+run() { "$@" </dev/null >$W/out 2>$W/err; rc=$?; }
+
+gz_device()
+{
+	case $1 in
+	nvme)
+		modprobe nvme
+		D=/dev/nvme0n1 ;;
+	nullb)
+		modprobe null_blk nr_devices=1 zoned=1 zone_size=16 \
+			zone_nr_conv=4 gb=1 memory_backed=1 bs=4096
+		D=/dev/nullb0 ;;
+	virtio)
+		modprobe virtio_blk
+		D=/dev/vda ;;
+	*) fail "unknown device kind $1" ;;
+	esac
+	i=0
+	while [ ! -b $D ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -b $D ] || fail "$D did not appear"
+}
