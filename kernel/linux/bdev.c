@@ -25,19 +25,13 @@
 
 #define GAZE_SECT_SHIFT		(GAZE_BLOCK_SHIFT - SECTOR_SHIFT)
 
-struct gaze_ezone {			/* an emulated zone */
-	u8	type;			/* GAZE_ZT_* */
-	u8	cond;			/* GAZE_ZC_* */
-	u32	wp;			/* blocks written since the reset */
-};
-
 struct gaze_bdev {
 	struct gaze_dev		dev;
 	struct block_device	*bdev;
 	bool			zoned;
 	bool			discard;	/* emulated reset discards */
-	struct mutex		lock;	/* emulated zone state */
-	struct gaze_ezone	*ez;	/* emulated zones, NULL if zoned */
+	struct mutex		lock;	/* protects zsm */
+	struct gaze_zsm		zsm;	/* emulated zones (core/zsm.c) */
 };
 
 static inline struct gaze_bdev *GAZE_BDEV(struct gaze_dev *d)
@@ -320,10 +314,9 @@ static int gaze_emu_read(struct gaze_dev *d, u64 blk, u32 nr, void *buf)
 	ret = gaze_bdev_range(d, blk, nr);
 	while (!ret && nr) {
 		u32 off = blk % zb, n = min(nr, zb - off), valid, k;
-		struct gaze_ezone *z = &b->ez[blk / zb];
 
 		mutex_lock(&b->lock);
-		valid = z->type == GAZE_ZT_CONV ? zb : z->wp;
+		valid = gaze_zsm_valid(&b->zsm, blk / zb);
 		mutex_unlock(&b->lock);
 		k = off < valid ? min(n, valid - off) : 0;
 		if (k)
@@ -341,38 +334,27 @@ static int gaze_emu_write(struct gaze_dev *d, u64 blk, u32 nr,
 			  const void *buf)
 {
 	struct gaze_bdev *b = GAZE_BDEV(d);
-	u32 zb = d->zone_blocks;
-	struct gaze_ezone *z;
+	bool seq;
 	int ret;
 
 	ret = gaze_bdev_range(d, blk, nr);
 	if (ret || !nr)
 		return ret;
-	z = &b->ez[blk / zb];
 	mutex_lock(&b->lock);
-	if (z->type == GAZE_ZT_CONV) {
+	/* the same rules as a ZNS drive (core/zsm.c) */
+	ret = gaze_zsm_write_prep(&b->zsm, blk, nr);
+	seq = b->zsm.zones[blk / d->zone_blocks].type == GAZE_ZT_SEQ;
+	if (ret) {
 		mutex_unlock(&b->lock);
-		if ((blk + nr - 1) / zb != blk / zb)
-			return -EIO;
-		return gaze_bdev_rw(b->bdev, REQ_OP_WRITE | REQ_SYNC, blk, nr,
-				    (void *)buf);
-	}
-	/* the same rules as a ZNS drive: at the wp, within the capacity */
-	if (z->cond == GAZE_ZC_FULL || blk % zb != z->wp ||
-	    nr > d->zone_cap - z->wp) {
-		mutex_unlock(&b->lock);
-		pr_err_ratelimited("gaze: %pg: write of %u blocks at %llu off the write pointer of zone %llu\n",
+		pr_err_ratelimited("gaze: %pg: write of %u blocks at %llu breaks the zone rules of zone %llu\n",
 				   b->bdev, nr, (unsigned long long)blk,
-				   (unsigned long long)(blk / zb));
-		return -EIO;
+				   (unsigned long long)(blk / d->zone_blocks));
+		return ret;
 	}
 	ret = gaze_bdev_rw(b->bdev, REQ_OP_WRITE | REQ_SYNC, blk, nr,
 			   (void *)buf);
-	if (!ret) {
-		z->wp += nr;
-		z->cond = z->wp == d->zone_cap ? GAZE_ZC_FULL :
-						 GAZE_ZC_IMP_OPEN;
-	}
+	if (!ret && seq)
+		gaze_zsm_write_done(&b->zsm, blk, nr);
 	mutex_unlock(&b->lock);
 	return ret;
 }
@@ -387,22 +369,8 @@ static int gaze_emu_report(struct gaze_dev *d, u32 zone, u32 nr,
 		return -EINVAL;
 	nr = min(nr, d->nr_zones - zone);
 	mutex_lock(&b->lock);
-	for (i = 0; i < nr; i++) {
-		const struct gaze_ezone *z = &b->ez[zone + i];
-		struct gaze_zone *o = &out[i];
-
-		o->start = (u64)(zone + i) * d->zone_blocks;
-		o->len = d->zone_blocks;
-		o->type = z->type;
-		o->cond = z->cond;
-		o->cap = d->zone_blocks;
-		if (z->type == GAZE_ZT_CONV || z->cond == GAZE_ZC_FULL)
-			o->wp = o->start + o->len;
-		else
-			o->wp = o->start + z->wp;
-		if (z->type != GAZE_ZT_CONV)
-			o->cap = d->zone_cap;
-	}
+	for (i = 0; i < nr; i++)
+		gaze_zsm_report(&b->zsm, zone + i, &out[i]);
 	mutex_unlock(&b->lock);
 	return nr;
 }
@@ -427,9 +395,8 @@ static int gaze_emu_reset(struct gaze_dev *d, u32 zone, u32 nr)
 		ret = 0;
 	if (!ret) {
 		for (i = zone; i < zone + nr; i++) {
-			b->ez[i].type = GAZE_ZT_SEQ;
-			b->ez[i].cond = GAZE_ZC_EMPTY;
-			b->ez[i].wp = 0;
+			gaze_zsm_make_seq(&b->zsm, i);
+			gaze_zsm_reset(&b->zsm, i);
 		}
 	} else {
 		pr_err("gaze: %pg: discarding zones %u-%u: %d\n", b->bdev,
@@ -442,17 +409,12 @@ static int gaze_emu_reset(struct gaze_dev *d, u32 zone, u32 nr)
 static int gaze_emu_finish(struct gaze_dev *d, u32 zone)
 {
 	struct gaze_bdev *b = GAZE_BDEV(d);
-	struct gaze_ezone *z;
-	int ret = 0;
+	int ret;
 
 	if (zone >= d->nr_zones)
 		return -EINVAL;
-	z = &b->ez[zone];
 	mutex_lock(&b->lock);
-	if (z->type == GAZE_ZT_CONV)
-		ret = -EIO;
-	else
-		z->cond = GAZE_ZC_FULL;	/* wp stays: the data end */
+	ret = gaze_zsm_finish(&b->zsm, zone);
 	mutex_unlock(&b->lock);
 	return ret;
 }
@@ -505,15 +467,8 @@ static int gaze_emu_setup(struct gaze_bdev *b)
 	d->max_active = 0;
 	d->model = GAZE_ZM_EMULATED;
 	d->ops = &gaze_emu_ops;
-	b->ez = kvcalloc(d->nr_zones, sizeof(*b->ez), GFP_KERNEL);
-	if (!b->ez) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (zb = 0; zb < d->nr_zones; zb++) {
-		b->ez[zb].type = GAZE_ZT_CONV;
-		b->ez[zb].cond = GAZE_ZC_NOT_WP;
-	}
+	/* every zone conventional until this mount resets it */
+	ret = gaze_zsm_init(&b->zsm, d->nr_zones, zb, zb, d->nr_zones, 0, 0);
 out:
 	kfree(sb);
 	return ret;
@@ -551,7 +506,7 @@ int gaze_bdev_open(struct block_device *bdev, struct gaze_dev **devp)
 	return 0;
 
 out_free:
-	kvfree(b->ez);
+	gaze_zsm_destroy(&b->zsm);
 	mutex_destroy(&b->lock);
 	kfree(b);
 	return ret;
@@ -569,7 +524,7 @@ void gaze_bdev_close(struct gaze_dev *dev)
 	if (!dev)
 		return;
 	b = GAZE_BDEV(dev);
-	kvfree(b->ez);
+	gaze_zsm_destroy(&b->zsm);
 	mutex_destroy(&b->lock);
 	kfree(b);
 }

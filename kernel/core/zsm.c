@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * zsm.c - the zone state machine shared by the emulator and the
- * emulated-zone file backend.
+ * zsm.c - the zone state machine shared by every backend that emulates
+ * zones: the userspace emulator and emulated-zone file backend
+ * (lib/zdev/) and the module's emulated zones on regular disks
+ * (kernel/linux/bdev.c).
  *
  * Why: both must reject exactly what an NVMe ZNS drive rejects (writes
  * off the write pointer, past the capacity, into FULL zones, opening more
@@ -14,7 +16,7 @@
  *
  * Locking: none here; every caller holds its device lock around each call.
  */
-#include "zdev_int.h"
+#include "gaze_core.h"
 
 int
 gaze_zsm_init(struct gaze_zsm *m, u32 nr_zones, u32 zone_blocks,
