@@ -357,7 +357,8 @@ gaze_inode_write(struct gaze_fs *fs, struct gaze_mbuf *imb,
 			break;
 	}
 	gaze_free(bounce);
-	if (off + done > size) {
+	/* nothing written (e.g. -ENOSPC on the first block): size stays */
+	if (done && off + done > size) {
 		in->size = cpu_to_le64(off + done);
 		gaze_mbuf_dirty(fs, imb);
 	}

@@ -109,8 +109,14 @@ gaze_ns_leave(struct gaze_fs *fs, struct gaze_mbuf *mb, bool rw, int err)
 {
 	if (mb)
 		gaze_mbuf_put(fs, mb);
+	/*
+	 * The operation is complete and stays done whatever balance says:
+	 * a writeback failure there (-ENOSPC once no zone is free) must not
+	 * be reported as this operation's result; the next checkpoint
+	 * (sync, close) reports it.
+	 */
 	if (rw && !err)
-		err = gaze_fs_balance(fs);
+		gaze_fs_balance(fs);
 	mutex_unlock(&fs->lock);
 	return err;
 }
