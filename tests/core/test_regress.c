@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_regress.c - regression tests for core bugs found by gaze-stress
+ * and the fuzz harnesses (tests/stress, tests/fuzz), one function each,
+ * on the ZNS emulator.  TAP output; exit status 1 on any failure.
+ */
+#define _GNU_SOURCE
+#include "gaze_core.h"
+#include "gaze_zdev.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tap.h"
+
+static struct gaze_dev *
+dev_new(u32 zones)
+{
+	struct gaze_emu_opts o;
+	struct gaze_dev *d = NULL;
+
+	memset(&o, 0, sizeof(o));
+	o.nr_zones = zones;
+	o.zone_blocks = 256;		/* 1 MiB */
+	if (gaze_emu_create(&o, &d)) {
+		printf("Bail out! gaze_emu_create failed\n");
+		exit(1);
+	}
+	return d;
+}
+
+static struct gaze_attr
+attr_of(u32 mode)
+{
+	struct gaze_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.mode = mode;
+	a.atime = a.mtime = a.ctime = a.crtime = 1700000000;
+	return a;
+}
+
+static struct gaze_fs *
+fs_new(struct gaze_dev *d, bool inline_data)
+{
+	struct gaze_mkfs_params p;
+	struct gaze_attr root = attr_of(040755);
+	struct gaze_fs *fs = NULL;
+	int err;
+
+	memset(&p, 0, sizeof(p));
+	p.geo.nr_blocks = d->nr_blocks;
+	p.geo.zone_blocks = d->zone_blocks;
+	p.geo.zone_cap = d->zone_cap;
+	p.geo.nr_zones = d->nr_zones;
+	p.geo.nr_conv = d->nr_conv;
+	p.geo.max_open = d->max_open;
+	p.geo.max_active = d->max_active;
+	p.geo.model = d->model;
+	gaze_fmt_feature_defaults(&p.feature_compat, &p.feature_ro_compat,
+				  &p.feature_incompat);
+	if (!inline_data)
+		p.feature_incompat &= ~GAZE_FEATURE_INCOMPAT_INLINE_DATA;
+	p.dirty_limit_pct = 20;
+	p.uuid[0] = 0x5a;
+	p.dir_hash_seed[0] = 0x1234;
+	p.mkfs_time = 1700000000;
+	strcpy(p.version, "gaze-test");
+	err = gaze_fs_format(d, &p, &root, &fs);
+	if (err) {
+		printf("Bail out! gaze_fs_format: %d\n", err);
+		exit(1);
+	}
+	return fs;
+}
+
+/* frees the instance without writing anything (as after a power cut) */
+static void
+fs_abandon(struct gaze_fs *fs)
+{
+	fs->flags |= GAZE_FS_RDONLY;
+	gaze_fs_close(fs);
+}
+
+/*
+ * inode.c gaze_inode_write: a write past EOF that fails on its first
+ * block (-ENOSPC) used to set the size to the write's offset anyway.
+ */
+static void
+test_enospc_write_keeps_size(void)
+{
+	struct gaze_dev *d = dev_new(24);
+	struct gaze_fs *fs = fs_new(d, false);
+	struct gaze_attr a = attr_of(0100644), st;
+	static u8 blk[65536];
+	u32 fa, fb;
+	u64 off = 0;
+	s64 r = 0;
+	int err;
+
+	memset(blk, 0xab, sizeof(blk));
+	err = gaze_ns_mknod(fs, GAZE_ROOT_INO, "a", 1, &a, &fa);
+	err = err ? err : gaze_ns_mknod(fs, GAZE_ROOT_INO, "b", 1, &a, &fb);
+	tap_ok(!err, "two files created: %d", err);
+	/* fill the filesystem with b */
+	while (off < (64ull << 20)) {
+		r = gaze_file_write(fs, fb, blk, sizeof(blk), off);
+		if (r <= 0)
+			break;
+		off += r;
+	}
+	tap_ok(r == -ENOSPC, "filling: -ENOSPC after %llu bytes (%lld)",
+	       (unsigned long long)off, (long long)r);
+	r = gaze_file_write(fs, fa, blk, 100, 7040);
+	tap_ok(r == -ENOSPC, "partial-block write past EOF: -ENOSPC (%lld)",
+	       (long long)r);
+	err = gaze_ns_getattr(fs, fa, &st);
+	tap_ok(!err && st.size == 0, "size still 0 (%llu)",
+	       (unsigned long long)st.size);
+	r = gaze_file_write(fs, fa, blk, 4096, 8192);
+	err = gaze_ns_getattr(fs, fa, &st);
+	tap_ok(r == -ENOSPC && !err && st.size == 0,
+	       "whole-block write past EOF: %lld, size %llu", (long long)r,
+	       (unsigned long long)st.size);
+	fs_abandon(fs);
+	gaze_dev_close(d);
+}
+
+/*
+ * namei.c gaze_ns_leave: a writeback failure in gaze_fs_balance after a
+ * completed operation used to be returned as the operation's result, so
+ * a caller saw unlink fail although the name was gone.
+ */
+static void
+test_balance_error_not_op_result(void)
+{
+	struct gaze_dev *d = dev_new(32);
+	struct gaze_fs *fs = fs_new(d, true);
+	struct gaze_attr a = attr_of(0100644);
+	u32 ino, got;
+	u8 dt;
+	int err;
+
+	err = gaze_ns_mknod(fs, GAZE_ROOT_INO, "x", 1, &a, &ino);
+	err = err ? err : gaze_fs_sync(fs);
+	tap_ok(!err, "file created and checkpointed: %d", err);
+	fs->cache_limit = 0;		/* every operation's balance flushes */
+	gaze_emu_fail_after(d, 1, 0);	/* and its first write fails */
+	err = gaze_ns_unlink(fs, GAZE_ROOT_INO, "x", 1);
+	tap_ok(err == 0, "unlink succeeds although writeback failed: %d", err);
+	err = gaze_ns_lookup(fs, GAZE_ROOT_INO, "x", 1, &got, &dt);
+	tap_ok(err == -ENOENT, "the name is gone: %d", err);
+	fs_abandon(fs);
+	gaze_dev_close(d);
+}
+
+int
+main(void)
+{
+	test_enospc_write_keeps_size();
+	test_balance_error_not_op_result();
+	return tap_done();
+}
