@@ -3,6 +3,7 @@
 #
 # build.sh OUTDIR - builds the libFuzzer harnesses with clang straight from
 # the core sources (no libtool): OUTDIR/fuzz_format, OUTDIR/fuzz_image,
+# OUTDIR/fuzz_dir,
 # OUTDIR/img2seed.  When mkfs.gaze is found ($MKFS_GAZE, or
 # $GAZE_BUILDDIR/mkfs/mkfs.gaze) it also makes the seed corpora in
 # OUTDIR/seed/<harness>/ from a small image made with mkfs.gaze -d.
@@ -36,7 +37,7 @@ for f in "$SRC"/kernel/core/*.c "$SRC"/lib/env/env.c "$SRC"/lib/zdev/*.c; do
 	"$CC" $CFLAGS $SAN -fsanitize=fuzzer-no-link $INC -c "$f" -o "$o"
 	objs="$objs $o"
 done
-for h in fuzz_format fuzz_image; do
+for h in fuzz_format fuzz_image fuzz_dir; do
 	# shellcheck disable=SC2086
 	"$CC" $CFLAGS $SAN -fsanitize=fuzzer $INC "$SRC/tests/fuzz/$h.c" \
 		$objs -lzbd -o "$OUT/$h"

@@ -13,7 +13,7 @@ OUT=${2:-build-fuzz}
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 rc=0
 total=0
-for h in fuzz_format fuzz_image; do
+for h in fuzz_format fuzz_image fuzz_dir; do
 	bin=$OUT/$h
 	[ -x "$bin" ] || { echo "run.sh: $bin not built (build.sh)" >&2; exit 1; }
 	mkdir -p "$OUT/corpus/$h" "$OUT/artifacts"
