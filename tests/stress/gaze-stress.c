@@ -472,7 +472,8 @@ verify_inode(struct oracle *o, const struct onode *n, const char *path)
 		buf = xmalloc(n->size + 4096);
 		s64 r = gaze_file_read(fs, n->ino, buf, n->size + 4096, 0);
 
-		if (r != (s64)n->size || memcmp(buf, n->data, n->size)) {
+		if (r != (s64)n->size ||
+		    (n->size && memcmp(buf, n->data, n->size))) {
 			u64 k = 0;
 
 			if (r > 0)
@@ -896,7 +897,8 @@ op_write(struct th *t)
 			live.bytes += end - n->size;
 			n->size = end;
 		}
-		memcpy(n->data + off, buf, got);
+		if (got)
+			memcpy(n->data + off, buf, got);
 	}
 	free(buf);
 }
