@@ -59,6 +59,20 @@ if [ -x "$MKFS" ]; then
 		i=$((i + 1))
 	done
 	ln -s hello.txt "$t/tree/link"
+	# a hashed directory: many names, all hard links to one inode
+	mkdir "$t/tree/hashed"
+	echo linked >"$t/tree/hashed/target"
+	i=0
+	while [ $i -lt 150 ]; do
+		ln "$t/tree/hashed/target" \
+		   "$t/tree/hashed/a-rather-long-name-for-a-link-number-$i"
+		i=$((i + 1))
+	done
+	# sparse files reaching a direct node and an indirect node
+	printf 'dnode' | dd of="$t/tree/sparse-dnode" bs=4096 seek=600 \
+		conv=notrunc status=none
+	printf 'ind' | dd of="$t/tree/sparse-ind" bs=4096 seek=300000 \
+		conv=notrunc status=none
 	ln "$t/tree/hello.txt" "$t/tree/dir/hardlink"
 	setfattr -n user.test -v value "$t/tree/hello.txt" 2>/dev/null || :
 	"$MKFS" -q -f -s 16M -z 1M -d "$t/tree" "$t/img"

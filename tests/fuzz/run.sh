@@ -21,10 +21,15 @@ for h in fuzz_format fuzz_image fuzz_dir; do
 	for d in "$OUT/seed/$h" "$SRC/tests/fuzz/corpus/$h"; do
 		[ -d "$d" ] && dirs="$dirs $d"
 	done
+	case $h in
+	fuzz_format) max=4098 ;;
+	fuzz_dir) max=4096 ;;
+	*) max=400000 ;;
+	esac
 	log=$OUT/$h.log
 	# shellcheck disable=SC2086
 	"$bin" -max_total_time="$SECS" -timeout=20 -rss_limit_mb=2560 \
-		-max_len=400000 -print_final_stats=1 \
+		-max_len=$max -print_final_stats=1 \
 		-artifact_prefix="$OUT/artifacts/$h-" $dirs >"$log" 2>&1
 	st=$?
 	n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
