@@ -66,6 +66,7 @@ static struct {
 	u64	dev_bytes;
 	u64	zone_bytes;
 	long	power_cuts;		/* -1: unlimited */
+	u32	max_open;		/* emulator open/active limit, 0 none */
 	const char *fsck;
 	int	verbose;
 } opt = {
@@ -1307,6 +1308,7 @@ setup_fs(void)
 	memset(&eo, 0, sizeof(eo));
 	eo.zone_blocks = opt.zone_bytes / GAZE_BLOCK_SIZE;
 	eo.nr_zones = opt.dev_bytes / opt.zone_bytes;
+	eo.max_open = eo.max_active = opt.max_open;
 	if (opt.fsck) {
 		snprintf(image_path, sizeof(image_path),
 			 "/tmp/gaze-stress.%d.img", (int)getpid());
@@ -1501,6 +1503,8 @@ usage(FILE *f)
 "  -d, --device-size SZ  emulated device size (default 192M)\n"
 "  -z, --zone-size SZ    zone size (default 1M)\n"
 "  -p, --power-cuts N    at most N power cuts (default unlimited)\n"
+"  -o, --max-open N      the emulator allows N open and N active zones\n"
+"                        (default: no limit)\n"
 "  -f, --fsck PATH       run PATH -fn on the image after each recovery\n"
 "                        (the emulator is then file backed in /tmp)\n"
 "  -v, --verbose         say what happens (twice: check every inode\n"
@@ -1539,6 +1543,7 @@ main(int argc, char **argv)
 		{ "zone-size", required_argument, NULL, 'z' },
 		{ "power-cuts", required_argument, NULL, 'p' },
 		{ "fsck", required_argument, NULL, 'f' },
+		{ "max-open", required_argument, NULL, 'o' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -1550,7 +1555,7 @@ main(int argc, char **argv)
 	u64 rs, ops_left;
 	int c, i;
 
-	while ((c = getopt_long(argc, argv, "s:t:n:T:d:z:p:f:vhV", lo,
+	while ((c = getopt_long(argc, argv, "s:t:n:T:d:z:p:f:o:vhV", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -1577,6 +1582,9 @@ main(int argc, char **argv)
 			break;
 		case 'f':
 			opt.fsck = optarg;
+			break;
+		case 'o':
+			opt.max_open = (u32)strtoul(optarg, NULL, 0);
 			break;
 		case 'v':
 			opt.verbose++;

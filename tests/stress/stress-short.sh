@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Bounded gaze-stress for make check: a fixed seed single-threaded (exactly
 # reproducible), the same seed with threads on a small device that fills up
-# (ENOSPC paths: there is no GC yet), then one random seed (printed
+# (ENOSPC paths: there is no GC yet), then one random seed with zone
+# open/active limits (printed
 # by gaze-stress; replay it with --seed).  About 30 s in all.
 set -u
 B=${GAZE_BUILDDIR:-.}
@@ -11,5 +12,5 @@ S=$B/tests/stress/gaze-stress
 rc=0
 "$S" --seed 20261130 --threads 1 --time 8 || rc=1
 "$S" --seed 20261130 --threads 4 --time 8 --device-size 40M || rc=1
-"$S" --threads 3 --time 10 --zone-size 2M --device-size 256M || rc=1
+"$S" --threads 3 --time 10 --zone-size 2M --device-size 256M --max-open 6 || rc=1
 exit $rc
