@@ -9,7 +9,8 @@
  * rename a second name).  Ops: create, mkdir, unlink, rename, lookup,
  * create 64 names at once (prefix + counter), checkpoint, close + reopen.
  * The model is the set of names: a name is valid when it is 1..255 bytes
- * without '/' or NUL and not "." or "..".  Every result is compared with
+ * without '/' or NUL and not "." or ".." (which lookup resolves to the
+ * directory and its parent).  Every result is compared with
  * the model (lookup, EEXIST, ENOENT, invalid names refused) and at the end
  * readdir must list exactly the model's names, once each.  A mismatch
  * traps, like a crash.
@@ -223,7 +224,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 4:
 			err = gaze_ns_lookup(fs, dir, name, len, &ino, &dt);
-			if (name_valid(name, len))
+			if (len == 1 && name[0] == '.')
+				check(!err && ino == dir);
+			else if (len == 2 && name[0] == '.' && name[1] == '.')
+				check(!err && ino == GAZE_ROOT_INO);
+			else if (name_valid(name, len))
 				check(k >= 0 ? err == 0 : err == -ENOENT);
 			else
 				check(err < 0);
