@@ -29,7 +29,7 @@ for h in fuzz_format fuzz_image fuzz_dir; do
 	log=$OUT/$h.log
 	# shellcheck disable=SC2086
 	"$bin" -max_total_time="$SECS" -timeout=20 -rss_limit_mb=2560 \
-		-max_len=$max -print_final_stats=1 \
+		-max_len=$max -len_control=0 -print_final_stats=1 \
 		-artifact_prefix="$OUT/artifacts/$h-" $dirs >"$log" 2>&1
 	st=$?
 	n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
