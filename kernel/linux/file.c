@@ -15,7 +15,7 @@
  * gaze_file_write, so writeback puts the VFS times back afterwards.
  *
  * fsync: writes and waits for the range, then takes a checkpoint.
- * Not yet: fallocate, O_DIRECT, large folios.
+ * O_DIRECT: see gaze_direct_IO.  Not yet: large folios.
  */
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -136,6 +136,23 @@ static void gaze_readahead(struct readahead_control *rac)
 	}
 	while ((folio = readahead_folio(rac)) != NULL)
 		gaze_read_folio(NULL, folio);
+}
+
+/*
+ * O_DIRECT.  Reads go straight from the device into the caller's buffer
+ * (the VFS has written back the range first), mapped by gaze_get_block.
+ * Writes return 0 here, which makes the VFS write the range through the
+ * page cache, write it back and invalidate it before returning: on a
+ * zoned device every write goes to a log head anyway, and this keeps one
+ * write path.  Inline files are read through the page cache too.
+ */
+static ssize_t gaze_direct_IO(struct kiocb *iocb, struct iov_iter *iter)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+
+	if (iov_iter_rw(iter) == WRITE || gaze_is_inline(inode))
+		return 0;
+	return blockdev_direct_IO(iocb, inode, iter, gaze_get_block);
 }
 
 /* writes a locked dirty page's bytes below i_size; unlocks it */
@@ -399,6 +416,7 @@ out:
 const struct address_space_operations gaze_aops = {
 	.read_folio	= gaze_read_folio,
 	.readahead	= gaze_readahead,
+	.direct_IO	= gaze_direct_IO,
 	.writepage	= gaze_writepage,
 	.writepages	= gaze_writepages,
 	.write_begin	= gaze_write_begin,
