@@ -296,6 +296,15 @@ int gaze_block_invalidate(struct gaze_fs *fs, u64 addr);
 /* convenience: alloc + write for file data */
 int gaze_data_write(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 		    const void *buf, u64 *addr);
+/*
+ * user-class data allocation without the write: the caller writes a run
+ * of consecutive allocations at once with gaze_blocks_write, before
+ * allocating anything else in that log (zone write order)
+ */
+int gaze_data_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
+		    u64 *addr);
+/* writes nr consecutive blocks at addr (a run at a log head) */
+int gaze_blocks_write(struct gaze_fs *fs, u64 addr, u32 nr, const void *buf);
 /* meta ring: next block for a table/index block written at checkpoint */
 int gaze_meta_alloc(struct gaze_fs *fs, u64 *addr);
 /* free user blocks (for statfs and ENOSPC) */
@@ -452,6 +461,23 @@ s64 gaze_file_read(struct gaze_fs *fs, u32 ino, void *buf, u64 len, u64 off);
 s64 gaze_file_write(struct gaze_fs *fs, u32 ino, const void *buf, u64 len,
 		    u64 off);
 int gaze_file_truncate(struct gaze_fs *fs, u32 ino, u64 size);
+/*
+ * Writeback of whole blocks: nr blocks from buf (contiguous) become file
+ * blocks fblk..fblk+nr-1, written to consecutive log blocks with as few
+ * device writes as the zones allow; the size becomes at least `size`
+ * (bytes, within the last block).  An inline file is converted first.
+ * Returns 0 or -errno; on error no block of the call is mapped.
+ */
+int gaze_file_write_blocks(struct gaze_fs *fs, u32 ino, u64 fblk, u32 nr,
+			   const void *buf, u64 size);
+/*
+ * The run of file blocks from fblk that is mapped to consecutive device
+ * blocks (*addr, *nr <= max), or a hole (*addr 0, *nr blocks of it up to
+ * max or the next mapped block).  -ENODATA for an inline file, whose
+ * data is in the inode.
+ */
+int gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
+		  u32 *nr);
 /* data block address of a file block (0 = hole), for tools and fsck */
 int gaze_file_bmap(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addr);
 int gaze_ns_readlink(struct gaze_fs *fs, u32 ino, char *buf, u32 buflen);
@@ -508,6 +534,8 @@ s64 gaze_inode_read(struct gaze_fs *fs, struct gaze_mbuf *imb, void *buf,
 		    u64 len, u64 off);
 s64 gaze_inode_write(struct gaze_fs *fs, struct gaze_mbuf *imb,
 		     const void *buf, u64 len, u64 off);
+int gaze_inode_write_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb,
+			    u64 fblk, u32 nr, const void *buf, u64 size);
 int gaze_inode_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size);
 /* frees a node's nid and drops its cached buffer; consumes the ref */
 int gaze_ns_node_free(struct gaze_fs *fs, struct gaze_mbuf *mb);

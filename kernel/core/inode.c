@@ -367,6 +367,109 @@ gaze_inode_write(struct gaze_fs *fs, struct gaze_mbuf *imb,
 	return (s64)done;
 }
 
+/* allocates blocks for fblk..fblk+nr-1; on error frees what it took */
+static int
+inode_alloc_run(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u32 nr,
+		u64 *addrs)
+{
+	struct gaze_mbuf *owner;
+	u32 i, ofs;
+	int err = 0;
+
+	for (i = 0; i < nr && !err; i++) {
+		err = gaze_bmap_slot(fs, imb, fblk + i, true, &owner, &ofs);
+		if (err)
+			break;
+		err = gaze_data_alloc(fs, GAZE_LOG_DATA_WARM, owner->id,
+				      (u16)ofs, &addrs[i]);
+		gaze_bmap_release(fs, imb, owner);
+	}
+	if (err)
+		while (i-- > 0)
+			if (addrs[i])
+				gaze_block_invalidate(fs, addrs[i]);
+	return err;
+}
+
+/*
+ * writes the allocated blocks, one device write per run of consecutive
+ * blocks inside one zone (a log may open the next zone right after)
+ */
+static int
+inode_write_runs(struct gaze_fs *fs, const u64 *addrs, u32 nr, const u8 *buf)
+{
+	u32 i, start = 0, zb = fs->dev->zone_blocks;
+	int err;
+
+	for (i = 1; i <= nr; i++) {
+		if (i < nr && addrs[i] == addrs[i - 1] + 1 &&
+		    addrs[i] % zb != 0)
+			continue;
+		err = gaze_blocks_write(fs, addrs[start], i - start,
+					buf + (size_t)start * GAZE_BLOCK_SIZE);
+		if (err)
+			return err;
+		start = i;
+	}
+	return 0;
+}
+
+int
+gaze_inode_write_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+			u32 nr, const void *buf, u64 size)
+{
+	struct gaze_inode *in = imb->data;
+	struct gaze_mbuf *owner;
+	u64 *addrs;
+	u32 i, ofs;
+	int err;
+
+	if (!nr)
+		return 0;
+	if (fblk + nr > GAZE_BMAP_MAX_BLOCKS || fblk + nr < fblk ||
+	    size > (fblk + nr) << GAZE_BLOCK_SHIFT)
+		return -EFBIG;
+	if (le32_to_cpu(in->flags) & GAZE_IF_INLINE_DATA) {
+		err = inode_inline_convert(fs, imb);
+		if (err)
+			return err;
+	}
+	addrs = gaze_zalloc(sizeof(*addrs) * nr);
+	if (!addrs)
+		return -ENOMEM;
+	err = inode_alloc_run(fs, imb, fblk, nr, addrs);
+	if (err)
+		goto out;
+	err = inode_write_runs(fs, addrs, nr, buf);
+	if (err) {
+		for (i = 0; i < nr; i++)
+			gaze_block_invalidate(fs, addrs[i]);
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		err = gaze_bmap_slot(fs, imb, fblk + i, true, &owner, &ofs);
+		if (err)
+			break;
+		err = gaze_bmap_set(fs, imb, owner, ofs, addrs[i]);
+		gaze_bmap_release(fs, imb, owner);
+		if (err)
+			break;
+	}
+	if (err) {
+		/* slots already set own their blocks; free the rest */
+		for (; i < nr; i++)
+			gaze_block_invalidate(fs, addrs[i]);
+		goto out;
+	}
+	if (size > le64_to_cpu(in->size)) {
+		in->size = cpu_to_le64(size);
+		gaze_mbuf_dirty(fs, imb);
+	}
+out:
+	gaze_free(addrs);
+	return err;
+}
+
 int
 gaze_inode_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size)
 {

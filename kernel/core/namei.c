@@ -552,6 +552,62 @@ gaze_file_write(struct gaze_fs *fs, u32 ino, const void *buf, u64 len,
 }
 
 int
+gaze_file_write_blocks(struct gaze_fs *fs, u32 ino, u64 fblk, u32 nr,
+		       const void *buf, u64 size)
+{
+	struct gaze_mbuf *imb;
+	int err;
+
+	err = ns_enter_get(fs, ino, true, ns_get_file, &imb);
+	if (err)
+		return err;
+	err = gaze_inode_write_blocks(fs, imb, fblk, nr, buf, size);
+	if (!err)
+		gaze_inode_touch(fs, imb, true);
+	return gaze_ns_leave(fs, imb, true, err);
+}
+
+int
+gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
+	      u32 *nr)
+{
+	struct gaze_mbuf *imb;
+	u64 a, first = GAZE_NULL_ADDR;
+	u32 n = 0;
+	int err;
+
+	*addr = GAZE_NULL_ADDR;
+	*nr = 0;
+	err = ns_enter_get(fs, ino, false, ns_get_file, &imb);
+	if (err)
+		return err;
+	if (le32_to_cpu(((struct gaze_inode *)imb->data)->flags) &
+	    GAZE_IF_INLINE_DATA) {
+		err = -ENODATA;
+		goto out;
+	}
+	for (; n < max; n++) {
+		err = gaze_bmap_lookup(fs, imb, fblk + n, &a);
+		if (err)
+			break;
+		if (!GAZE_ADDR_IS_REAL(a))
+			a = GAZE_NULL_ADDR;
+		if (!n)
+			first = a;
+		else if (first == GAZE_NULL_ADDR ? a != GAZE_NULL_ADDR :
+			 a != first + n)
+			break;
+	}
+	if (n) {
+		err = 0;	/* a failed lookup past the run ends it */
+		*addr = first;
+		*nr = n;
+	}
+out:
+	return gaze_ns_leave(fs, imb, false, err);
+}
+
+int
 gaze_file_truncate(struct gaze_fs *fs, u32 ino, u64 size)
 {
 	struct gaze_mbuf *imb;

@@ -899,6 +899,26 @@ gaze_data_write(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 	return ret;
 }
 
+int
+gaze_data_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
+		u64 *addr)
+{
+	return space_alloc(fs, type, owner_nid, ofs, GAZE_SUM_DATA, addr, true);
+}
+
+int
+gaze_blocks_write(struct gaze_fs *fs, u64 addr, u32 nr, const void *buf)
+{
+	int ret;
+
+	if (fs->flags & GAZE_FS_RDONLY)
+		return -EROFS;
+	ret = fs->dev->ops->write(fs->dev, addr, nr, buf);
+	if (ret)
+		space_write_failed(fs, addr + nr - 1);
+	return ret;
+}
+
 u64
 gaze_space_free_blocks(struct gaze_fs *fs)
 {

@@ -5,7 +5,9 @@
  * The page cache holds file data; the core is called to fill a folio
  * (gaze_file_read, zeroes past EOF and in holes) and to write back the
  * dirty bytes of a folio, clipped to i_size (gaze_file_write, which
- * extends the core's size).  Folios are single pages (no large folios).
+ * extends the core's size).  Readahead and writeback work on runs of
+ * folios (mpage over gaze_file_map; gaze_file_write_blocks), so large
+ * files move in large I/Os.  Folios are single pages (no large folios).
  * i_size in the VFS may be ahead of the core's until writeback.
  *
  * Times: the VFS keeps a regular file's mtime/ctime (file_update_time on
@@ -13,7 +15,7 @@
  * gaze_file_write, so writeback puts the VFS times back afterwards.
  *
  * fsync: writes and waits for the range, then takes a checkpoint.
- * Not yet: fallocate, O_DIRECT, large folios.
+ * O_DIRECT: see gaze_direct_IO.  Not yet: large folios.
  */
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -22,6 +24,8 @@
 #include <linux/writeback.h>
 #include <linux/uio.h>
 #include <linux/slab.h>
+#include <linux/mpage.h>
+#include <linux/buffer_head.h>
 #include "gaze_kern.h"
 
 static inline struct gaze_fs *gaze_ifs(struct inode *inode)
@@ -73,6 +77,82 @@ static int gaze_read_folio(struct file *file, struct folio *folio)
 		folio_set_error(folio);
 	folio_unlock(folio);
 	return ret;
+}
+
+/*
+ * Readahead: the core maps runs of consecutive blocks (gaze_file_map) and
+ * mpage builds large bios from them, read asynchronously; holes and the
+ * part past EOF are zeroed by mpage.  An inline file (data inside the
+ * inode) goes through gaze_read_folio instead.
+ *
+ * Blocks are read without fs->lock held: a block the garbage collector
+ * moves meanwhile still holds the same bytes at its old address until
+ * the zone is reset, which takes two checkpoints after the move.
+ */
+static int gaze_get_block(struct inode *inode, sector_t iblock,
+			  struct buffer_head *bh, int create)
+{
+	u32 max = bh->b_size >> inode->i_blkbits, nr;
+	unsigned int nofs;
+	u64 addr;
+	int ret;
+
+	if (WARN_ON_ONCE(create))
+		return -EIO;
+	if (!max)
+		max = 1;
+	nofs = gaze_nofs_begin();
+	ret = gaze_file_map(gaze_ifs(inode), inode->i_ino, iblock, max, &addr,
+			    &nr);
+	gaze_nofs_end(nofs);
+	if (ret)
+		return ret;
+	if (addr)
+		map_bh(bh, inode->i_sb, addr);
+	bh->b_size = (size_t)nr << inode->i_blkbits;
+	return 0;
+}
+
+static bool gaze_is_inline(struct inode *inode)
+{
+	unsigned int nofs = gaze_nofs_begin();
+	u64 addr;
+	u32 nr;
+	int ret;
+
+	ret = gaze_file_map(gaze_ifs(inode), inode->i_ino, 0, 1, &addr, &nr);
+	gaze_nofs_end(nofs);
+	return ret == -ENODATA;
+}
+
+static void gaze_readahead(struct readahead_control *rac)
+{
+	struct inode *inode = rac->mapping->host;
+	struct folio *folio;
+
+	if (inode->i_nlink && !gaze_is_inline(inode)) {
+		mpage_readahead(rac, gaze_get_block);
+		return;
+	}
+	while ((folio = readahead_folio(rac)) != NULL)
+		gaze_read_folio(NULL, folio);
+}
+
+/*
+ * O_DIRECT.  Reads go straight from the device into the caller's buffer
+ * (the VFS has written back the range first), mapped by gaze_get_block.
+ * Writes return 0 here, which makes the VFS write the range through the
+ * page cache, write it back and invalidate it before returning: on a
+ * zoned device every write goes to a log head anyway, and this keeps one
+ * write path.  Inline files are read through the page cache too.
+ */
+static ssize_t gaze_direct_IO(struct kiocb *iocb, struct iov_iter *iter)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+
+	if (iov_iter_rw(iter) == WRITE || gaze_is_inline(inode))
+		return 0;
+	return blockdev_direct_IO(iocb, inode, iter, gaze_get_block);
 }
 
 /* writes a locked dirty page's bytes below i_size; unlocks it */
@@ -145,15 +225,135 @@ static int gaze_writepage(struct page *page, struct writeback_control *wbc)
 	return ret;
 }
 
+/*
+ * Batched writeback: consecutive dirty folios (up to GAZE_WB_MAX) are
+ * copied into one buffer and handed to the core in one call, which
+ * writes them to consecutive log blocks with one device write per run.
+ * The folios stay locked until the call returns (taken in index order,
+ * as write_cache_pages gives them), so a failed batch can be redirtied.
+ * Files that still fit inline go page by page (gaze_write_page).
+ */
+#define GAZE_WB_MAX	64
+
+struct gaze_wb {
+	struct inode	*inode;
+	struct writeback_control *wbc;
+	u8		*buf;			/* GAZE_WB_MAX blocks */
+	pgoff_t		first;
+	u32		nr;
+	struct folio	*folios[GAZE_WB_MAX];
+	bool		wrote;
+	int		err;
+};
+
+static void gaze_wb_done(struct gaze_wb *wb, int ret)
+{
+	u32 i;
+
+	for (i = 0; i < wb->nr; i++) {
+		struct folio *folio = wb->folios[i];
+
+		if (!ret) {
+			folio_start_writeback(folio);
+			folio_unlock(folio);
+			folio_end_writeback(folio);
+			continue;
+		}
+		if (ret == -ENOSPC || ret == -ENOMEM)
+			folio_redirty_for_writepage(wb->wbc, folio);
+		folio_unlock(folio);
+	}
+	wb->nr = 0;
+}
+
+static int gaze_wb_flush(struct gaze_wb *wb)
+{
+	struct inode *inode = wb->inode;
+	loff_t end = (loff_t)(wb->first + wb->nr) << PAGE_SHIFT;
+	unsigned int nofs;
+	int ret;
+
+	if (!wb->nr)
+		return 0;
+	end = min_t(loff_t, end, i_size_read(inode));
+	nofs = gaze_nofs_begin();
+	ret = gaze_file_write_blocks(gaze_ifs(inode), inode->i_ino, wb->first,
+				     wb->nr, wb->buf, end);
+	gaze_nofs_end(nofs);
+	if (ret) {
+		ret = gaze_error(inode->i_sb, ret, "writeback");
+		mapping_set_error(inode->i_mapping, ret);
+		gaze_wb_done(wb, ret);
+		/* kept dirty: a later writeback may succeed */
+		return ret == -ENOSPC || ret == -ENOMEM ? 0 : ret;
+	}
+	wb->wrote = true;
+	gaze_wb_done(wb, 0);
+	return 0;
+}
+
+static int gaze_wb_add(struct page *page, struct writeback_control *wbc,
+		       void *data)
+{
+	struct folio *folio = page_folio(page);
+	struct gaze_wb *wb = data;
+	struct inode *inode = wb->inode;
+	loff_t pos = folio_pos(folio), isize = i_size_read(inode);
+	void *kaddr;
+	size_t len;
+	int ret;
+
+	if (pos >= isize || !inode->i_nlink || isize <= GAZE_INLINE_SIZE ||
+	    !wb->buf) {
+		ret = gaze_wb_flush(wb);
+		if (ret) {
+			folio_unlock(folio);
+			return ret;
+		}
+		return gaze_write_page(page, wbc, &wb->wrote);
+	}
+	if (wb->nr && (folio->index != wb->first + wb->nr ||
+		       wb->nr == GAZE_WB_MAX)) {
+		ret = gaze_wb_flush(wb);
+		if (ret) {
+			folio_unlock(folio);
+			return ret;
+		}
+	}
+	if (!wb->nr)
+		wb->first = folio->index;
+	len = min_t(loff_t, PAGE_SIZE, isize - pos);
+	kaddr = kmap_local_folio(folio, 0);
+	memcpy(wb->buf + (size_t)wb->nr * PAGE_SIZE, kaddr, len);
+	kunmap_local(kaddr);
+	if (len < PAGE_SIZE)
+		memset(wb->buf + (size_t)wb->nr * PAGE_SIZE + len, 0,
+		       PAGE_SIZE - len);
+	wb->folios[wb->nr++] = folio;
+	return 0;
+}
+
 static int gaze_writepages(struct address_space *mapping,
 			   struct writeback_control *wbc)
 {
-	bool wrote = false;
-	int ret;
+	struct gaze_wb *wb;
+	int ret, ret2;
 
-	ret = write_cache_pages(mapping, wbc, gaze_write_page, &wrote);
-	if (wrote)
+	wb = kzalloc(sizeof(*wb), GFP_NOFS);
+	if (!wb)
+		return -ENOMEM;
+	wb->inode = mapping->host;
+	wb->wbc = wbc;
+	/* without the buffer, page by page */
+	wb->buf = kvmalloc(GAZE_WB_MAX * PAGE_SIZE, GFP_NOFS);
+	ret = write_cache_pages(mapping, wbc, gaze_wb_add, wb);
+	ret2 = gaze_wb_flush(wb);
+	if (!ret)
+		ret = ret2;
+	if (wb->wrote)
 		gaze_put_times(mapping->host);
+	kvfree(wb->buf);
+	kfree(wb);
 	return ret;
 }
 
@@ -215,6 +415,8 @@ out:
 
 const struct address_space_operations gaze_aops = {
 	.read_folio	= gaze_read_folio,
+	.readahead	= gaze_readahead,
+	.direct_IO	= gaze_direct_IO,
 	.writepage	= gaze_writepage,
 	.writepages	= gaze_writepages,
 	.write_begin	= gaze_write_begin,

@@ -5,7 +5,8 @@
 # gaze.ko on a real block device.  insmod; mounting the device before
 # mkfs fails with one clear message; mkfs.gaze; mount; /proc/mounts shows
 # the options; files and directories (small and 5 MiB, written with dd and
-# cat) survive umount + mount (sha256sum); ro refuses writes, remount rw
+# cat) survive umount + mount (sha256sum); O_DIRECT reads and writes;
+# ro refuses writes, remount rw
 # and ro work; an unknown option is refused and named; df is sane; rmmod.
 #   DEV=nvme    the emulated NVMe ZNS namespace (nvme0n1)
 #   DEV=nullb   null_blk zoned with conventional zones (nullb0)
@@ -93,6 +94,21 @@ cmp -s $W/tree $W/tree2 || { diff $W/tree $W/tree2 >$W/out; fail "tree differs a
 (cd $M && sha256sum -c $W/sums) >$W/out 2>&1 || fail "content differs after umount + mount"
 cmp -s $M/d1/big.cat $W/big || fail "5 MiB file differs after remount"
 ok "content survives umount + mount (sha256sum)"
+
+# --- O_DIRECT: reads from the device, writes through the page cache ---
+run dd if=$M/d1/big.cat of=$W/big.direct bs=256k iflag=direct
+[ $rc -eq 0 ] || fail "O_DIRECT read: exit $rc"
+cmp -s $W/big.direct $W/big || fail "O_DIRECT read differs"
+run dd if=$W/big of=$M/direct bs=128k oflag=direct
+[ $rc -eq 0 ] || fail "O_DIRECT write: exit $rc"
+run dd if=$M/direct of=$W/big.direct bs=4k iflag=direct
+cmp -s $W/big.direct $W/big || fail "O_DIRECT write + read back differs"
+printf 'tail' >>$M/direct
+run dd if=$M/direct of=$W/big.direct bs=1M iflag=direct
+[ $rc -eq 0 ] && [ "$(stat -c %s $W/big.direct)" -eq $((5 * 1048576 + 4)) ] ||
+	fail "O_DIRECT read of a file with a partial last block"
+rm -f $M/direct
+ok "O_DIRECT reads and writes (dd iflag/oflag=direct) match"
 
 # --- df --------------------------------------------------------------
 df -k $M >$W/df 2>&1 || fail "df"

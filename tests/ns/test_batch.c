@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_batch.c - the module's large-I/O calls into the core on the
+ * emulator: gaze_file_write_blocks (batched writeback: runs written with
+ * one device write, across zone boundaries, over existing blocks, from an
+ * inline file, sizes) and gaze_file_map (runs of consecutive blocks,
+ * holes, inline files), each checked against gaze_file_read and an
+ * in-memory model, before and after close + open.  TAP output.
+ */
+#define _GNU_SOURCE
+#include "gaze_core.h"
+#include "gaze_zdev.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tap.h"
+
+#define BS	GAZE_BLOCK_SIZE
+#define FILE_BLOCKS	3000		/* > one 1024-block zone */
+
+static u8 model[FILE_BLOCKS * BS];
+static u64 model_size;
+
+static struct gaze_dev *
+dev_new(void)
+{
+	struct gaze_emu_opts o;
+	struct gaze_dev *d = NULL;
+
+	memset(&o, 0, sizeof(o));
+	o.nr_zones = 64;
+	o.zone_blocks = 1024;
+	if (gaze_emu_create(&o, &d)) {
+		printf("Bail out! gaze_emu_create failed\n");
+		exit(1);
+	}
+	return d;
+}
+
+static struct gaze_fs *
+fs_new(struct gaze_dev *d)
+{
+	static const struct gaze_attr root = { .mode = 040755 };
+	struct gaze_mkfs_params p;
+	struct gaze_fs *fs = NULL;
+
+	memset(&p, 0, sizeof(p));
+	p.geo.nr_blocks = d->nr_blocks;
+	p.geo.zone_blocks = d->zone_blocks;
+	p.geo.zone_cap = d->zone_cap;
+	p.geo.nr_zones = d->nr_zones;
+	p.geo.max_open = d->max_open;
+	p.geo.max_active = d->max_active;
+	p.geo.model = d->model;
+	gaze_fmt_feature_defaults(&p.feature_compat, &p.feature_ro_compat,
+				  &p.feature_incompat);
+	p.dirty_limit_pct = 20;
+	p.uuid[0] = 7;
+	p.dir_hash_seed[0] = 1;
+	p.mkfs_time = 1700000000;
+	strcpy(p.version, "gaze-test");
+	if (gaze_fs_format(d, &p, &root, &fs)) {
+		printf("Bail out! gaze_fs_format failed\n");
+		exit(1);
+	}
+	return fs;
+}
+
+static void
+fill(u8 *p, size_t len, u32 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(seed * 131 + i * 7 + (i >> 12));
+}
+
+/* writes blocks [fblk, fblk+nr) with pattern seed, size at least size */
+static int
+wblocks(struct gaze_fs *fs, u32 ino, u64 fblk, u32 nr, u32 seed, u64 size)
+{
+	u8 *buf = malloc((size_t)nr * BS);
+	int err;
+
+	fill(buf, (size_t)nr * BS, seed);
+	err = gaze_file_write_blocks(fs, ino, fblk, nr, buf, size);
+	if (!err) {
+		memcpy(model + fblk * BS, buf, (size_t)nr * BS);
+		if (size > model_size)
+			model_size = size;
+	}
+	free(buf);
+	return err;
+}
+
+static int
+compare(struct gaze_fs *fs, u32 ino, const char *what)
+{
+	static u8 got[FILE_BLOCKS * BS];
+	struct gaze_attr a;
+	s64 n;
+
+	if (gaze_ns_getattr(fs, ino, &a))
+		return tap_ok(0, "%s: getattr", what);
+	if (!tap_ok(a.size == model_size, "%s: size %llu (want %llu)", what,
+		    (unsigned long long)a.size,
+		    (unsigned long long)model_size))
+		return 0;
+	n = gaze_file_read(fs, ino, got, model_size, 0);
+	return tap_ok(n == (s64)model_size && !memcmp(got, model, model_size),
+		      "%s: content matches the model", what);
+}
+
+/* walks the file with gaze_file_map and checks every run */
+static void
+check_map(struct gaze_fs *fs, u32 ino, const char *what)
+{
+	u64 fblk = 0, addr, want, nblocks = (model_size + BS - 1) / BS;
+	u32 nr, runs = 0, max_run = 0, bad = 0, i;
+	int err = 0;
+
+	while (fblk < nblocks) {
+		err = gaze_file_map(fs, ino, fblk, 256, &addr, &nr);
+		if (err || !nr)
+			break;
+		for (i = 0; i < nr; i++) {
+			if (gaze_file_bmap(fs, ino, fblk + i, &want) ||
+			    want != (addr ? addr + i : 0))
+				bad++;
+		}
+		if (nr > max_run)
+			max_run = nr;
+		runs++;
+		fblk += nr;
+	}
+	tap_ok(!err && fblk >= nblocks && !bad,
+	       "%s: gaze_file_map covers %llu blocks in %u runs (longest %u), "
+	       "all agree with gaze_file_bmap", what,
+	       (unsigned long long)nblocks, runs, max_run);
+}
+
+int
+main(void)
+{
+	struct gaze_attr a = { .mode = 0100644 };
+	struct gaze_emu_stats st0, st1;
+	struct gaze_dev *d = dev_new();
+	struct gaze_fs *fs = fs_new(d);
+	u64 addr, a0, a1;
+	u32 ino, ino2, nr;
+	u8 small[100];
+	int err;
+
+	tap_ok(!gaze_ns_mknod(fs, GAZE_ROOT_INO, "f", 1, &a, &ino),
+	       "create f");
+
+	/* one big run: one device write per zone touched */
+	gaze_emu_stats(d, &st0);
+	err = wblocks(fs, ino, 0, 256, 1, 256 * BS);
+	gaze_emu_stats(d, &st1);
+	tap_ok(!err, "256 blocks in one call");
+	tap_ok(st1.writes - st0.writes <= 2,
+	       "... took %llu device writes", (unsigned long long)
+	       (st1.writes - st0.writes));
+	compare(fs, ino, "after 256 blocks");
+	check_map(fs, ino, "after 256 blocks");
+	gaze_file_bmap(fs, ino, 0, &a0);
+	gaze_file_bmap(fs, ino, 255, &a1);
+	tap_ok(a1 == a0 + 255, "256 blocks are consecutive on the device");
+
+	/* across zone boundaries, with a partial last block */
+	err = wblocks(fs, ino, 256, 2000, 2, 2256 * BS - 1000);
+	tap_ok(!err, "2000 more blocks across zones, size not block aligned");
+	compare(fs, ino, "after 2256 blocks");
+	check_map(fs, ino, "after 2256 blocks");
+
+	/* overwrite in the middle: size unchanged, old blocks freed */
+	err = wblocks(fs, ino, 100, 50, 3, 150 * BS);
+	tap_ok(!err && model_size == 2256 * BS - 1000,
+	       "overwrite 50 blocks in the middle keeps the size");
+	compare(fs, ino, "after the overwrite");
+
+	/* a hole, then blocks past it */
+	err = wblocks(fs, ino, 2500, 10, 4, 2510 * BS);
+	tap_ok(!err, "10 blocks after a hole");
+	compare(fs, ino, "with a hole");
+	err = gaze_file_map(fs, ino, 2300, 256, &addr, &nr);
+	tap_ok(!err && addr == 0 && nr == 200,
+	       "gaze_file_map reports the hole 2300..2499 (%d, %llu, %u)",
+	       err, (unsigned long long)addr, nr);
+
+	/* bad arguments */
+	tap_ok(gaze_file_write_blocks(fs, ino, 0, 1, model, 2 * BS) == -EFBIG,
+	       "a size past the last block is refused");
+
+	/* inline file: map says ENODATA; write_blocks converts */
+	tap_ok(!gaze_ns_mknod(fs, GAZE_ROOT_INO, "g", 1, &a, &ino2),
+	       "create g");
+	memset(small, 'x', sizeof(small));
+	tap_ok(gaze_file_write(fs, ino2, small, sizeof(small), 0) == 100,
+	       "write 100 bytes inline");
+	tap_ok(gaze_file_map(fs, ino2, 0, 1, &addr, &nr) == -ENODATA,
+	       "gaze_file_map on an inline file gives -ENODATA");
+	{
+		u8 blk[2 * BS], got[2 * BS];
+
+		fill(blk, sizeof(blk), 9);
+		tap_ok(!gaze_file_write_blocks(fs, ino2, 0, 2, blk, 2 * BS),
+		       "write_blocks on an inline file");
+		tap_ok(gaze_file_read(fs, ino2, got, sizeof(got), 0) ==
+		       (s64)sizeof(got) && !memcmp(got, blk, sizeof(got)),
+		       "... which now reads back the blocks");
+		tap_ok(!gaze_file_map(fs, ino2, 0, 4, &addr, &nr) && addr &&
+		       nr == 2, "... and maps as 2 blocks");
+	}
+
+	/* a failed device write maps nothing and loses nothing */
+	gaze_emu_fail_after(d, 1, 0);
+	err = wblocks(fs, ino, 10, 40, 5, 50 * BS);
+	tap_ok(err == -EIO, "a failed device write is reported (%d)", err);
+	compare(fs, ino, "after the failed write");
+	err = wblocks(fs, ino, 10, 40, 6, 50 * BS);
+	tap_ok(!err, "the next batch goes to a new zone and succeeds (%d)",
+	       err);
+	compare(fs, ino, "after the retry");
+
+	/* durable: close, open, compare again */
+	tap_ok(!gaze_fs_close(fs), "close");
+	fs = NULL;
+	tap_ok(!gaze_fs_open(d, 0, &fs), "open");
+	compare(fs, ino, "after close + open");
+	check_map(fs, ino, "after close + open");
+	tap_ok(!gaze_fs_close(fs), "close again");
+	return tap_done();
+}
