@@ -263,11 +263,22 @@ out_put:
 	return ret;
 }
 
+/* persists the lifetime counters in the next checkpoint head */
+static void
+gc_count_cp(struct gaze_fs *fs, u64 zones, u64 moved)
+{
+	fs->cp.gc_zones_reclaimed =
+		cpu_to_le64(le64_to_cpu(fs->cp.gc_zones_reclaimed) + zones);
+	fs->cp.gc_blocks_moved =
+		cpu_to_le64(le64_to_cpu(fs->cp.gc_blocks_moved) + moved);
+}
+
 int
 gaze_gc_zone(struct gaze_fs *fs, u32 zone)
 {
 	u32 zb = le32_to_cpu(fs->sb.zone_blocks), cap = gc_cap(fs), off;
 	u64 t0 = gaze_time_ns(), addr;
+	u64 moved = fs->gc.data_moved + fs->gc.nodes_moved;
 	struct gaze_zone_use u;
 	struct gaze_summary sum;
 	u8 *blk, *tmp;
@@ -322,8 +333,11 @@ gaze_gc_zone(struct gaze_fs *fs, u32 zone)
 			 zone, u.valid);
 		ret = -EFSCORRUPTED;
 	}
-	if (!ret)
+	if (!ret) {
 		fs->gc.zones_reclaimed++;
+		gc_count_cp(fs, 1, fs->gc.data_moved + fs->gc.nodes_moved -
+			    moved);
+	}
 out:
 	fs->gc.time_ns += gaze_time_ns() - t0;
 	return ret;
@@ -358,21 +372,10 @@ gc_checkpoint(struct gaze_fs *fs)
 	return ret;
 }
 
-/* persists the lifetime counters in the next checkpoint head */
-static void
-gc_count_cp(struct gaze_fs *fs, u64 zones, u64 moved)
-{
-	fs->cp.gc_zones_reclaimed =
-		cpu_to_le64(le64_to_cpu(fs->cp.gc_zones_reclaimed) + zones);
-	fs->cp.gc_blocks_moved =
-		cpu_to_le64(le64_to_cpu(fs->cp.gc_blocks_moved) + moved);
-}
-
 /* one victim: select, check room, move; -ENOENT/-ENOSPC: none possible */
 static int
 gc_one(struct gaze_fs *fs, int policy)
 {
-	u64 moved = fs->gc.data_moved + fs->gc.nodes_moved;
 	u32 zone;
 	int ret;
 
@@ -381,11 +384,7 @@ gc_one(struct gaze_fs *fs, int policy)
 		return ret;
 	if (!gc_room_for(fs, zone))
 		return -ENOSPC;
-	ret = gaze_gc_zone(fs, zone);
-	if (!ret)
-		gc_count_cp(fs, 1, fs->gc.data_moved + fs->gc.nodes_moved -
-			    moved);
-	return ret;
+	return gaze_gc_zone(fs, zone);
 }
 
 int

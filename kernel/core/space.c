@@ -51,6 +51,9 @@
 
 #define SPACE_NO_ZONE	0xffffffffu
 #define SPACE_REPORT_BATCH	64u
+/* free zones user data never takes: GC's destination zones (cold data
+ * and a node log) plus one for the checkpoints that free its victims */
+#define SPACE_USER_FLOOR	3u
 
 struct space_zone {		/* in-memory state of a main zone */
 	u32	valid;
@@ -683,9 +686,16 @@ space_open_zone(struct gaze_fs *fs, u32 li, bool user)
 	u32 k, zi = 0;
 	int ret;
 
-	/* user data leaves the reserve to metadata writeback (and GC) */
+	/*
+	 * User data leaves the last zones to metadata writeback and GC.
+	 * GC (gc.c) starts well before, at reserved_zones + 2 free zones;
+	 * the user class may go below that reserve (else open log heads
+	 * would keep user_blocks out of reach on small devices) but not
+	 * below what one GC pass and its checkpoints need.
+	 */
 	if (!sp->nr_free ||
-	    (user && sp->nr_free <= le32_to_cpu(fs->sb.reserved_zones)))
+	    (user && sp->nr_free <= min_t(u32, SPACE_USER_FLOOR,
+				le32_to_cpu(fs->sb.reserved_zones))))
 		return -ENOSPC;
 	for (k = 1; k <= sp->main_count; k++) {
 		zi = (sp->alloc_hint + k) % sp->main_count;
