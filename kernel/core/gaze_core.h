@@ -426,8 +426,9 @@ int gaze_gc_zone(struct gaze_fs *fs, u32 zone);
 int gaze_gc_balance(struct gaze_fs *fs, u64 need_blocks);
 /*
  * One background step: if free zones are below `low` percent of the
- * main area (or force), reclaims one victim zone and, when PREFREE zones
- * are waiting, writes a checkpoint.  *more: another step would still
+ * main area (or force), reclaims one victim zone that is at least a
+ * quarter invalid and, when PREFREE zones are waiting, writes a
+ * checkpoint.  *more: another step would still
  * help (free zones below `high` percent).  Returns 0 or an error.
  */
 int gaze_gc_background(struct gaze_fs *fs, u32 low_pct, u32 high_pct,

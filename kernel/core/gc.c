@@ -41,6 +41,8 @@
 
 /* free zones kept above the reserve by foreground GC */
 #define GC_FG_SLACK		2u
+/* foreground GC gives up after this many victims in a row gained nothing */
+#define GC_FG_STRIKES		3u
 
 static u32
 gc_cap(const struct gaze_fs *fs)
@@ -372,19 +374,35 @@ gc_checkpoint(struct gaze_fs *fs)
 	return ret;
 }
 
-/* one victim: select, check room, move; -ENOENT/-ENOSPC: none possible */
+/*
+ * One victim with at most max_valid valid blocks: select, check room,
+ * move.  -ENOENT / -ENOSPC: none possible now.
+ */
 static int
-gc_one(struct gaze_fs *fs, int policy)
+gc_one(struct gaze_fs *fs, int policy, u32 max_valid)
 {
+	struct gaze_zone_use u;
 	u32 zone;
 	int ret;
 
 	ret = gaze_gc_select(fs, policy, &zone);
 	if (ret)
 		return ret;
+	ret = gaze_space_zone_use(fs, zone, &u);
+	if (ret)
+		return ret;
+	if (u.valid > max_valid)
+		return -ENOENT;
 	if (!gc_room_for(fs, zone))
 		return -ENOSPC;
 	return gaze_gc_zone(fs, zone);
+}
+
+/* zones that are free or will be after their checkpoints */
+static u32
+gc_avail(struct gaze_fs *fs)
+{
+	return gaze_space_free_zones(fs) + gaze_space_nr_prefree(fs);
 }
 
 int
@@ -393,7 +411,8 @@ gaze_gc_balance(struct gaze_fs *fs, u64 need_blocks)
 	u32 want = le32_to_cpu(fs->sb.reserved_zones) + GC_FG_SLACK +
 		   (u32)min_t(u64, DIV_ROUND_UP(need_blocks, gc_cap(fs)),
 			      fs->lay.main_zone_count);
-	u32 rounds = 4 * fs->lay.main_zone_count + 8, pending;
+	u32 rounds = 4 * fs->lay.main_zone_count + 8, strikes = 0, before;
+	bool can_gc = true;
 	int ret = 0;
 
 	if ((fs->flags & GAZE_FS_RDONLY) || fs->gc_active ||
@@ -402,17 +421,22 @@ gaze_gc_balance(struct gaze_fs *fs, u64 need_blocks)
 	fs->gc_active = true;
 	fs->gc.fg_runs++;
 	while (rounds-- && gaze_space_free_zones(fs) < want) {
-		pending = gaze_space_nr_prefree(fs);
-		if (!pending || gaze_space_free_zones(fs) + pending < want) {
-			ret = gc_one(fs, GAZE_GC_POLICY_DEFAULT);
-			if (!ret)
+		if (can_gc && gc_avail(fs) < want) {
+			before = gc_avail(fs);
+			ret = gc_one(fs, GAZE_GC_POLICY_DEFAULT, gc_cap(fs));
+			if (!ret) {
+				/* victims too full to pay for their move */
+				strikes = gc_avail(fs) > before ? 0 : strikes + 1;
+				can_gc = strikes < GC_FG_STRIKES;
 				continue;
+			}
 			if (ret != -ENOENT && ret != -ENOSPC)
 				break;
 			ret = 0;
-			if (!pending)
-				break;		/* nothing more to gain */
+			can_gc = false;
 		}
+		if (!gaze_space_nr_prefree(fs))
+			break;			/* nothing more to gain */
 		ret = gc_checkpoint(fs);
 		if (ret)
 			break;
@@ -441,7 +465,8 @@ gaze_gc_background(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
 		return ret;
 	}
 	fs->gc_active = true;
-	ret = gc_one(fs, GAZE_GC_POLICY_DEFAULT);
+	/* only victims worth it: a quarter of the zone or more is gained */
+	ret = gc_one(fs, GAZE_GC_POLICY_DEFAULT, gc_cap(fs) * 3 / 4);
 	if (!ret) {
 		fs->gc.bg_runs++;
 		*more = (gaze_space_free_zones(fs) +

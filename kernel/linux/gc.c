@@ -6,7 +6,8 @@
  * The collecting itself is the shared core's (kernel/core/gc.c): the
  * foreground part runs inside namespace operations whatever this option
  * says; this thread only reclaims zones ahead of need, one zone per step
- * under fs->lock, so writers wait at most one zone move.
+ * under fs->lock, so writers wait at most one zone move, and only zones
+ * at least a quarter invalid (gaze_gc_background).
  *
  * Thresholds, in percent of the main-area zones that are FREE or PREFREE
  * (superblock bg_gc_low_pct / bg_gc_high_pct, mkfs defaults 20 / 40):
