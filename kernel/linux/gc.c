@@ -62,7 +62,11 @@ static unsigned int gaze_bggc_step(struct gaze_sb_info *sbi)
 	gaze_nofs_end(nofs);
 	sb_end_write(sb);
 	if (ret) {
-		gaze_error(sb, ret, "background gc");
+		/* I/O errors and corruption follow errors=; others wait */
+		ret = gaze_error(sb, ret, "background gc");
+		if (ret != -EUCLEAN && ret != -EIO)
+			pr_warn_ratelimited("gaze: %s: background gc: %d; retrying later\n",
+					    sb->s_id, ret);
 		return GAZE_BGGC_ERROR_MS;
 	}
 	if (!more)
