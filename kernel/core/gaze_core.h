@@ -329,6 +329,9 @@ int gaze_space_cp_committed(struct gaze_fs *fs);
 int gaze_space_zone_stat(struct gaze_fs *fs, u32 zone, u32 *valid,
 			 u32 *state);
 u32 gaze_space_free_zones(struct gaze_fs *fs);
+/* free zones user data never opens (the writeback class and GC may):
+ * min(3, reserved_zones) */
+u32 gaze_space_user_floor(struct gaze_fs *fs);
 /* GC's view of a main zone (gc.c): counts, state, age, log head */
 struct gaze_zone_use {
 	u32	valid;
@@ -416,8 +419,8 @@ u64 gaze_gc_cb_score(u32 valid, u32 cap, u64 age);
  */
 int gaze_gc_zone(struct gaze_fs *fs, u32 zone);
 /*
- * Foreground GC: when fewer than reserved + 2 + need/zone_cap zones are
- * FREE, reclaims zones (and writes the checkpoints that turn PREFREE
+ * Foreground GC: when fewer than user floor + 2 + need/zone_cap zones
+ * are FREE, reclaims zones (and writes the checkpoints that turn PREFREE
  * zones FREE) until there are enough or nothing more can be gained.
  * Called by namespace operations at consistent points, never from
  * inside an allocation; returns 0 or a hard error (not -ENOSPC: the

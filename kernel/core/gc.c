@@ -39,8 +39,11 @@
  */
 #include "gaze_core.h"
 
-/* free zones kept above the reserve by foreground GC */
+/* free zones foreground GC keeps above the user floor (space.c) */
 #define GC_FG_SLACK		2u
+/* once started, foreground GC frees this many zones more than needed, so
+ * that several victims share the two checkpoints that free them */
+#define GC_FG_BATCH		2u
 /* foreground GC gives up after this many victims in a row gained nothing */
 #define GC_FG_STRIKES		3u
 
@@ -408,7 +411,7 @@ gc_avail(struct gaze_fs *fs)
 int
 gaze_gc_balance(struct gaze_fs *fs, u64 need_blocks)
 {
-	u32 want = le32_to_cpu(fs->sb.reserved_zones) + GC_FG_SLACK +
+	u32 want = gaze_space_user_floor(fs) + GC_FG_SLACK +
 		   (u32)min_t(u64, DIV_ROUND_UP(need_blocks, gc_cap(fs)),
 			      fs->lay.main_zone_count);
 	u32 rounds = 4 * fs->lay.main_zone_count + 8, strikes = 0, before;
@@ -420,6 +423,7 @@ gaze_gc_balance(struct gaze_fs *fs, u64 need_blocks)
 		return 0;
 	fs->gc_active = true;
 	fs->gc.fg_runs++;
+	want += GC_FG_BATCH;
 	while (rounds-- && gaze_space_free_zones(fs) < want) {
 		if (can_gc && gc_avail(fs) < want) {
 			before = gc_avail(fs);

@@ -687,15 +687,13 @@ space_open_zone(struct gaze_fs *fs, u32 li, bool user)
 	int ret;
 
 	/*
-	 * User data leaves the last zones to metadata writeback and GC.
-	 * GC (gc.c) starts well before, at reserved_zones + 2 free zones;
-	 * the user class may go below that reserve (else open log heads
-	 * would keep user_blocks out of reach on small devices) but not
-	 * below what one GC pass and its checkpoints need.
+	 * User data leaves the last zones to metadata writeback and GC
+	 * (gc.c collects before they are reached).  Not all of
+	 * reserved_zones: open log heads would keep user_blocks out of
+	 * reach on small devices; what one GC pass and its checkpoints
+	 * need is enough.
 	 */
-	if (!sp->nr_free ||
-	    (user && sp->nr_free <= min_t(u32, SPACE_USER_FLOOR,
-				le32_to_cpu(fs->sb.reserved_zones))))
+	if (!sp->nr_free || (user && sp->nr_free <= gaze_space_user_floor(fs)))
 		return -ENOSPC;
 	for (k = 1; k <= sp->main_count; k++) {
 		zi = (sp->alloc_hint + k) % sp->main_count;
@@ -941,6 +939,13 @@ u32
 gaze_space_free_zones(struct gaze_fs *fs)
 {
 	return fs->space->nr_free;
+}
+
+u32
+gaze_space_user_floor(struct gaze_fs *fs)
+{
+	return min_t(u32, SPACE_USER_FLOOR,
+		     le32_to_cpu(fs->sb.reserved_zones));
 }
 
 /* ---------------------------------------------------------------- */

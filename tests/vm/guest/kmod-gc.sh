@@ -3,12 +3,15 @@
 #
 # kmod-gc.sh - runs INSIDE the test guest (tests/vm/run-guest.sh): garbage
 # collection of gaze.ko on the emulated NVMe ZNS namespace (nvme0n1).
-# For background_gc=on and then off: mkfs, mount, create files of 2 MiB
-# holding ~65% of the user capacity (df), then overwrite them in turn
-# (alternately truncating with cat and in place with dd conv=notrunc,
-# fsync each) from four random sources until more than 5x the device has
-# been written; every 8th overwrite compares a file with its source, and
-# at the end every file is compared before and after umount + mount.
+# For background_gc=on and then off: mkfs, mount, create files of 1 MiB
+# (half a zone) holding ~65% of the user capacity (df), then overwrite
+# randomly chosen ones (alternately truncating with cat and in place with
+# dd conv=notrunc; syncfs every 4th, whose error would fail the test)
+# from four random sources until more than 5x the device has been
+# written.  Each zone holds two files, so most
+# overwrites leave zones half valid: only GC can reclaim them.  Every 16th
+# overwrite compares a file with its source, and at the end every file is
+# compared before and after umount + mount.
 # No write may fail (ENOSPC would mean GC did not keep up), and the
 # kernel log must show no gaze error.
 # Environment: GAZE_BUILDDIR (gaze.ko in $GAZE_BUILDDIR/$KMOD).  TAP out.
@@ -30,7 +33,7 @@ ok "$D: $(cat /sys/block/${D#/dev/}/queue/zoned), $DEVMB MiB, zone $(($(cat /sys
 
 k=0
 while [ $k -lt 4 ]; do
-	dd if=/dev/urandom of=$W/src$k bs=1M count=2 status=none ||
+	dd if=/dev/urandom of=$W/src$k bs=1M count=1 status=none ||
 		fail "source $k"
 	k=$((k + 1))
 done
@@ -62,7 +65,7 @@ phase() # background_gc value
 		ps | grep -q '[g]aze_gc' || fail "no GC thread with background_gc=$1"
 	fi
 	USERMB=$(($(stat -f -c '%b' $M) * 4 / 1024))
-	NF=$((USERMB * 65 / 100 / 2))
+	NF=$((USERMB * 65 / 100))
 	i=0
 	while [ $i -lt $NF ]; do
 		k=$((i % 4))
@@ -71,24 +74,30 @@ phase() # background_gc value
 		eval "s_$i=$k"
 		i=$((i + 1))
 	done
-	ok "background_gc=$1: $NF files of 2 MiB on $USERMB MiB ($DEVMB MiB device)"
-	written=$((NF * 2))
+	ok "background_gc=$1: $NF files of 1 MiB on $USERMB MiB ($DEVMB MiB device)"
+	written=$((NF * 1024))
 	r=0
-	while [ $written -le $((5 * DEVMB)) ]; do
-		i=$(((r * 7 + r / NF) % NF))
-		k=$(((r + i / 3 + 1) % 4))
+	x=12345
+	while [ $written -le $((5 * DEVMB * 1024)) ]; do
+		x=$(((x * 1103515245 + 12345) % 2147483648))
+		i=$(((x / 65536) % NF))
+		k=$(((r + i) % 4))
 		if [ $((r % 2)) -eq 0 ]; then
-			cat $W/src$k >$M/f$i && sync $M/f$i ||
-				fail "overwrite $r (cat f$i)"
+			cat $W/src$k >$M/f$i || fail "overwrite $r (cat f$i)"
 		else
-			dd if=$W/src$k of=$M/f$i bs=256k conv=notrunc,fsync \
+			dd if=$W/src$k of=$M/f$i bs=256k conv=notrunc \
 				status=none || fail "overwrite $r (dd f$i)"
 		fi
 		eval "s_$i=$k"
-		written=$((written + 2))
-		[ $((r % 8)) -eq 7 ] && verify $(((r * 5) % NF)) "overwrite $r"
+		written=$((written + 1024))
+		if [ $((r % 4)) -eq 3 ]; then
+			sync -f $M || fail "syncfs after overwrite $r"
+		fi
+		[ $((r % 16)) -eq 15 ] && verify $(((r * 5) % NF)) "overwrite $r"
 		r=$((r + 1))
 	done
+	written=$((written / 1024))
+	sync -f $M || fail "syncfs after overwrite $r"
 	df -k $M | tail -1 | sed 's/^/# df: /'
 	ok "background_gc=$1: $r overwrites, $written MiB written ($((written / DEVMB))x the device), no error"
 	verify_all "after $r overwrites"
