@@ -453,6 +453,10 @@ gaze_fs_balance(struct gaze_fs *fs)
 {
 	int ret;
 
+	/* free zones for the next operation (gc.c; no-op when enough) */
+	ret = gaze_gc_balance(fs, 0);
+	if (ret)
+		return ret;
 	if (!gaze_cache_over_limit(fs))
 		return 0;
 	if (!(fs->flags & GAZE_FS_RDONLY)) {

@@ -197,6 +197,17 @@ struct gaze_tables;		/* table.c private */
 
 #define GAZE_FS_RDONLY		0x1	/* gaze_fs_open flag */
 
+/* garbage collector counters (gc.c), for gazectl gc-stats; fs->lock */
+struct gaze_gc_stats {
+	u64	zones_reclaimed;	/* zones GC emptied (now PREFREE) */
+	u64	data_moved;		/* data and directory blocks moved */
+	u64	nodes_moved;		/* node blocks re-dirtied to move */
+	u64	fg_runs;		/* foreground rounds (gaze_gc_balance) */
+	u64	bg_runs;		/* background steps that moved a zone */
+	u64	checkpoints;		/* checkpoints GC wrote to free zones */
+	u64	time_ns;		/* time spent in gaze_gc_zone + cps */
+};
+
 struct gaze_fs {
 	struct gaze_dev		*dev;
 	struct gaze_super	sb;		/* raw, as verified at open */
@@ -214,6 +225,8 @@ struct gaze_fs {
 	struct gaze_space	*space;
 	struct mutex		lock;		/* see top of file */
 	size_t			cache_limit;	/* bytes of clean+dirty mbufs */
+	struct gaze_gc_stats	gc;		/* gc.c; fs->lock */
+	bool			gc_active;	/* in GC: no re-entry */
 };
 
 /* ---------------------------------------------------------------- */
@@ -318,12 +331,30 @@ void gaze_space_fill_cp(struct gaze_fs *fs, struct gaze_cp_head *cp);
 void gaze_meta_ref(struct gaze_fs *fs, u64 addr, int delta);
 /* before gaze_tables_flush: room check, tail relocation; -ENOSPC */
 int gaze_meta_prepare(struct gaze_fs *fs);
-/* after a pack is durable: PREFREE zones become FREE, meta snapshots */
+/* after a pack is durable: meta snapshots; PREFREE zones become FREE
+ * at the second commit since they were emptied */
 int gaze_space_cp_committed(struct gaze_fs *fs);
 /* in-memory state of main zone `zone` (absolute): GAZE_ZS_*, valid */
 int gaze_space_zone_stat(struct gaze_fs *fs, u32 zone, u32 *valid,
 			 u32 *state);
 u32 gaze_space_free_zones(struct gaze_fs *fs);
+/* free zones user data never opens (the writeback class and GC may):
+ * min(3, reserved_zones) */
+u32 gaze_space_user_floor(struct gaze_fs *fs);
+/* GC's view of a main zone (gc.c): counts, state, age, log head */
+struct gaze_zone_use {
+	u32	valid;
+	u32	state;			/* GAZE_ZS_* */
+	u32	log;			/* GAZE_LOG_* */
+	bool	log_head;		/* a log is writing into it now */
+	u64	mtime;			/* fs age (s) of its last write */
+};
+int gaze_space_zone_use(struct gaze_fs *fs, u32 zone, struct gaze_zone_use *u);
+/* usage bit and summary entry of main block addr */
+int gaze_space_block_owner(struct gaze_fs *fs, u64 addr, bool *valid,
+			   struct gaze_summary *sum);
+/* zones waiting in PREFREE for their checkpoints */
+u32 gaze_space_nr_prefree(struct gaze_fs *fs);
 
 /* ---------------------------------------------------------------- */
 /* node.c                                                            */
@@ -376,6 +407,44 @@ int gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp);
 /* read-write: final checkpoint with GAZE_CP_UMOUNT; then frees */
 int gaze_fs_close(struct gaze_fs *fs);
 int gaze_fs_sync(struct gaze_fs *fs);		/* checkpoint now */
+
+/* ---------------------------------------------------------------- */
+/* gc.c: the baseline garbage collector; caller holds fs->lock       */
+/* ---------------------------------------------------------------- */
+#define GAZE_GC_POLICY_DEFAULT	(-1)	/* the superblock's victim_policy */
+/*
+ * Picks a victim: a FULL main zone with at least one invalid block (never
+ * a log head, OPEN, FREE or PREFREE zone).  GAZE_GC_GREEDY: fewest valid
+ * blocks; GAZE_GC_COST_BENEFIT: highest (1 - u) * age / (1 + u).
+ * -ENOENT when no zone qualifies.
+ */
+int gaze_gc_select(struct gaze_fs *fs, int policy, u32 *zone);
+/* cost-benefit score of a zone (higher is a better victim) */
+u64 gaze_gc_cb_score(u32 valid, u32 cap, u64 age);
+/*
+ * Moves every valid block out of FULL zone `zone` (data to the cold data
+ * log, nodes re-dirtied), then flushes: the zone ends PREFREE.  An owner
+ * slot that does not point at the block gives -EFSCORRUPTED.
+ */
+int gaze_gc_zone(struct gaze_fs *fs, u32 zone);
+/*
+ * Foreground GC: when fewer than user floor + 2 + need/zone_cap zones
+ * are FREE, reclaims zones (and writes the checkpoints that turn PREFREE
+ * zones FREE) until there are enough or nothing more can be gained.
+ * Called by namespace operations at consistent points, never from
+ * inside an allocation; returns 0 or a hard error (not -ENOSPC: the
+ * allocation that follows decides that).
+ */
+int gaze_gc_balance(struct gaze_fs *fs, u64 need_blocks);
+/*
+ * One background step: if free zones are below `low` percent of the
+ * main area (or force), reclaims one victim zone that is at least a
+ * quarter invalid and, when PREFREE zones are waiting, writes a
+ * checkpoint.  *more: another step would still
+ * help (free zones below `high` percent).  Returns 0 or an error.
+ */
+int gaze_gc_background(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
+		       bool force, bool *more);
 
 /* ---------------------------------------------------------------- */
 /* Namespace (inode.c bmap.c dir.c xattr.c namei.c)                  */

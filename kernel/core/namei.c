@@ -531,6 +531,33 @@ gaze_file_read(struct gaze_fs *fs, u32 ino, void *buf, u64 len, u64 off)
 	return ret;
 }
 
+/*
+ * Writes in chunks of at most one zone, letting foreground GC make room
+ * before each (a consistent point: what came before is complete).
+ */
+static s64
+ns_write_chunks(struct gaze_fs *fs, struct gaze_mbuf *imb, const u8 *buf,
+		u64 len, u64 off)
+{
+	u64 chunk = (u64)le32_to_cpu(fs->sb.zone_cap) << GAZE_BLOCK_SHIFT;
+	u64 done = 0, n;
+	s64 ret = 0;
+
+	while (done < len) {
+		n = min(len - done, chunk);
+		ret = gaze_gc_balance(fs, (n >> GAZE_BLOCK_SHIFT) + 2);
+		if (!ret)
+			ret = gaze_inode_write(fs, imb, buf + done, n,
+					       off + done);
+		if (ret <= 0)
+			break;
+		done += (u64)ret;
+		if ((u64)ret < n)
+			break;
+	}
+	return done ? (s64)done : ret;
+}
+
 s64
 gaze_file_write(struct gaze_fs *fs, u32 ino, const void *buf, u64 len,
 		u64 off)
@@ -542,7 +569,7 @@ gaze_file_write(struct gaze_fs *fs, u32 ino, const void *buf, u64 len,
 	err = ns_enter_get(fs, ino, true, ns_get_file, &imb);
 	if (err)
 		return err;
-	ret = gaze_inode_write(fs, imb, buf, len, off);
+	ret = ns_write_chunks(fs, imb, buf, len, off);
 	if (ret > 0)
 		gaze_inode_touch(fs, imb, true);
 	err = gaze_ns_leave(fs, imb, true, 0);

@@ -25,9 +25,12 @@
  * type served by that physical log; zinfo.log of a zone is the same.
  *
  * Zone states: FREE -> OPEN (a log head is in it) -> FULL (written to
- * capacity) -> PREFREE (no valid block left) -> FREE after the next
- * checkpoint commits.  A FREE zone is reset lazily, when a log opens it
- * and the device reports it is not empty.
+ * capacity) -> PREFREE (no valid block left) -> FREE once TWO checkpoints
+ * have committed since it was emptied: a mount may fall back to the
+ * checkpoint before the newest one, and that one may still reference
+ * the zone's blocks.  A PREFREE zone found at mount counts one commit
+ * (the mounted checkpoint already has it empty).  A FREE zone is reset
+ * lazily, when a log opens it and the device reports it is not empty.
  *
  * The meta ring.  Table and index blocks are appended at the ring head.
  * A block is "live" while the tables reference it (table.c keeps the
@@ -48,12 +51,16 @@
 
 #define SPACE_NO_ZONE	0xffffffffu
 #define SPACE_REPORT_BATCH	64u
+/* free zones user data never takes: GC's destination zones (cold data
+ * and a node log) plus one for the checkpoints that free its victims */
+#define SPACE_USER_FLOOR	3u
 
 struct space_zone {		/* in-memory state of a main zone */
 	u32	valid;
 	u8	state;		/* GAZE_ZS_* */
 	u8	log;		/* GAZE_LOG_* */
-	u16	pad;
+	u8	cps;		/* PREFREE: checkpoints committed since */
+	u8	pad;
 	u64	mtime;
 };
 
@@ -406,7 +413,8 @@ space_settle_zones(struct gaze_fs *fs)
 					 sp->main_start + zi, z->valid);
 				return -EFSCORRUPTED;
 			}
-			z->state = GAZE_ZS_FREE;
+			z->cps = 1;	/* the mounted checkpoint */
+			continue;
 		} else if (z->state == GAZE_ZS_OPEN &&
 			   !space_is_log_head(sp, sp->main_start + zi)) {
 			z->state = z->valid ? GAZE_ZS_FULL : GAZE_ZS_FREE;
@@ -678,9 +686,14 @@ space_open_zone(struct gaze_fs *fs, u32 li, bool user)
 	u32 k, zi = 0;
 	int ret;
 
-	/* user data leaves the reserve to metadata writeback (and GC) */
-	if (!sp->nr_free ||
-	    (user && sp->nr_free <= le32_to_cpu(fs->sb.reserved_zones)))
+	/*
+	 * User data leaves the last zones to metadata writeback and GC
+	 * (gc.c collects before they are reached).  Not all of
+	 * reserved_zones: open log heads would keep user_blocks out of
+	 * reach on small devices; what one GC pass and its checkpoints
+	 * need is enough.
+	 */
+	if (!sp->nr_free || (user && sp->nr_free <= gaze_space_user_floor(fs)))
 		return -ENOSPC;
 	for (k = 1; k <= sp->main_count; k++) {
 		zi = (sp->alloc_hint + k) % sp->main_count;
@@ -696,6 +709,7 @@ space_open_zone(struct gaze_fs *fs, u32 li, bool user)
 	if (ret)
 		goto out_put;
 	sp->zones[zi].state = GAZE_ZS_OPEN;
+	sp->zones[zi].cps = 0;
 	sp->zones[zi].log = (u8)space_log_type(fs, li);
 	sp->zones[zi].mtime = gaze_fs_age(fs);
 	space_zinfo_store(fs, mb, zi);
@@ -947,6 +961,69 @@ gaze_space_free_zones(struct gaze_fs *fs)
 	return fs->space->nr_free;
 }
 
+u32
+gaze_space_user_floor(struct gaze_fs *fs)
+{
+	return min_t(u32, SPACE_USER_FLOOR,
+		     le32_to_cpu(fs->sb.reserved_zones));
+}
+
+/* ---------------------------------------------------------------- */
+/* What the garbage collector (gc.c) needs to see                    */
+/* ---------------------------------------------------------------- */
+
+int
+gaze_space_zone_use(struct gaze_fs *fs, u32 zone, struct gaze_zone_use *u)
+{
+	struct gaze_space *sp = fs->space;
+	u32 zi = zone - sp->main_start;
+
+	if (zone < sp->main_start || zi >= sp->main_count)
+		return -EINVAL;
+	u->valid = sp->zones[zi].valid;
+	u->state = sp->zones[zi].state;
+	u->log = sp->zones[zi].log;
+	u->mtime = sp->zones[zi].mtime;
+	u->log_head = space_is_log_head(sp, zone);
+	return 0;
+}
+
+int
+gaze_space_block_owner(struct gaze_fs *fs, u64 addr, bool *valid,
+		       struct gaze_summary *sum)
+{
+	struct gaze_space *sp = fs->space;
+	u64 zone = addr / sp->zone_blocks;
+	u32 off = (u32)(addr % sp->zone_blocks);
+	struct space_blk_refs r;
+	u8 *bits, mask;
+	int ret;
+
+	if (zone < sp->main_start || zone - sp->main_start >= sp->main_count ||
+	    off >= sp->zone_cap)
+		return -EINVAL;
+	ret = space_blk_refs_get(fs, (u32)(zone - sp->main_start), off, &r);
+	if (ret)
+		return ret;
+	bits = space_usage_bit(r.umb, off, &mask);
+	*valid = *bits & mask;
+	memcpy(sum, space_summary(r.smb, off), sizeof(*sum));
+	space_blk_refs_put(fs, &r);
+	return 0;
+}
+
+u32
+gaze_space_nr_prefree(struct gaze_fs *fs)
+{
+	struct gaze_space *sp = fs->space;
+	u32 zi, n = 0;
+
+	for (zi = 0; zi < sp->main_count; zi++)
+		if (sp->zones[zi].state == GAZE_ZS_PREFREE)
+			n++;
+	return n;
+}
+
 /* ---------------------------------------------------------------- */
 /* Meta ring                                                         */
 /* ---------------------------------------------------------------- */
@@ -1090,6 +1167,8 @@ gaze_space_cp_committed(struct gaze_fs *fs)
 
 	for (zi = 0; zi < sp->main_count; zi++) {
 		if (sp->zones[zi].state != GAZE_ZS_PREFREE)
+			continue;
+		if (++sp->zones[zi].cps < 2)
 			continue;
 		sp->zones[zi].state = GAZE_ZS_FREE;
 		sp->nr_free++;

@@ -17,6 +17,7 @@
  *   file.c   address_space_operations and file_operations for
  *            regular files and symlinks                (gaze_file_*)
  *   xattr.c  xattr handlers (user, trusted, security, POSIX ACLs)
+ *   gc.c     background garbage collection thread    (gaze_bggc_*)
  *
  * Locking: the core serialises itself with fs->lock (a mutex taken by
  * every core entry point).  The glue never holds fs->lock across a call
@@ -39,9 +40,14 @@
 #define GAZE_ERRORS_RO		1
 #define GAZE_ERRORS_PANIC	2
 
+/* background_gc= mount option (gc.c) */
+#define GAZE_BGGC_OFF		0
+#define GAZE_BGGC_ON		1
+#define GAZE_BGGC_SYNC		2
+
 struct gaze_mount_opts {
 	unsigned int	errors;		/* GAZE_ERRORS_* */
-	bool		background_gc;
+	unsigned int	background_gc;	/* GAZE_BGGC_* */
 	bool		discard;
 };
 
@@ -57,6 +63,9 @@ struct gaze_sb_info {
 	 */
 	struct list_head	retired;
 	bool			error_logged;	/* gaze_error said it once */
+	/* background GC thread (gc.c); started and stopped under s_umount */
+	struct task_struct	*gc_thread;
+	wait_queue_head_t	gc_wait;
 };
 
 /*
@@ -123,6 +132,11 @@ extern const struct inode_operations gaze_special_inode_operations;
 extern const struct xattr_handler *gaze_xattr_handlers[];
 /* listxattr for every inode type: the names the caller may see */
 ssize_t gaze_listxattr(struct dentry *dentry, char *buffer, size_t size);
+
+/* gc.c: background GC thread; start is a no-op when the option is off
+ * or it runs already; the caller starts it only on a read-write instance */
+int gaze_bggc_start(struct gaze_sb_info *sbi);
+void gaze_bggc_stop(struct gaze_sb_info *sbi);
 
 /* super.c */
 int gaze_super_init(void);

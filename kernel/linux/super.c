@@ -9,8 +9,12 @@
  *   errors=remount-ro|panic|continue
  *                                 what a metadata error does (default
  *                                 remount-ro; see gaze_error in inode.c)
- *   background_gc=on|off          recorded and shown; the garbage
- *                                 collector arrives in a later version
+ *   background_gc=on|off|sync     the background GC thread (gc.c):
+ *                                 on (default) collects below the
+ *                                 superblock's bg_gc_low_pct, sync below
+ *                                 bg_gc_high_pct without pausing, off
+ *                                 leaves only the foreground GC that
+ *                                 writes run when free zones run short
  *   discard / nodiscard           on regular devices (emulated zones),
  *                                 whether a zone reset discards the zone;
  *                                 zoned devices always reset their zones
@@ -74,9 +78,11 @@ static void gaze_free_retired(struct gaze_sb_info *sbi)
 static void gaze_put_super(struct super_block *sb)
 {
 	struct gaze_sb_info *sbi = GAZE_SB(sb);
-	unsigned int nofs = gaze_nofs_begin();
+	unsigned int nofs;
 	int ret;
 
+	gaze_bggc_stop(sbi);
+	nofs = gaze_nofs_begin();
 	ret = gaze_fs_close(sbi->fs);
 	if (ret)
 		pr_err("gaze: %s: final checkpoint failed: %d\n", sb->s_id,
@@ -135,8 +141,14 @@ static int gaze_show_options(struct seq_file *seq, struct dentry *root)
 		[GAZE_ERRORS_PANIC]	= "panic",
 	};
 
+	static const char * const bggc[] = {
+		[GAZE_BGGC_OFF]		= "off",
+		[GAZE_BGGC_ON]		= "on",
+		[GAZE_BGGC_SYNC]	= "sync",
+	};
+
 	seq_printf(seq, ",errors=%s", errs[o->errors]);
-	seq_printf(seq, ",background_gc=%s", o->background_gc ? "on" : "off");
+	seq_printf(seq, ",background_gc=%s", bggc[o->background_gc]);
 	seq_puts(seq, o->discard ? ",discard" : ",nodiscard");
 	return 0;
 }
@@ -193,15 +205,16 @@ static const struct constant_table gaze_param_errors[] = {
 	{}
 };
 
-static const struct constant_table gaze_param_onoff[] = {
-	{ "off",	0 },
-	{ "on",		1 },
+static const struct constant_table gaze_param_bggc[] = {
+	{ "off",	GAZE_BGGC_OFF },
+	{ "on",		GAZE_BGGC_ON },
+	{ "sync",	GAZE_BGGC_SYNC },
 	{}
 };
 
 static const struct fs_parameter_spec gaze_param_specs[] = {
 	fsparam_enum("errors", Opt_errors, gaze_param_errors),
-	fsparam_enum("background_gc", Opt_background_gc, gaze_param_onoff),
+	fsparam_enum("background_gc", Opt_background_gc, gaze_param_bggc),
 	fsparam_flag_no("discard", Opt_discard),
 	{}
 };
@@ -332,6 +345,9 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 		ret = -ENOMEM;
 		goto out_fs;
 	}
+	/* without the thread, foreground GC still frees space */
+	if (!sb_rdonly(sb))
+		gaze_bggc_start(sbi);
 	return 0;
 
 out_fs:
@@ -400,17 +416,24 @@ static int gaze_reconfigure(struct fs_context *fc)
 	int ret = 0;
 
 	sync_filesystem(sb);
+	/* the thread is restarted below with the new options, if wanted */
+	gaze_bggc_stop(sbi);
 	nofs = gaze_nofs_begin();
 	if (want_ro && !sb_rdonly(sb))
 		ret = gaze_remount_ro(sb);
 	else if (!want_ro && sb_rdonly(sb))
 		ret = gaze_remount_rw(sb);
 	gaze_nofs_end(nofs);
-	if (ret)
+	if (ret) {
+		if (!sb_rdonly(sb))
+			gaze_bggc_start(sbi);
 		return ret;
+	}
 	sbi->opts = *o;
 	sbi->error_logged = false;
 	gaze_bdev_set_discard(sbi->dev, o->discard);
+	if (!want_ro)
+		gaze_bggc_start(sbi);
 	return 0;
 }
 
@@ -437,7 +460,7 @@ static int gaze_init_fs_context(struct fs_context *fc)
 		*o = GAZE_SB(fc->root->d_sb)->opts;
 	} else {
 		o->errors = GAZE_ERRORS_RO;
-		o->background_gc = true;
+		o->background_gc = GAZE_BGGC_ON;
 		o->discard = true;
 	}
 	fc->fs_private = o;

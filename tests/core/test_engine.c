@@ -569,8 +569,12 @@ test_alloc(void)
 	       "invalidating an invalid block is refused");
 	tap_ok(!gaze_fs_sync(fs), "checkpoint");
 	gaze_space_zone_stat(fs, t, &valid, &state);
+	tap_ok(state == GAZE_ZS_PREFREE && gaze_space_free_zones(fs) == i,
+	       "the zone is still PREFREE after one checkpoint");
+	tap_ok(!gaze_fs_sync(fs), "second checkpoint");
+	gaze_space_zone_stat(fs, t, &valid, &state);
 	tap_ok(state == GAZE_ZS_FREE && gaze_space_free_zones(fs) == i + 1,
-	       "the zone is FREE after the checkpoint");
+	       "the zone is FREE after the second checkpoint");
 	fs = reopen(fs, 0);
 	gaze_space_zone_stat(fs, t, &valid, &state);
 	tap_ok(fs && state == GAZE_ZS_FREE && valid == 0 && !usage_bit(fs,

@@ -1,0 +1,768 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_gc.c - unit tests of the baseline garbage collector (gc.c) and
+ * the PREFREE rule of space.c, on the ZNS emulator.
+ *
+ * Why: GC moves live data, so a bug loses files silently.  Every test
+ * therefore checks contents against a model: victim choice per policy on
+ * a layout built block by block; a model-checked random workload with
+ * explicit GC runs and reopens; overwriting files holding ~65% of the
+ * capacity until more than five times the device was written; power cuts
+ * at random points during GC (an injected write error inside
+ * gaze_gc_zone, then a cut) and between GC-heavy operations, each
+ * followed by a reopen that must find every file as of the last
+ * checkpoint; and the two-checkpoint rule for emptied zones.
+ * Deterministic: fixed seeds; the one sleep only orders zone ages for
+ * the cost-benefit test, nothing is timed.  TAP on stdout.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gaze_core.h"
+#include "gaze_zdev.h"
+#include "../tap.h"
+
+#define ZB	256u		/* 1 MiB zones */
+#define BS	GAZE_BLOCK_SIZE
+
+static u64 rng_state = 0x2545f4914f6cdd1dull;
+
+static u64
+rnd(void)
+{
+	u64 x = rng_state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	rng_state = x;
+	return x;
+}
+
+static struct gaze_dev *
+mkdev(u32 nr_zones)
+{
+	struct gaze_emu_opts o;
+	struct gaze_dev *d = NULL;
+
+	memset(&o, 0, sizeof(o));
+	o.nr_zones = nr_zones;
+	o.zone_blocks = ZB;
+	if (gaze_emu_create(&o, &d)) {
+		printf("Bail out! gaze_emu_create failed\n");
+		exit(1);
+	}
+	return d;
+}
+
+static struct gaze_fs *
+format(struct gaze_dev *d, u32 nr_logs, u32 policy)
+{
+	struct gaze_mkfs_params p;
+	struct gaze_attr root;
+	struct gaze_fs *fs = NULL;
+	int i, err;
+
+	memset(&p, 0, sizeof(p));
+	p.geo.nr_blocks = d->nr_blocks;
+	p.geo.zone_blocks = d->zone_blocks;
+	p.geo.zone_cap = d->zone_cap;
+	p.geo.nr_zones = d->nr_zones;
+	p.geo.model = d->model;
+	p.nr_logs = nr_logs;
+	p.victim_policy = policy;
+	gaze_fmt_feature_defaults(&p.feature_compat, &p.feature_ro_compat,
+				  &p.feature_incompat);
+	for (i = 0; i < 16; i++)
+		p.uuid[i] = (u8)(0x30 + i);
+	p.dir_hash_seed[0] = 0x11111111;
+	p.mkfs_time = 1700000000;
+	strcpy(p.version, "gaze-test");
+	memset(&root, 0, sizeof(root));
+	root.mode = 040755;
+	root.nlink = 2;
+	err = gaze_fs_format(d, &p, &root, &fs);
+	if (err) {
+		printf("Bail out! format: %d\n", err);
+		exit(1);
+	}
+	return fs;
+}
+
+static struct gaze_fs *
+reopen(struct gaze_fs *fs)
+{
+	struct gaze_dev *d = fs->dev;
+	int err = gaze_fs_close(fs);
+
+	if (err)
+		printf("# close: %d\n", err);
+	fs = NULL;
+	err = gaze_fs_open(d, 0, &fs);
+	if (err) {
+		printf("Bail out! open: %d\n", err);
+		exit(1);
+	}
+	return fs;
+}
+
+/* simulated crash: drop the instance without writing anything */
+static void
+crash(struct gaze_fs *fs)
+{
+	fs->flags |= GAZE_FS_RDONLY;
+	gaze_fs_close(fs);
+}
+
+/* block contents of (file, generation, block) */
+static void
+fill(void *buf, u32 file, u32 gen, u64 blk)
+{
+	u64 *w = buf, x = ((u64)file << 40) ^ ((u64)gen << 20) ^ blk;
+	u32 i;
+
+	for (i = 0; i < BS / 8; i++) {
+		x += 0x9e3779b97f4a7c15ull;
+		w[i] = (x ^ (x >> 31)) * 0xbf58476d1ce4e5b9ull;
+	}
+}
+
+static int
+create(struct gaze_fs *fs, u32 dir, const char *name, u32 mode, u32 *ino)
+{
+	struct gaze_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.mode = mode;
+	a.nlink = GAZE_S_ISDIR(mode) ? 2 : 1;
+	return gaze_ns_mknod(fs, dir, name, (u32)strlen(name), &a, ino);
+}
+
+/* writes blocks [b0, b0 + n) of a file with generation gen */
+static int
+put(struct gaze_fs *fs, u32 ino, u32 file, u32 gen, u64 b0, u32 n)
+{
+	u8 *buf = malloc((size_t)n * BS);
+	s64 r;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		fill(buf + (size_t)i * BS, file, gen, b0 + i);
+	r = gaze_file_write(fs, ino, buf, (u64)n * BS, b0 * BS);
+	free(buf);
+	if (r != (s64)n * BS) {
+		printf("# write ino %u blocks %llu+%u: %lld\n", ino,
+		       (unsigned long long)b0, n, (long long)r);
+		return r < 0 ? (int)r : -EAGAIN;	/* short write */
+	}
+	return 0;
+}
+
+/* 0 if block blk of the file holds gen */
+static int
+check_block(struct gaze_fs *fs, u32 ino, u32 file, u32 gen, u64 blk,
+	    u8 *buf, u8 *want)
+{
+	s64 r = gaze_file_read(fs, ino, buf, BS, blk * BS);
+
+	if (r != BS)
+		return -EIO;
+	fill(want, file, gen, blk);
+	return memcmp(buf, want, BS) ? -EILSEQ : 0;
+}
+
+static int
+zone_state(struct gaze_fs *fs, u32 zone, u32 *valid)
+{
+	u32 v, s;
+
+	if (gaze_space_zone_stat(fs, zone, &v, &s))
+		return -1;
+	if (valid)
+		*valid = v;
+	return (int)s;
+}
+
+/* zone of a file's block */
+static u32
+zone_of(struct gaze_fs *fs, u32 ino, u64 blk)
+{
+	u64 a = 0;
+
+	gaze_file_bmap(fs, ino, blk, &a);
+	return (u32)(a / ZB);
+}
+
+static int
+gc_zone_locked(struct gaze_fs *fs, u32 zone)
+{
+	int r;
+
+	mutex_lock(&fs->lock);
+	r = gaze_gc_zone(fs, zone);
+	mutex_unlock(&fs->lock);
+	return r;
+}
+
+static int
+select_locked(struct gaze_fs *fs, int policy, u32 *zone)
+{
+	int r;
+
+	mutex_lock(&fs->lock);
+	r = gaze_gc_select(fs, policy, zone);
+	mutex_unlock(&fs->lock);
+	return r;
+}
+
+/* ---------------------------------------------------------------- */
+/* Victim choice, zone move, the two-checkpoint rule                 */
+/* ---------------------------------------------------------------- */
+
+static void
+test_victims(void)
+{
+	struct gaze_dev *d = mkdev(24);
+	struct gaze_fs *fs = format(d, 2, GAZE_GC_GREEDY);
+	u32 ino[5], z[5], i, v, zone, bad = 0, nfree;
+	u8 *buf = malloc(BS), *want = malloc(BS);
+	u64 old[ZB / 4], gen_addr;
+	char name[16];
+	int err = 0;
+
+	/* two logs: every file block goes to the data log in write order,
+	 * so file i fills zone z[i] exactly */
+	for (i = 0; i < 5; i++) {
+		snprintf(name, sizeof(name), "f%u", i);
+		bad += !!create(fs, GAZE_ROOT_INO, name, 0100644, &ino[i]);
+	}
+	for (i = 0; i < 5; i++) {
+		bad += !!put(fs, ino[i], i, 1, 0, ZB);
+		z[i] = zone_of(fs, ino[i], 0);
+		if (zone_of(fs, ino[i], ZB - 1) != z[i])
+			bad++;
+		if (i == 0)
+			sleep(3);	/* zone z[0] is older than the rest */
+	}
+	tap_ok(!bad, "five files fill five zones (%u..%u)", z[0], z[4]);
+	/* z0 half valid and old; z1 a quarter valid; z2 emptied (PREFREE);
+	 * z3 full; z4 is the data log head with every block invalid */
+	gaze_file_truncate(fs, ino[0], (u64)ZB / 2 * BS);
+	gaze_file_truncate(fs, ino[1], (u64)ZB / 4 * BS);
+	gaze_file_truncate(fs, ino[2], 0);
+	gaze_file_truncate(fs, ino[4], 0);
+	tap_ok(zone_state(fs, z[0], &v) == GAZE_ZS_FULL && v == ZB / 2 &&
+	       zone_state(fs, z[1], &v) == GAZE_ZS_FULL && v == ZB / 4 &&
+	       zone_state(fs, z[2], &v) == GAZE_ZS_PREFREE && !v &&
+	       zone_state(fs, z[3], &v) == GAZE_ZS_FULL && v == ZB &&
+	       zone_state(fs, z[4], &v) == GAZE_ZS_OPEN && !v,
+	       "zone states and counts as constructed");
+	err = select_locked(fs, GAZE_GC_GREEDY, &zone);
+	tap_ok(!err && zone == z[1],
+	       "greedy picks the zone with the fewest valid blocks (%u)",
+	       zone);
+	err = select_locked(fs, GAZE_GC_COST_BENEFIT, &zone);
+	tap_ok(!err && zone == z[0],
+	       "cost-benefit picks the older, fuller zone (%u)", zone);
+	tap_ok(!select_locked(fs, GAZE_GC_POLICY_DEFAULT, &zone) &&
+	       zone == z[1], "the superblock's policy (greedy) is the default");
+	tap_ok(gaze_gc_cb_score(ZB / 2, ZB, 3) > gaze_gc_cb_score(ZB / 4, ZB, 0) &&
+	       gaze_gc_cb_score(ZB / 4, ZB, 5) > gaze_gc_cb_score(ZB / 2, ZB, 5) &&
+	       gaze_gc_cb_score(ZB, ZB, 100) == 0,
+	       "cost-benefit score: age raises it, valid blocks lower it");
+	tap_ok(gc_zone_locked(fs, z[4]) == -EINVAL &&
+	       gc_zone_locked(fs, z[2]) == -EINVAL &&
+	       gc_zone_locked(fs, fs->lay.meta_zone_start) == -EINVAL,
+	       "log heads, PREFREE and meta zones are refused");
+
+	/* remember where file 1 lives now (the checkpoint will point here) */
+	for (i = 0; i < ZB / 4; i++)
+		gaze_file_bmap(fs, ino[1], i, &old[i]);
+	tap_ok(!gaze_fs_sync(fs), "checkpoint before GC");
+	nfree = gaze_space_free_zones(fs);
+	tap_ok(!gc_zone_locked(fs, z[1]) &&
+	       zone_state(fs, z[1], &v) == GAZE_ZS_PREFREE && !v,
+	       "gc of zone %u leaves it PREFREE with 0 valid", z[1]);
+	for (i = 0, bad = 0; i < ZB / 4; i++) {
+		if (check_block(fs, ino[1], 1, 1, i, buf, want))
+			bad++;
+		gaze_file_bmap(fs, ino[1], i, &gen_addr);
+		if (gen_addr / ZB == z[1])
+			bad++;
+	}
+	tap_ok(!bad, "file 1 reads back from its new place");
+	tap_ok(fs->gc.zones_reclaimed == 1 && fs->gc.data_moved == ZB / 4,
+	       "counters: %llu zone, %llu blocks moved",
+	       (unsigned long long)fs->gc.zones_reclaimed,
+	       (unsigned long long)fs->gc.data_moved);
+	tap_ok(!gaze_fs_sync(fs) &&
+	       zone_state(fs, z[1], NULL) == GAZE_ZS_PREFREE,
+	       "one checkpoint later the zone is still PREFREE");
+	/* fill every FREE zone (writeback class, no checkpoint): the
+	 * PREFREE one must not be reused */
+	mutex_lock(&fs->lock);
+	fill(want, 99, 99, 0);
+	for (i = 0, bad = 0; i < 2 * nfree * ZB + 4 * ZB; i++) {
+		err = gaze_block_alloc(fs, GAZE_LOG_DATA_HOT, 9, 0,
+				       GAZE_SUM_DATA, &gen_addr);
+		if (err)
+			break;
+		if (gen_addr / ZB == z[1])
+			bad++;
+		gaze_block_write(fs, gen_addr, want);
+	}
+	mutex_unlock(&fs->lock);
+	tap_ok(err == -ENOSPC && !bad &&
+	       zone_state(fs, z[1], NULL) == GAZE_ZS_PREFREE,
+	       "allocating until ENOSPC (%u blocks) never used the PREFREE zone",
+	       i);
+	for (i = 0, bad = 0; i < ZB / 4; i++) {
+		gaze_block_read(fs, old[i], buf);
+		fill(want, 1, 1, i);
+		if (memcmp(buf, want, BS))
+			bad++;
+	}
+	tap_ok(!bad, "the previous checkpoint's blocks in it are intact");
+	/* drop the fake blocks: back to the checkpoint, then two more */
+	crash(fs);
+	gaze_emu_power_cut(d, 5, 100);
+	fs = NULL;
+	if (gaze_fs_open(d, 0, &fs)) {
+		printf("Bail out! open after crash\n");
+		exit(1);
+	}
+	tap_ok(zone_state(fs, z[1], NULL) == GAZE_ZS_PREFREE,
+	       "after a crash and mount the zone is still PREFREE");
+	tap_ok(!gaze_fs_sync(fs) &&
+	       zone_state(fs, z[1], NULL) == GAZE_ZS_FREE,
+	       "the next checkpoint (the second since GC) frees it");
+	fs = reopen(fs);
+	for (i = 0, bad = 0; i < ZB / 4; i++)
+		if (check_block(fs, ino[1], 1, 1, i, buf, want))
+			bad++;
+	for (i = 0; i < ZB / 2; i++)
+		if (check_block(fs, ino[0], 0, 1, i, buf, want))
+			bad++;
+	tap_ok(!bad, "files intact after reopen");
+	tap_ok(le64_to_cpu(fs->cp.gc_zones_reclaimed) >= 1,
+	       "lifetime counter persisted (%llu zones)",
+	       (unsigned long long)le64_to_cpu(fs->cp.gc_zones_reclaimed));
+	gaze_fs_close(fs);
+	gaze_dev_close(d);
+	free(buf);
+	free(want);
+}
+
+/* ---------------------------------------------------------------- */
+/* Model-checked workload                                            */
+/* ---------------------------------------------------------------- */
+
+#define MF	48		/* files */
+#define MB	96		/* max blocks per file */
+
+struct model {
+	u32	ino[MF];
+	u32	nblk[MF];
+	u32	gen[MF][MB];		/* 0: hole / beyond EOF */
+	u32	com[MF][MB];		/* as of the last checkpoint */
+	u32	alt[MF][MB];		/* also acceptable (0 = none) */
+	u32	com_n[MF], alt_n[MF];
+	u64	seen_cp;
+	u32	next_gen;
+};
+
+/* verifies every file; exact: gen[], else com[] or alt[] */
+static u32
+model_check(struct gaze_fs *fs, struct model *m, bool exact)
+{
+	u8 *buf = malloc(BS), *want = malloc(BS), *zero = calloc(1, BS);
+	struct gaze_attr a;
+	u32 f, b, bad = 0, g;
+
+	for (f = 0; f < MF; f++) {
+		if (gaze_ns_getattr(fs, m->ino[f], &a)) {
+			bad++;
+			continue;
+		}
+		for (b = 0; b < MB; b++) {
+			g = exact ? m->gen[f][b] : m->com[f][b];
+			if (b >= a.size / BS)
+				break;
+			if (gaze_file_read(fs, m->ino[f], buf, BS,
+					   (u64)b * BS) != BS) {
+				bad++;
+				continue;
+			}
+			if (!g) {
+				if (memcmp(buf, zero, BS))
+					bad++;
+				continue;
+			}
+			fill(want, f, g, b);
+			if (!memcmp(buf, want, BS))
+				continue;
+			if (!exact && m->alt[f][b]) {
+				fill(want, f, m->alt[f][b], b);
+				if (!memcmp(buf, want, BS)) {
+					m->com[f][b] = m->alt[f][b];
+					continue;
+				}
+			}
+			if (bad < 5)
+				printf("# file %u block %u: not gen %u\n", f, b,
+				       g);
+			bad++;
+		}
+		if (exact && a.size != (u64)m->nblk[f] * BS)
+			bad++;
+		if (!exact && a.size != (u64)m->com_n[f] * BS &&
+		    a.size != (u64)m->alt_n[f] * BS)
+			bad++;
+	}
+	free(buf);
+	free(want);
+	free(zero);
+	return bad;
+}
+
+/* after recovery: what was found is the truth */
+static void
+model_settle(struct gaze_fs *fs, struct model *m)
+{
+	struct gaze_attr a;
+	u32 f, b;
+
+	for (f = 0; f < MF; f++) {
+		gaze_ns_getattr(fs, m->ino[f], &a);
+		m->nblk[f] = m->com_n[f] = m->alt_n[f] = (u32)(a.size / BS);
+		for (b = 0; b < MB; b++) {
+			if (b >= m->nblk[f])
+				m->com[f][b] = 0;
+			m->gen[f][b] = m->com[f][b];
+			m->alt[f][b] = 0;
+		}
+	}
+	m->seen_cp = fs->cp_seq;
+}
+
+/* records a committed checkpoint seen after an operation on file f
+ * (f = MF: none); pre/pre_n: f's state before the operation */
+static void
+model_cp(struct gaze_fs *fs, struct model *m, u32 f, const u32 *pre,
+	 u32 pre_n)
+{
+	u32 g, b;
+
+	if (fs->cp_seq == m->seen_cp)
+		return;
+	m->seen_cp = fs->cp_seq;
+	for (g = 0; g < MF; g++) {
+		memcpy(m->com[g], m->gen[g], sizeof(m->com[g]));
+		memset(m->alt[g], 0, sizeof(m->alt[g]));
+		m->com_n[g] = m->alt_n[g] = m->nblk[g];
+	}
+	if (f >= MF)
+		return;
+	/* the checkpoint may have come before or after the data */
+	for (b = 0; b < MB; b++)
+		if (pre[b] != m->gen[f][b])
+			m->alt[f][b] = pre[b] ? pre[b] : 0;
+	m->alt_n[f] = pre_n;
+}
+
+static int
+model_init(struct gaze_fs *fs, struct model *m)
+{
+	char name[16];
+	u32 f;
+	int err;
+
+	memset(m, 0, sizeof(*m));
+	m->next_gen = 1;
+	for (f = 0; f < MF; f++) {
+		snprintf(name, sizeof(name), "m%u", f);
+		err = create(fs, GAZE_ROOT_INO, name, 0100644, &m->ino[f]);
+		if (err)
+			return err;
+	}
+	err = gaze_fs_sync(fs);
+	m->seen_cp = fs->cp_seq;
+	return err;
+}
+
+/* one random write or truncate; updates the model */
+static int
+model_step(struct gaze_fs *fs, struct model *m, u32 maxblk)
+{
+	u32 f = (u32)(rnd() % MF), pre[MB], pre_n = m->nblk[f];
+	u32 b0, n, g, b;
+	int err;
+
+	memcpy(pre, m->gen[f], sizeof(pre));
+	if (rnd() % 8 == 0) {
+		n = (u32)(rnd() % (m->nblk[f] + 1));
+		err = gaze_file_truncate(fs, m->ino[f], (u64)n * BS);
+		if (!err) {
+			for (b = n; b < MB; b++)
+				m->gen[f][b] = 0;
+			m->nblk[f] = n;
+		}
+	} else {
+		b0 = (u32)(rnd() % maxblk);
+		n = 1 + (u32)(rnd() % (maxblk - b0));
+		g = m->next_gen++;
+		err = put(fs, m->ino[f], f, g, b0, n);
+		if (!err) {
+			for (b = b0; b < b0 + n; b++)
+				m->gen[f][b] = g;
+			if (b0 + n > m->nblk[f])
+				m->nblk[f] = b0 + n;
+		}
+	}
+	model_cp(fs, m, f, pre, pre_n);
+	return err;
+}
+
+static void
+test_model(void)
+{
+	struct gaze_dev *d = mkdev(40);
+	struct gaze_fs *fs = format(d, 0, GAZE_GC_COST_BENEFIT);
+	struct model *m = calloc(1, sizeof(*m));
+	u32 k, bad = 0, zone, runs = 0, dirino, i;
+	u64 written = 0, cap = (u64)d->nr_zones * ZB;
+	char name[32];
+	int err = 0;
+
+	tap_ok(!model_init(fs, m), "model: 48 files created");
+	/* a hashed directory whose blocks GC must move too */
+	err = create(fs, GAZE_ROOT_INO, "dir", 040755, &dirino);
+	for (i = 0; !err && i < 300; i++) {
+		snprintf(name, sizeof(name), "entry-with-a-long-name-%u", i);
+		err = create(fs, dirino, name, 0100644, &k);
+	}
+	tap_ok(!err, "a directory of 300 entries");
+	for (k = 0; k < 3000 && !err; k++) {
+		err = model_step(fs, m, MB);
+		written += MB / 2;
+		if (k % 100 == 50) {
+			/* explicit GC of the chosen victim, then a check */
+			if (!select_locked(fs, GAZE_GC_POLICY_DEFAULT, &zone)) {
+				err = gc_zone_locked(fs, zone);
+				runs++;
+			}
+			bad += model_check(fs, m, true);
+		}
+		if (k % 100 == 99) {
+			snprintf(name, sizeof(name), "entry-with-a-long-name-%u",
+				 (u32)(rnd() % 300));
+			gaze_ns_unlink(fs, dirino, name, (u32)strlen(name));
+			create(fs, dirino, name, 0100644, &i);
+		}
+		if (k % 700 == 699) {
+			fs = reopen(fs);
+			bad += model_check(fs, m, true);
+		}
+	}
+	tap_ok(!err, "3000 random writes and truncates (err %d)", err);
+	tap_ok(!bad, "every check matched the model (%u explicit GC runs, %llu zones reclaimed in all)",
+	       runs, (unsigned long long)fs->gc.zones_reclaimed);
+	tap_ok(written > 2 * cap, "wrote about %llu blocks, device %llu",
+	       (unsigned long long)written, (unsigned long long)cap);
+	for (i = 0, bad = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "entry-with-a-long-name-%u", i);
+		if (gaze_ns_lookup(fs, dirino, name, (u32)strlen(name), &k,
+				   NULL))
+			bad++;
+	}
+	tap_ok(!bad, "every directory entry is still found");
+	fs = reopen(fs);
+	tap_ok(!model_check(fs, m, true), "model matches after reopen");
+	gaze_fs_close(fs);
+	gaze_dev_close(d);
+	free(m);
+}
+
+/* ---------------------------------------------------------------- */
+/* Overwrite more than 5x the device                                 */
+/* ---------------------------------------------------------------- */
+
+static void
+test_overwrite(u32 nr_logs, u32 policy)
+{
+	struct gaze_dev *d = mkdev(32);
+	struct gaze_fs *fs = format(d, nr_logs, policy);
+	u64 user = le64_to_cpu(fs->sb.user_blocks);
+	u64 devblk = (u64)d->nr_zones * ZB, written = 0, fb;
+	u32 nf, per = 64, f, *gen, *ino, bad = 0, b, free0;
+	u8 *buf = malloc(BS), *want = malloc(BS);
+	char name[16];
+	int err = 0;
+
+	/* files of 64 blocks holding about 65% of the user capacity */
+	nf = (u32)(user * 65 / 100 / per);
+	gen = calloc(nf, sizeof(*gen));
+	ino = calloc(nf, sizeof(*ino));
+	for (f = 0; f < nf && !err; f++) {
+		snprintf(name, sizeof(name), "o%u", f);
+		err = create(fs, GAZE_ROOT_INO, name, 0100644, &ino[f]);
+		if (!err)
+			err = put(fs, ino[f], f, gen[f] = 1, 0, per);
+		written += per;
+	}
+	tap_ok(!err, "overwrite (logs %u, policy %u): %u files of %u blocks, user %llu blocks",
+	       nr_logs, policy, nf, per, (unsigned long long)user);
+	free0 = gaze_space_free_zones(fs);
+	while (!err && written < 5 * devblk + devblk / 2) {
+		f = (u32)(rnd() % nf);
+		err = put(fs, ino[f], f, ++gen[f], 0, per);
+		written += per;
+		/* read back another file now and then */
+		f = (u32)(rnd() % nf);
+		b = (u32)(rnd() % per);
+		if (!err && check_block(fs, ino[f], f, gen[f], b, buf, want))
+			bad++;
+	}
+	tap_ok(!err, "no error after %llu blocks written (%.1fx the device)",
+	       (unsigned long long)written, (double)written / devblk);
+	tap_ok(fs->gc.zones_reclaimed > 0,
+	       "GC ran: %llu zones, %llu data + %llu node blocks moved, %llu checkpoints, free zones %u -> %u",
+	       (unsigned long long)fs->gc.zones_reclaimed,
+	       (unsigned long long)fs->gc.data_moved,
+	       (unsigned long long)fs->gc.nodes_moved,
+	       (unsigned long long)fs->gc.checkpoints, free0,
+	       gaze_space_free_zones(fs));
+	fb = gaze_space_free_blocks(fs);
+	tap_ok(fb + (u64)nf * per <= user && fb + (u64)nf * per + 3 * nf >= user,
+	       "free blocks (%llu) count invalid blocks as free",
+	       (unsigned long long)fb);
+	for (f = 0; f < nf; f++)
+		for (b = 0; b < per; b++)
+			if (check_block(fs, ino[f], f, gen[f], b, buf, want))
+				bad++;
+	tap_ok(!bad, "every file holds its last generation");
+	fs = reopen(fs);
+	for (f = 0, bad = 0; f < nf; f++)
+		for (b = 0; b < per; b++)
+			if (check_block(fs, ino[f], f, gen[f], b, buf, want))
+				bad++;
+	tap_ok(!bad, "and after reopen");
+	gaze_fs_close(fs);
+	gaze_dev_close(d);
+	free(gen);
+	free(ino);
+	free(buf);
+	free(want);
+}
+
+/* ---------------------------------------------------------------- */
+/* ENOSPC only when valid data fills the user capacity                */
+/* ---------------------------------------------------------------- */
+
+static void
+test_enospc(void)
+{
+	struct gaze_dev *d = mkdev(24);
+	struct gaze_fs *fs = format(d, 0, GAZE_GC_GREEDY);
+	u64 user = le64_to_cpu(fs->sb.user_blocks), n = 0, valid;
+	u32 ino, big;
+	int err;
+
+	/* a file rewritten in place many times, then grown until full */
+	err = create(fs, GAZE_ROOT_INO, "a", 0100644, &ino);
+	for (n = 0; !err && n < 8 * user / ZB; n++)
+		err = put(fs, ino, 0, (u32)n + 1, 0, ZB);
+	tap_ok(!err, "rewriting one zone's worth %llu times: no ENOSPC",
+	       (unsigned long long)n);
+	create(fs, GAZE_ROOT_INO, "b", 0100644, &big);
+	for (n = 0; !(err = put(fs, big, 1, 1, n * 16, 16)); n++)
+		;
+	valid = user - gaze_space_free_blocks(fs);
+	tap_ok((err == -ENOSPC || err == -EAGAIN) && valid + 64 >= user,
+	       "ENOSPC only once valid data fills the user capacity (%llu of %llu blocks)",
+	       (unsigned long long)valid, (unsigned long long)user);
+	gaze_file_truncate(fs, big, 0);
+	tap_ok(!put(fs, big, 1, 2, 0, ZB), "after a truncate writes work again");
+	fs = reopen(fs);
+	gaze_fs_close(fs);
+	gaze_dev_close(d);
+}
+
+/* ---------------------------------------------------------------- */
+/* Power cuts during GC workloads                                    */
+/* ---------------------------------------------------------------- */
+
+static void
+test_powercut(void)
+{
+	static const u32 keep[] = { 0, 50, 100 };
+	struct gaze_dev *d = mkdev(28);
+	struct gaze_fs *fs = format(d, 0, GAZE_GC_GREEDY);
+	struct model *m = calloc(1, sizeof(*m));
+	u32 round, k, steps, bad = 0, zone, ingc = 0, bad_open = 0;
+	int err;
+
+	if (model_init(fs, m)) {
+		tap_ok(0, "powercut: model init");
+		return;
+	}
+	for (round = 0; round < 24; round++) {
+		steps = 20 + (u32)(rnd() % 60);
+		for (k = 0; k < steps; k++)
+			if (model_step(fs, m, MB))
+				break;
+		if (round % 2) {
+			/* cut inside gaze_gc_zone: a write fails, then power */
+			ingc++;
+			gaze_emu_fail_after(d, 1 + rnd() % 200, 0);
+			if (!select_locked(fs, GAZE_GC_GREEDY, &zone))
+				gc_zone_locked(fs, zone);
+			gaze_emu_fail_after(d, 0, 0);
+			/* what gc_zone did never reached a checkpoint */
+			model_cp(fs, m, MF, NULL, 0);
+		}
+		crash(fs);
+		gaze_emu_power_cut(d, 77 + round, keep[round % 3]);
+		fs = NULL;
+		err = gaze_fs_open(d, 0, &fs);
+		if (err) {
+			printf("# round %u: open %d\n", round, err);
+			bad_open++;
+			break;
+		}
+		k = model_check(fs, m, false);
+		if (k)
+			printf("# round %u: %u mismatches\n", round, k);
+		bad += k;
+		model_settle(fs, m);
+	}
+	tap_ok(!bad_open, "every power cut reopens (%u rounds, %u inside GC)",
+	       round, ingc);
+	tap_ok(!bad, "every file is as of the last checkpoint after each cut");
+	if (fs) {
+		for (k = 0; k < 200; k++)
+			if (model_step(fs, m, MB))
+				break;
+		fs = reopen(fs);
+		tap_ok(!model_check(fs, m, true),
+		       "the recovered filesystem keeps working");
+		gaze_fs_close(fs);
+	}
+	gaze_dev_close(d);
+	free(m);
+}
+
+int
+main(void)
+{
+	gaze_log_level = 3;	/* errors only: expected warnings are noise */
+	test_victims();
+	test_model();
+	test_overwrite(2, GAZE_GC_GREEDY);
+	test_overwrite(0, GAZE_GC_COST_BENEFIT);
+	test_enospc();
+	test_powercut();
+	return tap_done();
+}
