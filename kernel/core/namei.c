@@ -588,7 +588,10 @@ gaze_file_write_blocks(struct gaze_fs *fs, u32 ino, u64 fblk, u32 nr,
 	err = ns_enter_get(fs, ino, true, ns_get_file, &imb);
 	if (err)
 		return err;
-	err = gaze_inode_write_blocks(fs, imb, fblk, nr, buf, size);
+	/* room first, at a consistent point (see ns_write_chunks) */
+	err = gaze_gc_balance(fs, (u64)nr + 2);
+	if (!err)
+		err = gaze_inode_write_blocks(fs, imb, fblk, nr, buf, size);
 	if (!err)
 		gaze_inode_touch(fs, imb, true);
 	return gaze_ns_leave(fs, imb, true, err);
