@@ -17,6 +17,7 @@
  *   file.c   address_space_operations and file_operations for
  *            regular files and symlinks                (gaze_file_*)
  *   xattr.c  xattr handlers (user, trusted, security, POSIX ACLs)
+ *   ioctl.c  GAZE_IOC_* (info, gc-stats, tune, gc) for gazectl
  *
  * Locking: the core serialises itself with fs->lock (a mutex taken by
  * every core entry point).  The glue never holds fs->lock across a call
@@ -123,6 +124,9 @@ extern const struct inode_operations gaze_special_inode_operations;
 extern const struct xattr_handler *gaze_xattr_handlers[];
 /* listxattr for every inode type: the names the caller may see */
 ssize_t gaze_listxattr(struct dentry *dentry, char *buffer, size_t size);
+
+/* ioctl.c: the GAZE_IOC_* ioctls (uapi/gaze_ioctl.h) */
+long gaze_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 
 /* super.c */
 int gaze_super_init(void);
