@@ -14,6 +14,7 @@
 #include <linux/capability.h>
 #include <linux/uaccess.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include "gaze_kern.h"
 #include "gaze_ioctl.h"
 
@@ -139,6 +140,260 @@ out:
 }
 
 /* ---------------------------------------------------------------- */
+/* TUNE                                                              */
+/* ---------------------------------------------------------------- */
+
+struct gaze_tunable {
+	const char	*name;
+	u64		min, max;
+	const char	*help;
+	u64		(*get)(struct gaze_sb_info *sbi);
+	int		(*set)(struct gaze_sb_info *sbi, u64 v);
+};
+
+static u64 gaze_tget_bg(struct gaze_sb_info *sbi)
+{
+	return READ_ONCE(sbi->opts.background_gc);
+}
+
+static int gaze_tset_bg(struct gaze_sb_info *sbi, u64 v)
+{
+	WRITE_ONCE(sbi->opts.background_gc, v);
+	gaze_gc_thread_kick(sbi);
+	return 0;
+}
+
+static u64 gaze_tget_policy(struct gaze_sb_info *sbi)
+{
+	return READ_ONCE(sbi->fs->gc_policy);
+}
+
+static int gaze_tset_policy(struct gaze_sb_info *sbi, u64 v)
+{
+	WRITE_ONCE(sbi->fs->gc_policy, (int)v);
+	return 0;
+}
+
+static u64 gaze_tget_low(struct gaze_sb_info *sbi)
+{
+	return READ_ONCE(sbi->gc_low_pct);
+}
+
+static int gaze_tset_low(struct gaze_sb_info *sbi, u64 v)
+{
+	if (v > READ_ONCE(sbi->gc_high_pct))
+		return -ERANGE;
+	WRITE_ONCE(sbi->gc_low_pct, v);
+	gaze_gc_thread_kick(sbi);
+	return 0;
+}
+
+static u64 gaze_tget_high(struct gaze_sb_info *sbi)
+{
+	return READ_ONCE(sbi->gc_high_pct);
+}
+
+static int gaze_tset_high(struct gaze_sb_info *sbi, u64 v)
+{
+	if (v < READ_ONCE(sbi->gc_low_pct))
+		return -ERANGE;
+	WRITE_ONCE(sbi->gc_high_pct, v);
+	return 0;
+}
+
+static const struct gaze_tunable gaze_tunables[] = {
+	{ "background_gc", 0, 2,
+	  "background GC thread: 0 off, 1 on, 2 sync (reclaim whenever idle)",
+	  gaze_tget_bg, gaze_tset_bg },
+	{ "victim_policy", 0, 1,
+	  "victim choice: 0 greedy (fewest valid), 1 cost-benefit (age)",
+	  gaze_tget_policy, gaze_tset_policy },
+	{ "bg_gc_low_pct", 0, 100,
+	  "background GC starts below this % of free main zones",
+	  gaze_tget_low, gaze_tset_low },
+	{ "bg_gc_high_pct", 0, 100,
+	  "background GC stops at this % of free main zones",
+	  gaze_tget_high, gaze_tset_high },
+};
+
+static void gaze_tune_fill(struct gaze_sb_info *sbi,
+			   const struct gaze_tunable *tb,
+			   struct gaze_ioc_tune *t)
+{
+	strscpy(t->name, tb->name, sizeof(t->name));
+	strscpy(t->help, tb->help, sizeof(t->help));
+	t->min = tb->min;
+	t->max = tb->max;
+	t->value = tb->get(sbi);
+}
+
+static const struct gaze_tunable *gaze_tune_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(gaze_tunables); i++)
+		if (!strcmp(gaze_tunables[i].name, name))
+			return &gaze_tunables[i];
+	return NULL;
+}
+
+static long gaze_ioc_tune(struct super_block *sb, void __user *arg)
+{
+	struct gaze_sb_info *sbi = GAZE_SB(sb);
+	const struct gaze_tunable *tb;
+	struct gaze_ioc_tune t;
+	long ret;
+
+	if (copy_from_user(&t, arg, sizeof(t)))
+		return -EFAULT;
+	ret = gaze_ioc_check(t.version, t.flags,
+			     GAZE_TUNE_SET | GAZE_TUNE_BY_INDEX, t.reserved,
+			     sizeof(t.reserved));
+	if (ret)
+		return ret;
+	if ((t.flags & GAZE_TUNE_SET) && (t.flags & GAZE_TUNE_BY_INDEX))
+		return -EINVAL;
+	if (t.flags & GAZE_TUNE_BY_INDEX) {
+		if (t.index >= ARRAY_SIZE(gaze_tunables))
+			return -ENOENT;
+		tb = &gaze_tunables[t.index];
+	} else {
+		if (!memchr(t.name, 0, sizeof(t.name)))
+			return -EINVAL;
+		tb = gaze_tune_find(t.name);
+		if (!tb)
+			return -ENOENT;
+	}
+	mutex_lock(&sbi->tune_lock);
+	if (t.flags & GAZE_TUNE_SET) {
+		ret = -EPERM;
+		if (!capable(CAP_SYS_ADMIN))
+			goto out;
+		ret = -ERANGE;
+		if (t.value < tb->min || t.value > tb->max)
+			goto out;
+		ret = tb->set(sbi, t.value);
+		if (ret)
+			goto out;
+	}
+	gaze_tune_fill(sbi, tb, &t);
+out:
+	mutex_unlock(&sbi->tune_lock);
+	if (!ret && copy_to_user(arg, &t, sizeof(t)))
+		ret = -EFAULT;
+	return ret;
+}
+
+/* ---------------------------------------------------------------- */
+/* GC_STATS and GC                                                   */
+/* ---------------------------------------------------------------- */
+
+static void gaze_gc_stats_fill(struct gaze_fs *fs, struct gaze_ioc_gc_stats *s)
+{
+	const struct gaze_gc_stats *g = &fs->gc;
+	int i;
+
+	s->zones_reclaimed = g->zones_reclaimed;
+	s->zones_foreground = g->zones_fg;
+	s->blocks_moved = g->data_moved + g->nodes_moved;
+	s->blocks_user = g->user_blocks;
+	s->reclaim_ns_total = g->time_ns;
+	s->reclaim_ns_max = g->time_max_ns;
+	BUILD_BUG_ON(ARRAY_SIZE(g->hist) != GAZE_GC_HIST);
+	for (i = 0; i < GAZE_GC_HIST; i++)
+		s->reclaim_hist[i] = g->hist[i];
+	/* the baseline collector: no stages, no pool, no reservations */
+}
+
+static long gaze_ioc_gc_stats(struct super_block *sb, void __user *arg)
+{
+	struct gaze_fs *fs = GAZE_FS(sb);
+	struct gaze_ioc_gc_stats *s;
+	long ret;
+
+	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	ret = -EFAULT;
+	if (copy_from_user(s, arg, sizeof(*s)))
+		goto out;
+	ret = gaze_ioc_check(s->version, s->flags, GAZE_GC_STATS_RESET,
+			     s->reserved_in, sizeof(s->reserved_in));
+	if (ret)
+		goto out;
+	ret = -EPERM;
+	if ((s->flags & GAZE_GC_STATS_RESET) && !capable(CAP_SYS_ADMIN))
+		goto out;
+	memset(s, 0, sizeof(*s));
+	s->version = GAZE_IOC_VERSION;
+	mutex_lock(&fs->lock);
+	gaze_gc_stats_fill(fs, s);
+	if (s->flags & GAZE_GC_STATS_RESET)
+		memset(&fs->gc, 0, sizeof(fs->gc));
+	mutex_unlock(&fs->lock);
+	ret = copy_to_user(arg, s, sizeof(*s)) ? -EFAULT : 0;
+out:
+	kfree(s);
+	return ret;
+}
+
+/* reclaims one zone (fs->lock held); two checkpoints with SYNC */
+static int gaze_gc_now(struct gaze_fs *fs, struct gaze_ioc_gc *g)
+{
+	u64 moved = fs->gc.data_moved + fs->gc.nodes_moved;
+	u32 valid, state;
+	int ret;
+
+	if (g->flags & GAZE_GC_ZONE) {
+		if (gaze_space_zone_stat(fs, g->zone, &valid, &state) ||
+		    state != GAZE_ZS_FULL)
+			return -EINVAL;
+	} else {
+		ret = gaze_gc_select(fs, fs->gc_policy, &g->zone);
+		if (ret)
+			return ret == -ENOENT ? -ENODATA : ret;
+	}
+	ret = gaze_gc_zone(fs, g->zone);
+	if (ret)
+		return ret;
+	g->blocks_moved = fs->gc.data_moved + fs->gc.nodes_moved - moved;
+	if (g->flags & GAZE_GC_SYNC)
+		ret = gaze_gc_release(fs);
+	return ret;
+}
+
+static long gaze_ioc_gc(struct super_block *sb, void __user *arg)
+{
+	struct gaze_fs *fs = GAZE_FS(sb);
+	struct gaze_ioc_gc g;
+	unsigned int nofs;
+	u64 start;
+	long ret;
+
+	if (copy_from_user(&g, arg, sizeof(g)))
+		return -EFAULT;
+	ret = gaze_ioc_check(g.version, g.flags, GAZE_GC_ZONE | GAZE_GC_SYNC,
+			     g.reserved_in, sizeof(g.reserved_in));
+	if (ret)
+		return ret;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (sb_rdonly(sb))
+		return -EROFS;
+	memset(g.reserved_out, 0, sizeof(g.reserved_out));
+	start = ktime_get_ns();
+	nofs = gaze_nofs_begin();
+	mutex_lock(&fs->lock);
+	ret = gaze_gc_now(fs, &g);
+	mutex_unlock(&fs->lock);
+	gaze_nofs_end(nofs);
+	if (ret)
+		return ret == -ENODATA ? ret : gaze_error(sb, ret, "gc");
+	g.ns = ktime_get_ns() - start;
+	return copy_to_user(arg, &g, sizeof(g)) ? -EFAULT : 0;
+}
+
+/* ---------------------------------------------------------------- */
 /* dispatch                                                          */
 /* ---------------------------------------------------------------- */
 
@@ -150,6 +405,12 @@ long gaze_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	switch (cmd) {
 	case GAZE_IOC_INFO:
 		return gaze_ioc_info(sb, uarg);
+	case GAZE_IOC_TUNE:
+		return gaze_ioc_tune(sb, uarg);
+	case GAZE_IOC_GC_STATS:
+		return gaze_ioc_gc_stats(sb, uarg);
+	case GAZE_IOC_GC:
+		return gaze_ioc_gc(sb, uarg);
 	default:
 		return -ENOTTY;
 	}
