@@ -309,6 +309,7 @@ static long gaze_ioc_gc_stats(struct super_block *sb, void __user *arg)
 {
 	struct gaze_fs *fs = GAZE_FS(sb);
 	struct gaze_ioc_gc_stats *s;
+	u32 flags;
 	long ret;
 
 	s = kmalloc(sizeof(*s), GFP_KERNEL);
@@ -321,14 +322,16 @@ static long gaze_ioc_gc_stats(struct super_block *sb, void __user *arg)
 			     s->reserved_in, sizeof(s->reserved_in));
 	if (ret)
 		goto out;
+	flags = s->flags;
 	ret = -EPERM;
-	if ((s->flags & GAZE_GC_STATS_RESET) && !capable(CAP_SYS_ADMIN))
+	if ((flags & GAZE_GC_STATS_RESET) && !capable(CAP_SYS_ADMIN))
 		goto out;
 	memset(s, 0, sizeof(*s));
 	s->version = GAZE_IOC_VERSION;
+	s->flags = flags;
 	mutex_lock(&fs->lock);
 	gaze_gc_stats_fill(fs, s);
-	if (s->flags & GAZE_GC_STATS_RESET)
+	if (flags & GAZE_GC_STATS_RESET)
 		memset(&fs->gc, 0, sizeof(fs->gc));
 	mutex_unlock(&fs->lock);
 	ret = copy_to_user(arg, s, sizeof(*s)) ? -EFAULT : 0;
