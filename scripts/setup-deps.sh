@@ -13,6 +13,7 @@ PKGS=(
 	e2fsprogs fdisk time mandoc
 	linux-headers-amd64
 	qemu-system-x86 linux-image-amd64 busybox-static cpio kmod xz-utils
+	f2fs-tools fio bc
 )
 
 missing=()
