@@ -50,4 +50,10 @@ int gaze_cmd_cat(const struct gaze_cmd *cmd, int argc, char **argv);
 int gaze_cmd_extract(const struct gaze_cmd *cmd, int argc, char **argv);
 int gaze_cmd_stat(const struct gaze_cmd *cmd, int argc, char **argv);
 
+/* ctl.c: commands on a mounted filesystem (ioctls) */
+int gaze_cmd_info(const struct gaze_cmd *cmd, int argc, char **argv);
+int gaze_cmd_gc_stats(const struct gaze_cmd *cmd, int argc, char **argv);
+int gaze_cmd_tune(const struct gaze_cmd *cmd, int argc, char **argv);
+int gaze_cmd_gc(const struct gaze_cmd *cmd, int argc, char **argv);
+
 #endif /* GAZE_GAZECTL_H */

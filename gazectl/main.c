@@ -33,6 +33,10 @@ static int cmd_help(const struct gaze_cmd *cmd, int argc, char **argv);
 	"filesystem ('/' is its root, a leading '/' is optional); symbolic\n" \
 	"links in it are not followed.\n"
 
+#define MNT_NOTE \
+	"\n" \
+	"MNT is the mount point of a GAZE filesystem, or any file in it.\n"
+
 static const struct gaze_cmd gaze_cmds[] = {
 	{
 		.name = "help",
@@ -110,6 +114,68 @@ IMAGE_NOTE
 "\n"
 "      --json       print one JSON object with the same fields\n",
 		.min_args = 2, .max_args = 2,
+	},
+	{
+		.name = "info",
+		.fn = gaze_cmd_info,
+		.summary = "show geometry, features, options and space of a mounted filesystem",
+		.usage = "[--json] MNT",
+		.help =
+"Show the geometry (zones, capacity, logs, GC reserve), the feature\n"
+"masks, the mount options and where the space is: valid, free now,\n"
+"freeable by the garbage collector, the GC reserve, and space freed but\n"
+"waiting for checkpoints before it can be reused.\n"
+MNT_NOTE
+"\n"
+"      --json       print one JSON object (space in 4 KiB blocks)\n",
+		.min_args = 1, .max_args = 1,
+	},
+	{
+		.name = "gc-stats",
+		.fn = gaze_cmd_gc_stats,
+		.summary = "show the garbage collector's counters",
+		.usage = "[--json] [--watch SECONDS] [--reset] MNT",
+		.help =
+"Show what the garbage collector did since mount (or the last reset):\n"
+"zones reclaimed, blocks moved, GC write amplification, reclaim time\n"
+"(count, mean, p50, p99, max), per-stage busy and waiting time and\n"
+"queue depth, page pool size and use, writers blocked, reservations.\n"
+MNT_NOTE
+"\n"
+"      --json           one JSON object per report, on one line\n"
+"      --watch SECONDS  report again every SECONDS until interrupted\n"
+"      --reset          zero the counters after reading them (needs\n"
+"                       CAP_SYS_ADMIN)\n",
+		.min_args = 1, .max_args = 1,
+	},
+	{
+		.name = "tune",
+		.fn = gaze_cmd_tune,
+		.summary = "list or set the tunables of a mounted filesystem",
+		.usage = "MNT [KEY=VALUE...]",
+		.help =
+"Without KEY=VALUE, list every tunable with its value, accepted range\n"
+"and meaning.  With them, set each in order (needs CAP_SYS_ADMIN); an\n"
+"unknown key or an out-of-range value is refused and stops the list.\n"
+"Values are numbers; on, off, sync, greedy and cost-benefit are\n"
+"accepted as 1, 0, 2, 0 and 1.\n"
+MNT_NOTE,
+		.min_args = 1, .max_args = -1,
+	},
+	{
+		.name = "gc",
+		.fn = gaze_cmd_gc,
+		.summary = "reclaim a zone now",
+		.usage = "[--zone N] [--wait] MNT",
+		.help =
+"Reclaim the best victim zone (or zone N): move its valid blocks and\n"
+"leave it to be reset.  Needs CAP_SYS_ADMIN.\n"
+MNT_NOTE
+"\n"
+"  -z, --zone N     reclaim zone N (a full main-area zone)\n"
+"  -w, --wait       also write checkpoints until the zone is free for\n"
+"                   reuse, and print how long it all took\n",
+		.min_args = 1, .max_args = 1,
 	},
 	{ .name = NULL }
 };

@@ -3,8 +3,9 @@
 #
 # main-job-guest.sh - the guest half of scripts/main-job.sh (runs inside
 # the QEMU guest): load gaze.ko, format the emulated NVMe ZNS namespace
-# from the sample tree, mount it, run a workload, remount and verify,
-# show the result.  Environment: KO, MKFS, GAZECTL, TREE.
+# from the sample tree, mount it, run a workload that makes the garbage
+# collector work, show gazectl info and gc-stats, remount and verify,
+# check it with fsck.gaze.  Environment: KO, MKFS, GAZECTL, FSCK, TREE.
 set -eu
 step() { echo; echo "==> $*"; }
 
@@ -42,10 +43,25 @@ for r in 1 2 3 4; do
 done
 mkdir /mnt/small
 for i in $(seq 1 2000); do echo "small file $i" >/mnt/small/f$i; done
+step "overwrite the 256 MiB file 8 times in place (GC reclaims the old copies)"
+for r in 1 2 3 4 5 6 7 8; do
+	dd if=$W/big of=/mnt/big bs=1M conv=notrunc status=none
+	sync
+done
+cmp $W/big /mnt/big
 sha256sum /mnt/big /mnt/churn /mnt/small/f1999 >$W/sums
 sync
 df -h /mnt
 df -i /mnt
+
+step "gazectl info /mnt"
+"$GAZECTL" info /mnt
+
+step "gazectl gc --wait /mnt (one zone on demand)"
+"$GAZECTL" gc --wait /mnt
+
+step "gazectl gc-stats /mnt"
+"$GAZECTL" gc-stats /mnt
 
 step "umount, mount again, verify"
 umount /mnt
@@ -57,6 +73,9 @@ sha256sum -c $W/sums
 cmp -s $W/a $W/b
 echo "copied tree identical ($(wc -l <$W/a) files)"
 umount /mnt
+
+step "fsck.gaze -f -n $D"
+"$FSCK" -f -n "$D"
 
 step "gazectl ls -l $D (unmounted, read-only)"
 "$GAZECTL" ls -l "$D"

@@ -86,7 +86,8 @@ rm -rf "$VMOUT"
 "$SRC/tests/vm/run-guest.sh" -o "$VMOUT" -t 900 -x "$SRC" -x "$BUILD" \
 	-z 2048 -Z 64 -C 48 -N zoned.max_open=14,zoned.max_active=14 \
 	-e KO="$BUILD/kmod-main/gaze.ko" -e MKFS="$BUILD/mkfs/mkfs.gaze" \
-	-e GAZECTL="$BUILD/gazectl/gazectl" -e TREE="$T" \
+	-e GAZECTL="$BUILD/gazectl/gazectl" -e FSCK="$BUILD/fsck/fsck.gaze" \
+	-e TREE="$T" \
 	"$SRC/scripts/main-job-guest.sh" || rc=$?
 tr -d '\r' <"$VMOUT/console.log" | sed -n '/^==> guest/,$p' | grep -v '^GZ_EXIT_CODE'
 if [ "${rc:-0}" -ne 0 ]; then

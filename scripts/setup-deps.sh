@@ -14,6 +14,7 @@ PKGS=(
 	linux-headers-amd64
 	qemu-system-x86 linux-image-amd64 busybox-static cpio kmod xz-utils
 	clang libclang-rt-14-dev attr
+	f2fs-tools fio bc
 )
 
 missing=()

@@ -200,12 +200,17 @@ struct gaze_tables;		/* table.c private */
 /* garbage collector counters (gc.c), for gazectl gc-stats; fs->lock */
 struct gaze_gc_stats {
 	u64	zones_reclaimed;	/* zones GC emptied (now PREFREE) */
+	u64	zones_fg;		/* ... of them by foreground GC */
 	u64	data_moved;		/* data and directory blocks moved */
 	u64	nodes_moved;		/* node blocks re-dirtied to move */
 	u64	fg_runs;		/* foreground rounds (gaze_gc_balance) */
 	u64	bg_runs;		/* background steps that moved a zone */
 	u64	checkpoints;		/* checkpoints GC wrote to free zones */
 	u64	time_ns;		/* time spent in gaze_gc_zone + cps */
+	u64	zone_ns_max;		/* longest gaze_gc_zone */
+	/* gaze_gc_zone durations: [i] counts [2^i, 2^(i+1)) microseconds */
+	u64	hist[32];
+	u64	user_blocks;		/* file data blocks written for users */
 };
 
 struct gaze_fs {
@@ -227,6 +232,7 @@ struct gaze_fs {
 	size_t			cache_limit;	/* bytes of clean+dirty mbufs */
 	struct gaze_gc_stats	gc;		/* gc.c; fs->lock */
 	bool			gc_active;	/* in GC: no re-entry */
+	int			gc_policy;	/* GAZE_GC_*, or _POLICY_DEFAULT */
 };
 
 /* ---------------------------------------------------------------- */
@@ -445,6 +451,8 @@ int gaze_gc_balance(struct gaze_fs *fs, u64 need_blocks);
  */
 int gaze_gc_background(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
 		       bool force, bool *more);
+/* writes the checkpoints that turn every PREFREE zone FREE (two) */
+int gaze_gc_settle(struct gaze_fs *fs);
 
 /* ---------------------------------------------------------------- */
 /* Namespace (inode.c bmap.c dir.c xattr.c namei.c)                  */

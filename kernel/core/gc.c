@@ -278,6 +278,25 @@ gc_count_cp(struct gaze_fs *fs, u64 zones, u64 moved)
 		cpu_to_le64(le64_to_cpu(fs->cp.gc_blocks_moved) + moved);
 }
 
+/* time of one gaze_gc_zone: total, and max + histogram when it worked */
+static void
+gc_account_zone(struct gaze_fs *fs, u64 ns, bool done)
+{
+	u64 us = ns / 1000;
+	u32 b = 0;
+
+	fs->gc.time_ns += ns;
+	if (!done)
+		return;
+	if (ns > fs->gc.zone_ns_max)
+		fs->gc.zone_ns_max = ns;
+	while (us > 1 && b < ARRAY_SIZE(fs->gc.hist) - 1) {
+		us >>= 1;
+		b++;
+	}
+	fs->gc.hist[b]++;
+}
+
 int
 gaze_gc_zone(struct gaze_fs *fs, u32 zone)
 {
@@ -344,7 +363,7 @@ gaze_gc_zone(struct gaze_fs *fs, u32 zone)
 			    moved);
 	}
 out:
-	fs->gc.time_ns += gaze_time_ns() - t0;
+	gc_account_zone(fs, gaze_time_ns() - t0, !ret);
 	return ret;
 }
 
@@ -427,8 +446,9 @@ gaze_gc_balance(struct gaze_fs *fs, u64 need_blocks)
 	while (rounds-- && gaze_space_free_zones(fs) < want) {
 		if (can_gc && gc_avail(fs) < want) {
 			before = gc_avail(fs);
-			ret = gc_one(fs, GAZE_GC_POLICY_DEFAULT, gc_cap(fs));
+			ret = gc_one(fs, fs->gc_policy, gc_cap(fs));
 			if (!ret) {
+				fs->gc.zones_fg++;
 				/* victims too full to pay for their move */
 				strikes = gc_avail(fs) > before ? 0 : strikes + 1;
 				can_gc = strikes < GC_FG_STRIKES;
@@ -470,7 +490,7 @@ gaze_gc_background(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
 	}
 	fs->gc_active = true;
 	/* only victims worth it: a quarter of the zone or more is gained */
-	ret = gc_one(fs, GAZE_GC_POLICY_DEFAULT, gc_cap(fs) * 3 / 4);
+	ret = gc_one(fs, fs->gc_policy, gc_cap(fs) * 3 / 4);
 	if (!ret) {
 		fs->gc.bg_runs++;
 		*more = (gaze_space_free_zones(fs) +
@@ -481,5 +501,18 @@ gaze_gc_background(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
 	if (!ret && gaze_space_nr_prefree(fs))
 		ret = gc_checkpoint(fs);
 	fs->gc_active = false;
+	return ret;
+}
+
+int
+gaze_gc_settle(struct gaze_fs *fs)
+{
+	int i, ret = 0;
+
+	if (fs->flags & GAZE_FS_RDONLY)
+		return -EROFS;
+	/* a PREFREE zone is FREE at the second commit since it emptied */
+	for (i = 0; i < 2 && gaze_space_nr_prefree(fs) && !ret; i++)
+		ret = gc_checkpoint(fs);
 	return ret;
 }

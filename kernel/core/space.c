@@ -907,6 +907,7 @@ gaze_data_write(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 	ret = space_alloc(fs, type, owner_nid, ofs, GAZE_SUM_DATA, addr, true);
 	if (ret)
 		return ret;
+	fs->gc.user_blocks++;
 	ret = gaze_block_write(fs, *addr, buf);
 	if (ret)
 		gaze_block_invalidate(fs, *addr);
@@ -917,7 +918,12 @@ int
 gaze_data_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 		u64 *addr)
 {
-	return space_alloc(fs, type, owner_nid, ofs, GAZE_SUM_DATA, addr, true);
+	int ret;
+
+	ret = space_alloc(fs, type, owner_nid, ofs, GAZE_SUM_DATA, addr, true);
+	if (!ret)
+		fs->gc.user_blocks++;
+	return ret;
 }
 
 int

@@ -449,6 +449,8 @@ const struct file_operations gaze_file_operations = {
 	.fsync		= gaze_fsync,
 	.splice_read	= generic_file_splice_read,
 	.splice_write	= iter_file_splice_write,
+	.unlocked_ioctl	= gaze_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
 };
 
 const struct inode_operations gaze_file_inode_operations = {

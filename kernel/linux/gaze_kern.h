@@ -18,6 +18,7 @@
  *            regular files and symlinks                (gaze_file_*)
  *   xattr.c  xattr handlers (user, trusted, security, POSIX ACLs)
  *   gc.c     background garbage collection thread    (gaze_bggc_*)
+ *   ioctl.c  GAZE_IOC_* (info, gc-stats, tune, gc) for gazectl
  *
  * Locking: the core serialises itself with fs->lock (a mutex taken by
  * every core entry point).  The glue never holds fs->lock across a call
@@ -66,6 +67,12 @@ struct gaze_sb_info {
 	/* background GC thread (gc.c); started and stopped under s_umount */
 	struct task_struct	*gc_thread;
 	wait_queue_head_t	gc_wait;
+	/*
+	 * Background GC thresholds (% of main zones free or prefree), 0 =
+	 * the superblock's; set by GAZE_IOC_TUNE, read with READ_ONCE.
+	 */
+	unsigned int		gc_low_pct, gc_high_pct;
+	struct mutex		tune_lock;	/* serialises tunable changes */
 };
 
 /*
@@ -137,6 +144,11 @@ ssize_t gaze_listxattr(struct dentry *dentry, char *buffer, size_t size);
  * or it runs already; the caller starts it only on a read-write instance */
 int gaze_bggc_start(struct gaze_sb_info *sbi);
 void gaze_bggc_stop(struct gaze_sb_info *sbi);
+/* the thresholds in effect (sbi's if set, else the superblock's) */
+void gaze_bggc_thresholds(struct gaze_sb_info *sbi, unsigned int *low,
+			  unsigned int *high);
+/* ioctl.c: the GAZE_IOC_* ioctls (uapi/gaze_ioctl.h) */
+long gaze_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 
 /* super.c */
 int gaze_super_init(void);

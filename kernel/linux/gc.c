@@ -40,6 +40,19 @@ static unsigned int gaze_bggc_pct(u32 v, unsigned int def)
 	return v && v <= 100 ? v : def;
 }
 
+void gaze_bggc_thresholds(struct gaze_sb_info *sbi, unsigned int *low,
+			  unsigned int *high)
+{
+	struct gaze_fs *fs = READ_ONCE(sbi->fs);
+	unsigned int l = READ_ONCE(sbi->gc_low_pct);
+	unsigned int h = READ_ONCE(sbi->gc_high_pct);
+
+	*low = l ? l : gaze_bggc_pct(le32_to_cpu(fs->sb.bg_gc_low_pct), 20);
+	*high = h ? h : gaze_bggc_pct(le32_to_cpu(fs->sb.bg_gc_high_pct), 40);
+	if (*high < *low)
+		*high = *low;
+}
+
 /* one step; returns the sleep before the next, in ms */
 static unsigned int gaze_bggc_step(struct gaze_sb_info *sbi)
 {
@@ -49,10 +62,7 @@ static unsigned int gaze_bggc_step(struct gaze_sb_info *sbi)
 	bool sync = sbi->opts.background_gc == GAZE_BGGC_SYNC, more = false;
 	int ret;
 
-	low = gaze_bggc_pct(le32_to_cpu(fs->sb.bg_gc_low_pct), 20);
-	high = gaze_bggc_pct(le32_to_cpu(fs->sb.bg_gc_high_pct), 40);
-	if (high < low)
-		high = low;
+	gaze_bggc_thresholds(sbi, &low, &high);
 	if (!sb_start_write_trylock(sb))
 		return GAZE_BGGC_IDLE_MS;
 	nofs = gaze_nofs_begin();

@@ -291,6 +291,7 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->sb = sb;
 	sbi->opts = *o;
 	INIT_LIST_HEAD(&sbi->retired);
+	mutex_init(&sbi->tune_lock);
 	if (!sb_set_blocksize(sb, GAZE_BLOCK_SIZE)) {
 		pr_err("gaze: %s: cannot use a block size of %u\n", sb->s_id,
 		       GAZE_BLOCK_SIZE);

@@ -12,6 +12,7 @@
 #   -Z MIB    zone size (default 16)   -C MIB  zone capacity (default = size)
 #   -N PROPS  extra nvme-ns properties, e.g. zoned.max_open=6
 #   -d MB     a regular virtio disk of MB (/dev/vda in the guest)
+#   -b BYTES  logical/physical block size of that disk (default 512)
 #   -e N=V    environment for SCRIPT (repeatable)
 #   -x DIR    also share DIR read-only at its own path, mounted after the
 #             guest's tmpfs mounts, so trees under /tmp stay visible
@@ -20,18 +21,19 @@
 # lockup or hung task.  The console log is left in DIR/console.log.
 set -uo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
-OUTD= TMO=600 MEM=2G ZNS=0 DISK=0 ZSZ=16 ZCAP= PROPS= ENVS=() XDIRS=()
-while getopts o:t:m:z:Z:C:N:e:x:d: opt; do
+OUTD= TMO=600 MEM=2G ZNS=0 DISK=0 DLBS=512 ZSZ=16 ZCAP= PROPS= ENVS=() XDIRS=()
+while getopts o:t:m:z:Z:C:N:e:x:d:b: opt; do
 	case $opt in
 	o) OUTD=$OPTARG ;; t) TMO=$OPTARG ;; m) MEM=$OPTARG ;;
 	z) ZNS=$OPTARG ;; Z) ZSZ=$OPTARG ;; C) ZCAP=$OPTARG ;;
 	N) PROPS=,$OPTARG ;; e) ENVS+=("$OPTARG") ;; d) DISK=$OPTARG ;;
+	b) DLBS=$OPTARG ;;
 	x) XDIRS+=("$(readlink -f "$OPTARG")") ;;
-	*) sed -n 4,18p "$0"; exit 2 ;;
+	*) sed -n 4,19p "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] && [ -n "$OUTD" ] || { sed -n 4,18p "$0"; exit 2; }
+[ $# -eq 1 ] && [ -n "$OUTD" ] || { sed -n 4,19p "$0"; exit 2; }
 SCRIPT=$(readlink -f "$1")
 mkdir -p "$OUTD" && OUTD=$(readlink -f "$OUTD")
 for d in "$OUTD" "${XDIRS[@]}"; do
@@ -76,7 +78,8 @@ fi
 if [ "$DISK" -gt 0 ]; then
 	rm -f "$OUTD/disk.img"
 	truncate -s "${DISK}M" "$OUTD/disk.img"
-	DEV+=(-drive "file=$OUTD/disk.img,if=virtio,format=raw,cache=unsafe")
+	DEV+=(-drive "file=$OUTD/disk.img,id=disk0,if=none,format=raw,cache=unsafe"
+	      -device "virtio-blk-pci,drive=disk0,logical_block_size=$DLBS,physical_block_size=$DLBS")
 fi
 SHARES=()
 XARGS=

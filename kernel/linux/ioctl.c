@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ioctl.c - the GAZE ioctls (uapi/gaze_ioctl.h) on files and directories
+ * of a mounted filesystem: INFO, GC_STATS, TUNE and GC.
+ *
+ * Every handler copies the argument in, checks version, flags and
+ * reserved fields (unknown ones are refused with -EINVAL so they can be
+ * given a meaning later), fills the answer and copies it back.
+ *
+ * Locking: INFO reads core state under fs->lock; TUNE changes a tunable
+ * under sbi->tune_lock (readers of a tunable read it once with
+ * READ_ONCE and tolerate a change between two reads).
+ */
+#include <linux/capability.h>
+#include <linux/uaccess.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include "gaze_kern.h"
+#include "gaze_ioctl.h"
+
+static bool gaze_ioc_zero(const void *p, size_t len)
+{
+	return !memchr_inv(p, 0, len);
+}
+
+/* version, flags against the known ones, reserved input words */
+static int gaze_ioc_check(u32 version, u32 flags, u32 known,
+			  const void *rsv, size_t rsv_len)
+{
+	if (version != GAZE_IOC_VERSION)
+		return -EINVAL;
+	if (flags & ~known)
+		return -EINVAL;
+	if (rsv && !gaze_ioc_zero(rsv, rsv_len))
+		return -EINVAL;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* INFO                                                              */
+/* ---------------------------------------------------------------- */
+
+/* space figures from the zone table (fs->lock held) */
+static void gaze_info_space(struct gaze_fs *fs, struct gaze_ioc_info *in)
+{
+	const struct gaze_layout *l = &fs->lay;
+	u32 cap = fs->dev->zone_cap, z, valid, state;
+	struct gaze_zone rep;
+
+	for (z = l->main_zone_start;
+	     z < l->main_zone_start + l->main_zone_count; z++) {
+		if (gaze_space_zone_stat(fs, z, &valid, &state))
+			continue;
+		in->valid_blocks += valid;
+		switch (state) {
+		case GAZE_ZS_FREE:
+			in->free_zones++;
+			in->free_now += cap;
+			break;
+		case GAZE_ZS_OPEN:
+			in->open_zones++;
+			if (!gaze_zone_report(fs, z, &rep) &&
+			    rep.wp >= rep.start && rep.wp - rep.start < cap) {
+				in->free_now += cap - (rep.wp - rep.start);
+				in->freeable += rep.wp - rep.start - valid;
+			}
+			break;
+		case GAZE_ZS_FULL:
+			in->full_zones++;
+			in->freeable += cap - valid;
+			break;
+		case GAZE_ZS_PREFREE:
+			in->prefree_zones++;
+			in->unusable += cap;
+			break;
+		}
+	}
+	in->reserved_blocks = (u64)l->reserved_zones * cap;
+	in->valid_inodes = fs->valid_inodes;
+	in->cp_seq = fs->cp_seq;
+}
+
+static void gaze_info_fill(struct gaze_sb_info *sbi, struct gaze_fs *fs,
+			   struct gaze_ioc_info *in)
+{
+	const struct gaze_super *s = &fs->sb;
+	const struct gaze_layout *l = &fs->lay;
+
+	in->block_size = GAZE_BLOCK_SIZE;
+	in->zone_blocks = fs->dev->zone_blocks;
+	in->zone_cap = fs->dev->zone_cap;
+	in->nr_zones = l->nr_zones;
+	in->main_zone_start = l->main_zone_start;
+	in->main_zone_count = l->main_zone_count;
+	in->reserved_zones = l->reserved_zones;
+	in->nr_logs = le32_to_cpu(s->nr_logs);
+	in->max_open = fs->dev->max_open;
+	in->max_active = fs->dev->max_active;
+	in->zoned = fs->dev->model == GAZE_ZM_HOST_MANAGED;
+	in->feature_compat = le64_to_cpu(s->feature_compat);
+	in->feature_ro_compat = le64_to_cpu(s->feature_ro_compat);
+	in->feature_incompat = le64_to_cpu(s->feature_incompat);
+	memcpy(in->uuid, fs->uuid, sizeof(in->uuid));
+	BUILD_BUG_ON(sizeof(in->label) < GAZE_LABEL_MAX);
+	memcpy(in->label, s->label, GAZE_LABEL_MAX);
+	in->errors = sbi->opts.errors;
+	in->background_gc = sbi->opts.background_gc;
+	in->discard = sbi->opts.discard;
+	in->victim_policy = fs->gc_policy == GAZE_GC_POLICY_DEFAULT ?
+			    le32_to_cpu(s->victim_policy) : (u32)fs->gc_policy;
+	in->user_blocks = le64_to_cpu(s->user_blocks);
+	gaze_info_space(fs, in);
+}
+
+static long gaze_ioc_info(struct super_block *sb, void __user *arg)
+{
+	struct gaze_sb_info *sbi = GAZE_SB(sb);
+	struct gaze_fs *fs = GAZE_FS(sb);
+	struct gaze_ioc_info *in;
+	long ret;
+
+	in = kmalloc(sizeof(*in), GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	ret = -EFAULT;
+	if (copy_from_user(in, arg, sizeof(*in)))
+		goto out;
+	ret = gaze_ioc_check(in->version, in->flags, 0, in->reserved_in,
+			     sizeof(in->reserved_in));
+	if (ret)
+		goto out;
+	memset(in, 0, sizeof(*in));
+	in->version = GAZE_IOC_VERSION;
+	mutex_lock(&fs->lock);
+	gaze_info_fill(sbi, fs, in);
+	mutex_unlock(&fs->lock);
+	ret = copy_to_user(arg, in, sizeof(*in)) ? -EFAULT : 0;
+out:
+	kfree(in);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- */
+/* TUNE                                                              */
+/* ---------------------------------------------------------------- */
+
+struct gaze_tunable {
+	const char	*name;
+	u64		min, max;
+	const char	*help;
+	u64		(*get)(struct gaze_sb_info *sbi);
+	int		(*set)(struct gaze_sb_info *sbi, u64 v);
+};
+
+static u64 gaze_tget_bg(struct gaze_sb_info *sbi)
+{
+	return READ_ONCE(sbi->opts.background_gc);
+}
+
+/* restarts the thread with the new mode (s_umount, as mount does) */
+static int gaze_tset_bg(struct gaze_sb_info *sbi, u64 v)
+{
+	struct super_block *sb = sbi->sb;
+	int ret = 0;
+
+	down_write(&sb->s_umount);
+	gaze_bggc_stop(sbi);
+	WRITE_ONCE(sbi->opts.background_gc, (unsigned int)v);
+	if (!sb_rdonly(sb))
+		ret = gaze_bggc_start(sbi);
+	up_write(&sb->s_umount);
+	return ret;
+}
+
+static u64 gaze_tget_policy(struct gaze_sb_info *sbi)
+{
+	struct gaze_fs *fs = READ_ONCE(sbi->fs);
+	int p = READ_ONCE(fs->gc_policy);
+
+	return p == GAZE_GC_POLICY_DEFAULT ? le32_to_cpu(fs->sb.victim_policy) :
+	       (u64)p;
+}
+
+static int gaze_tset_policy(struct gaze_sb_info *sbi, u64 v)
+{
+	struct gaze_fs *fs = READ_ONCE(sbi->fs);
+
+	mutex_lock(&fs->lock);
+	fs->gc_policy = (int)v;
+	mutex_unlock(&fs->lock);
+	return 0;
+}
+
+static u64 gaze_tget_low(struct gaze_sb_info *sbi)
+{
+	unsigned int low, high;
+
+	gaze_bggc_thresholds(sbi, &low, &high);
+	return low;
+}
+
+static u64 gaze_tget_high(struct gaze_sb_info *sbi)
+{
+	unsigned int low, high;
+
+	gaze_bggc_thresholds(sbi, &low, &high);
+	return high;
+}
+
+static int gaze_tset_low(struct gaze_sb_info *sbi, u64 v)
+{
+	if (v > gaze_tget_high(sbi))
+		return -ERANGE;
+	WRITE_ONCE(sbi->gc_low_pct, (unsigned int)v);
+	return 0;
+}
+
+static int gaze_tset_high(struct gaze_sb_info *sbi, u64 v)
+{
+	if (v < gaze_tget_low(sbi))
+		return -ERANGE;
+	WRITE_ONCE(sbi->gc_high_pct, (unsigned int)v);
+	return 0;
+}
+
+static const struct gaze_tunable gaze_tunables[] = {
+	{ "background_gc", 0, 2,
+	  "background GC thread: 0 off, 1 on, 2 sync (reclaim whenever idle)",
+	  gaze_tget_bg, gaze_tset_bg },
+	{ "victim_policy", 0, 1,
+	  "victim choice: 0 greedy (fewest valid), 1 cost-benefit (age)",
+	  gaze_tget_policy, gaze_tset_policy },
+	{ "bg_gc_low_pct", 1, 100,
+	  "background GC starts below this % of free main zones",
+	  gaze_tget_low, gaze_tset_low },
+	{ "bg_gc_high_pct", 1, 100,
+	  "background GC stops at this % of free main zones",
+	  gaze_tget_high, gaze_tset_high },
+};
+
+static void gaze_tune_fill(struct gaze_sb_info *sbi,
+			   const struct gaze_tunable *tb,
+			   struct gaze_ioc_tune *t)
+{
+	strscpy(t->name, tb->name, sizeof(t->name));
+	strscpy(t->help, tb->help, sizeof(t->help));
+	t->min = tb->min;
+	t->max = tb->max;
+	t->value = tb->get(sbi);
+}
+
+static const struct gaze_tunable *gaze_tune_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(gaze_tunables); i++)
+		if (!strcmp(gaze_tunables[i].name, name))
+			return &gaze_tunables[i];
+	return NULL;
+}
+
+static long gaze_ioc_tune(struct super_block *sb, void __user *arg)
+{
+	struct gaze_sb_info *sbi = GAZE_SB(sb);
+	const struct gaze_tunable *tb;
+	struct gaze_ioc_tune t;
+	long ret;
+
+	if (copy_from_user(&t, arg, sizeof(t)))
+		return -EFAULT;
+	ret = gaze_ioc_check(t.version, t.flags,
+			     GAZE_TUNE_SET | GAZE_TUNE_BY_INDEX, t.reserved,
+			     sizeof(t.reserved));
+	if (ret)
+		return ret;
+	if ((t.flags & GAZE_TUNE_SET) && (t.flags & GAZE_TUNE_BY_INDEX))
+		return -EINVAL;
+	if (t.flags & GAZE_TUNE_BY_INDEX) {
+		if (t.index >= ARRAY_SIZE(gaze_tunables))
+			return -ENOENT;
+		tb = &gaze_tunables[t.index];
+	} else {
+		if (!memchr(t.name, 0, sizeof(t.name)))
+			return -EINVAL;
+		tb = gaze_tune_find(t.name);
+		if (!tb)
+			return -ENOENT;
+	}
+	mutex_lock(&sbi->tune_lock);
+	if (t.flags & GAZE_TUNE_SET) {
+		ret = -EPERM;
+		if (!capable(CAP_SYS_ADMIN))
+			goto out;
+		ret = -ERANGE;
+		if (t.value < tb->min || t.value > tb->max)
+			goto out;
+		ret = tb->set(sbi, t.value);
+		if (ret)
+			goto out;
+	}
+	gaze_tune_fill(sbi, tb, &t);
+out:
+	mutex_unlock(&sbi->tune_lock);
+	if (!ret && copy_to_user(arg, &t, sizeof(t)))
+		ret = -EFAULT;
+	return ret;
+}
+
+/* ---------------------------------------------------------------- */
+/* GC_STATS and GC                                                   */
+/* ---------------------------------------------------------------- */
+
+static void gaze_gc_stats_fill(struct gaze_fs *fs, struct gaze_ioc_gc_stats *s)
+{
+	const struct gaze_gc_stats *g = &fs->gc;
+	int i;
+
+	s->zones_reclaimed = g->zones_reclaimed;
+	s->zones_foreground = g->zones_fg;
+	s->blocks_moved = g->data_moved + g->nodes_moved;
+	s->blocks_user = g->user_blocks;
+	s->reclaim_ns_total = g->time_ns;
+	s->reclaim_ns_max = g->zone_ns_max;
+	BUILD_BUG_ON(ARRAY_SIZE(g->hist) != GAZE_GC_HIST);
+	for (i = 0; i < GAZE_GC_HIST; i++)
+		s->reclaim_hist[i] = g->hist[i];
+	/* the baseline collector: no stages, no pool, no reservations */
+}
+
+static long gaze_ioc_gc_stats(struct super_block *sb, void __user *arg)
+{
+	struct gaze_fs *fs = GAZE_FS(sb);
+	struct gaze_ioc_gc_stats *s;
+	u32 flags;
+	long ret;
+
+	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	ret = -EFAULT;
+	if (copy_from_user(s, arg, sizeof(*s)))
+		goto out;
+	ret = gaze_ioc_check(s->version, s->flags, GAZE_GC_STATS_RESET,
+			     s->reserved_in, sizeof(s->reserved_in));
+	if (ret)
+		goto out;
+	flags = s->flags;
+	ret = -EPERM;
+	if ((flags & GAZE_GC_STATS_RESET) && !capable(CAP_SYS_ADMIN))
+		goto out;
+	memset(s, 0, sizeof(*s));
+	s->version = GAZE_IOC_VERSION;
+	s->flags = flags;
+	mutex_lock(&fs->lock);
+	gaze_gc_stats_fill(fs, s);
+	if (flags & GAZE_GC_STATS_RESET)
+		memset(&fs->gc, 0, sizeof(fs->gc));
+	mutex_unlock(&fs->lock);
+	ret = copy_to_user(arg, s, sizeof(*s)) ? -EFAULT : 0;
+out:
+	kfree(s);
+	return ret;
+}
+
+/* reclaims one zone (fs->lock held); two checkpoints with SYNC */
+static int gaze_gc_now(struct gaze_fs *fs, struct gaze_ioc_gc *g)
+{
+	u64 moved = fs->gc.data_moved + fs->gc.nodes_moved;
+	u32 valid, state;
+	int ret;
+
+	if (g->flags & GAZE_GC_ZONE) {
+		if (gaze_space_zone_stat(fs, g->zone, &valid, &state) ||
+		    state != GAZE_ZS_FULL)
+			return -EINVAL;
+	} else {
+		ret = gaze_gc_select(fs, fs->gc_policy, &g->zone);
+		if (ret)
+			return ret == -ENOENT ? -ENODATA : ret;
+	}
+	ret = gaze_gc_zone(fs, g->zone);
+	if (ret)
+		return ret;
+	g->blocks_moved = fs->gc.data_moved + fs->gc.nodes_moved - moved;
+	if (g->flags & GAZE_GC_SYNC)
+		ret = gaze_gc_settle(fs);
+	return ret;
+}
+
+static long gaze_ioc_gc(struct super_block *sb, void __user *arg)
+{
+	struct gaze_fs *fs = GAZE_FS(sb);
+	struct gaze_ioc_gc g;
+	unsigned int nofs;
+	u64 start;
+	long ret;
+
+	if (copy_from_user(&g, arg, sizeof(g)))
+		return -EFAULT;
+	ret = gaze_ioc_check(g.version, g.flags, GAZE_GC_ZONE | GAZE_GC_SYNC,
+			     g.reserved_in, sizeof(g.reserved_in));
+	if (ret)
+		return ret;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (sb_rdonly(sb))
+		return -EROFS;
+	memset(g.reserved_out, 0, sizeof(g.reserved_out));
+	start = ktime_get_ns();
+	nofs = gaze_nofs_begin();
+	mutex_lock(&fs->lock);
+	ret = gaze_gc_now(fs, &g);
+	mutex_unlock(&fs->lock);
+	gaze_nofs_end(nofs);
+	if (ret)
+		return ret == -ENODATA ? ret : gaze_error(sb, ret, "gc");
+	g.ns = ktime_get_ns() - start;
+	return copy_to_user(arg, &g, sizeof(g)) ? -EFAULT : 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* dispatch                                                          */
+/* ---------------------------------------------------------------- */
+
+long gaze_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	struct super_block *sb = file_inode(filp)->i_sb;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case GAZE_IOC_INFO:
+		return gaze_ioc_info(sb, uarg);
+	case GAZE_IOC_TUNE:
+		return gaze_ioc_tune(sb, uarg);
+	case GAZE_IOC_GC_STATS:
+		return gaze_ioc_gc_stats(sb, uarg);
+	case GAZE_IOC_GC:
+		return gaze_ioc_gc(sb, uarg);
+	default:
+		return -ENOTTY;
+	}
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * gaze_ioctl.h - the ioctls of a mounted GAZE filesystem (userspace API).
+ *
+ * Issued on any open file or directory of the filesystem (gazectl opens
+ * the mount point).  Installed as <gaze/gaze_ioctl.h>.
+ *
+ * Versioning rules, the same for every ioctl:
+ *   - each argument struct starts with `version` and `flags`; the caller
+ *     sets version to GAZE_IOC_VERSION (today 1).  A kernel that does not
+ *     know the version fails with EINVAL, so a tool can fall back.
+ *   - flags the kernel does not know, and any reserved field that is not
+ *     zero on input, fail with EINVAL: new meanings can be given to them
+ *     later without old kernels silently ignoring them.
+ *   - the structs have fixed sizes (checked by the _IOWR size) and only
+ *     grow by using reserved fields; a larger change is a new ioctl
+ *     number.
+ * Counters are totals since mount (or since the last reset); times are
+ * nanoseconds.
+ */
+#ifndef GAZE_IOCTL_H
+#define GAZE_IOCTL_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define GAZE_IOC_VERSION	1
+#define GAZE_IOC_MAGIC		0xb7
+
+/* ---- GAZE_IOC_INFO: geometry, features, options, space ---------------- */
+#define GAZE_INFO_BG_OFF	0
+#define GAZE_INFO_BG_ON		1
+#define GAZE_INFO_BG_SYNC	2
+
+struct gaze_ioc_info {
+	__u32	version;		/* in: GAZE_IOC_VERSION */
+	__u32	flags;			/* in: 0 */
+	__u64	reserved_in[2];		/* in: 0 */
+	/* geometry */
+	__u32	block_size;
+	__u32	zone_blocks;		/* blocks per zone (zone size) */
+	__u32	zone_cap;		/* writable blocks per zone */
+	__u32	nr_zones;		/* zones the filesystem uses */
+	__u32	main_zone_start, main_zone_count;
+	__u32	reserved_zones;		/* GC reserve (not for users) */
+	__u32	nr_logs;
+	__u32	max_open, max_active;	/* device limits, 0 = none */
+	__u32	zoned;			/* 1 = a zoned device, 0 = emulated */
+	__u32	pad0;
+	/* format */
+	__u64	feature_compat, feature_ro_compat, feature_incompat;
+	__u8	uuid[16];
+	char	label[64];		/* NUL padded */
+	__u64	cp_seq;			/* last committed checkpoint */
+	/* options */
+	__u32	errors;			/* 0 continue, 1 remount-ro, 2 panic */
+	__u32	background_gc;		/* GAZE_INFO_BG_* */
+	__u32	discard;
+	__u32	victim_policy;		/* 0 greedy, 1 cost-benefit */
+	/* space, in blocks */
+	__u64	user_blocks;		/* advertised capacity */
+	__u64	valid_blocks;		/* live data and metadata */
+	__u64	free_now;		/* writable without reclaim */
+	__u64	freeable;		/* invalid blocks GC can reclaim */
+	__u64	reserved_blocks;	/* the GC reserve */
+	__u64	unusable;		/* freed, waiting for a checkpoint */
+	__u32	free_zones, full_zones, open_zones, prefree_zones;
+	__u64	valid_inodes;
+	__u64	reserved_out[16];
+};
+
+/* ---- GAZE_IOC_GC_STATS: garbage collector counters ---------------------- */
+#define GAZE_GC_STATS_RESET	0x1	/* zero the counters after reading */
+#define GAZE_GC_STAGES		4	/* preread, read, prewrite, write */
+#define GAZE_GC_HIST		32	/* reclaim time histogram, log2 us */
+
+struct gaze_ioc_gc_stage {
+	__u64	busy_ns;		/* working */
+	__u64	wait_ns;		/* waiting for input or queue room */
+	__u64	items;			/* blocks that went through */
+	__u32	qdepth_max;		/* deepest its input queue got */
+	__u32	pad;
+};
+
+struct gaze_ioc_gc_stats {
+	__u32	version;		/* in: GAZE_IOC_VERSION */
+	__u32	flags;			/* in: GAZE_GC_STATS_* */
+	__u64	reserved_in[2];
+	__u64	zones_reclaimed;
+	__u64	zones_foreground;	/* reclaimed because space ran out */
+	__u64	blocks_moved;		/* valid blocks GC rewrote */
+	__u64	blocks_user;		/* blocks written for users */
+	__u64	reclaim_ns_total, reclaim_ns_max;
+	/* reclaims by duration: bucket i counts [2^i, 2^(i+1)) us */
+	__u64	reclaim_hist[GAZE_GC_HIST];
+	struct gaze_ioc_gc_stage stage[GAZE_GC_STAGES];
+	__u64	pool_blocks;		/* GC page pool size (0: no pool) */
+	__u64	pool_used_max;
+	__u64	writers_blocked, blocked_ns_total, blocked_ns_max;
+	__u64	reserved_now;		/* blocks reserved by writers */
+	__u32	pipeline;		/* mechanisms in use now (0/1) */
+	__u32	pool;
+	__u32	selective_blocking;
+	__u32	pad;
+	__u64	reserved_out[16];
+};
+
+/* ---- GAZE_IOC_TUNE: list, read and set tunables --------------------------- */
+#define GAZE_TUNE_SET		0x1	/* set name = value (CAP_SYS_ADMIN) */
+#define GAZE_TUNE_BY_INDEX	0x2	/* read entry `index` (ENOENT past end) */
+#define GAZE_TUNE_NAME_MAX	32
+#define GAZE_TUNE_HELP_MAX	96
+
+struct gaze_ioc_tune {
+	__u32	version;		/* in: GAZE_IOC_VERSION */
+	__u32	flags;			/* in: GAZE_TUNE_* */
+	__u32	index;			/* in: with GAZE_TUNE_BY_INDEX */
+	__u32	pad;
+	char	name[GAZE_TUNE_NAME_MAX];	/* in (by name) / out */
+	__u64	value;			/* in with SET / out: current */
+	__u64	min, max;		/* out: accepted range */
+	char	help[GAZE_TUNE_HELP_MAX];	/* out: meaning, unit */
+	__u64	reserved[4];
+};
+
+/* ---- GAZE_IOC_GC: reclaim now ------------------------------------------- */
+#define GAZE_GC_ZONE		0x1	/* reclaim `zone`, not the best victim */
+#define GAZE_GC_SYNC		0x2	/* checkpoint after, so the zone can be reused */
+
+struct gaze_ioc_gc {
+	__u32	version;		/* in: GAZE_IOC_VERSION */
+	__u32	flags;			/* in: GAZE_GC_* */
+	__u32	zone;			/* in with GAZE_GC_ZONE; out: the victim */
+	__u32	pad;
+	__u64	reserved_in[2];
+	__u64	blocks_moved;		/* out */
+	__u64	ns;			/* out: how long the reclaim took */
+	__u64	reserved_out[4];
+};
+
+#define GAZE_IOC_INFO		_IOWR(GAZE_IOC_MAGIC, 1, struct gaze_ioc_info)
+#define GAZE_IOC_GC_STATS	_IOWR(GAZE_IOC_MAGIC, 2, struct gaze_ioc_gc_stats)
+#define GAZE_IOC_TUNE		_IOWR(GAZE_IOC_MAGIC, 3, struct gaze_ioc_tune)
+#define GAZE_IOC_GC		_IOWR(GAZE_IOC_MAGIC, 4, struct gaze_ioc_gc)
+
+#endif /* GAZE_IOCTL_H */
