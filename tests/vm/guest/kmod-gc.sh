@@ -12,13 +12,15 @@
 # overwrites leave zones half valid: only GC can reclaim them.  Every 16th
 # overwrite compares a file with its source, and at the end every file is
 # compared before and after umount + mount.
-# No write may fail (ENOSPC would mean GC did not keep up), and the
-# kernel log must show no gaze error.
+# No write may fail (ENOSPC would mean GC did not keep up), gc-stats must
+# show the reclaims, and the kernel log must show no gaze error.  Then
+# gazectl info, tune, gc and gc-stats through the module's ioctls.
 # Environment: GAZE_BUILDDIR (gaze.ko in $GAZE_BUILDDIR/$KMOD).  TAP out.
 set -u
 B=$GAZE_BUILDDIR
 KO=$B/${KMOD:-kmod-gc}/gaze.ko
 MKFS=$B/mkfs/mkfs.gaze
+GAZECTL=$B/gazectl/gazectl
 . "$GAZE_SRCDIR/tests/vm/guest/lib.sh"
 M=/tmp/gz/mnt
 mkdir -p $M
@@ -98,6 +100,16 @@ phase() # background_gc value
 	done
 	written=$((written / 1024))
 	sync -f $M || fail "syncfs after overwrite $r"
+	run "$GAZECTL" gc-stats --json $M
+	[ $rc -eq 0 ] || fail "gazectl gc-stats"
+	zr=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["zones_reclaimed"], d["blocks_moved"], d["blocks_user"], d["zones_foreground"])' <$W/out) ||
+		fail "gc-stats --json does not parse"
+	set -- $1 $zr
+	[ "$2" -gt 0 ] && [ "$3" -gt 0 ] && [ "$4" -gt 0 ] ||
+		fail "gc-stats: zones_reclaimed $2, blocks_moved $3, blocks_user $4"
+	[ "$1" = on ] || [ "$5" -gt 0 ] ||
+		fail "background_gc=off but no zone reclaimed in the foreground"
+	ok "background_gc=$1: gc-stats: $2 zones reclaimed ($5 in the foreground), $3 blocks moved, $4 user blocks"
 	df -k $M | tail -1 | sed 's/^/# df: /'
 	ok "background_gc=$1: $r overwrites, $written MiB written ($((written / DEVMB))x the device), no error"
 	verify_all "after $r overwrites"
@@ -118,6 +130,75 @@ phase() # background_gc value
 
 phase on
 phase off
+
+# --- gazectl info / tune / gc / gc-stats through the ioctls --------------
+run "$MKFS" -f $D
+[ $rc -eq 0 ] || fail "mkfs for the gazectl checks"
+run mount -t gaze $D $M
+[ $rc -eq 0 ] || fail "mount for the gazectl checks"
+run "$GAZECTL" info --json $M
+[ $rc -eq 0 ] || fail "gazectl info"
+python3 -c 'import json,sys; d=json.load(sys.stdin); s=d["space_blocks"]
+assert d["block_size"] == 4096 and d["zoned"] and d["background_gc"] == "on", d
+assert s["capacity"] > 0 and s["free_now"] > 0 and s["valid"] > 0, s
+assert d["zones"]["free"] + d["zones"]["open"] + d["zones"]["full"] + d["zones"]["prefree"] == d["main_zone_count"], d' <$W/out >$W/err 2>&1 ||
+	fail "gazectl info --json fields"
+ok "gazectl info --json: geometry, options and space add up"
+run "$GAZECTL" tune $M
+[ $rc -eq 0 ] || fail "gazectl tune (list)"
+for key in background_gc victim_policy bg_gc_low_pct bg_gc_high_pct; do
+	grep -q "^$key " $W/out || fail "tune list lacks $key"
+done
+run "$GAZECTL" tune $M victim_policy=cost-benefit bg_gc_high_pct=50
+[ $rc -eq 0 ] || fail "tune victim_policy=cost-benefit"
+run "$GAZECTL" info $M
+grep -q 'victim_policy=cost-benefit' $W/out || fail "info does not show the new policy"
+run "$GAZECTL" tune $M bg_gc_low_pct=60
+[ $rc -eq 2 ] && grep -q 'out of range' $W/err || fail "low above high: exit $rc"
+run "$GAZECTL" tune $M no_such_key=1
+[ $rc -eq 2 ] && grep -q "unknown tunable 'no_such_key'" $W/err || fail "unknown key: exit $rc"
+run "$GAZECTL" tune $M victim_policy=7
+[ $rc -eq 2 ] && grep -q 'out of range 0..1' $W/err || fail "out of range: exit $rc"
+run setpriv --reuid=1000 --regid=1000 --clear-groups "$GAZECTL" tune $M victim_policy=0
+[ $rc -eq 1 ] && grep -q 'CAP_SYS_ADMIN' $W/err || fail "non-root tune: exit $rc"
+ok "gazectl tune: list, set, and refusals (range, unknown key, no CAP_SYS_ADMIN)"
+run "$GAZECTL" tune $M background_gc=off
+[ $rc -eq 0 ] && ! pgrep -f "gaze_gc-" >/dev/null || fail "background_gc=off leaves a GC thread"
+run "$GAZECTL" tune $M background_gc=on
+[ $rc -eq 0 ] && pgrep -f "gaze_gc-" >/dev/null || fail "background_gc=on starts no GC thread"
+ok "gazectl tune background_gc stops and starts the GC thread"
+# zones half valid: six 1 MiB files (two per 2 MiB zone), every other
+# one rewritten, then reclaim on demand
+i=0
+while [ $i -lt 6 ]; do
+	cat $W/src$((i % 4)) >$M/g$i || fail "write g$i"
+	i=$((i + 1))
+done
+sync -f $M
+for i in 0 2 4; do
+	cat $W/src$(((i + 1) % 4)) >$M/g$i || fail "rewrite g$i"
+done
+sync -f $M
+run "$GAZECTL" gc-stats --reset $M
+[ $rc -eq 0 ] || fail "gc-stats --reset"
+run "$GAZECTL" gc --wait $M
+[ $rc -eq 0 ] && grep -q 'reclaimed zone' $W/out || fail "gazectl gc --wait: exit $rc"
+cat $W/out | sed 's/^/# /'
+run "$GAZECTL" gc-stats --json $M
+python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["zones_reclaimed"] == 1, d' <$W/out >$W/err 2>&1 ||
+	fail "gc-stats after one gc: $(cat $W/out)"
+run "$GAZECTL" gc --zone 0 $M
+[ $rc -eq 1 ] && grep -q 'cannot be reclaimed' $W/err || fail "gc --zone 0 (checkpoint zone): exit $rc"
+ok "gazectl gc --wait reclaims one zone, gc-stats counts it, a checkpoint zone is refused"
+i=0
+while [ $i -lt 6 ]; do
+	k=$((i % 2 ? i % 4 : (i + 1) % 4))
+	cmp -s $M/g$i $W/src$k || fail "g$i differs after gc"
+	i=$((i + 1))
+done
+ok "files read back after the reclaim"
+run umount $M
+[ $rc -eq 0 ] || fail "umount after the gazectl checks"
 run rmmod gaze
 [ $rc -eq 0 ] || fail "rmmod gaze"
 ok "rmmod gaze"
