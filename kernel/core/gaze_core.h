@@ -15,6 +15,8 @@
  *   node.c        nid allocation, node get/new/flush           (gaze_nid_*, gaze_node_*)
  *   checkpoint.c  checkpoint write and discovery               (gaze_cp_*)
  *   fs.c          format / open / close of an instance         (gaze_fs_*)
+ *   orphan.c      inodes unlinked while in use: list, checkpoint
+ *                 slots, eviction at last close and at open    (gaze_orphan*)
  *   inode.c bmap.c dir.c xattr.c namei.c
  *                 namespace: the operations tools and the module share
  *                                                              (gaze_ns_*, gaze_file_*,
@@ -196,6 +198,15 @@ struct gaze_space;		/* space.c private */
 struct gaze_tables;		/* table.c private */
 
 #define GAZE_FS_RDONLY		0x1	/* gaze_fs_open flag */
+/*
+ * gaze_fs_open flag: load the checkpoint's orphan list but do not free
+ * the orphans (a remount read-write while some may still be open); each
+ * is freed by gaze_ns_orphan_evict, or at the next open without it.
+ */
+#define GAZE_FS_KEEP_ORPHANS	0x2
+
+/* orphans one checkpoint records (two payload blocks of slots) */
+#define GAZE_ORPHANS_MAX	((u32)(2 * GAZE_ADDRS_PER_BLOCK))
 
 struct gaze_fs {
 	struct gaze_dev		*dev;
@@ -214,6 +225,8 @@ struct gaze_fs {
 	struct gaze_space	*space;
 	struct mutex		lock;		/* see top of file */
 	size_t			cache_limit;	/* bytes of clean+dirty mbufs */
+	u32			*orphans;	/* orphan.c: inode numbers */
+	u32			nr_orphans, orphan_cap;
 };
 
 /* ---------------------------------------------------------------- */
@@ -415,6 +428,18 @@ int gaze_ns_link(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 /* unlink a non-directory, or remove an empty directory */
 int gaze_ns_unlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len);
 /*
+ * gaze_ns_unlink with flags.  GAZE_NS_IN_USE: the caller still uses the
+ * inode (open file); a non-directory whose last link goes is not freed
+ * but becomes an orphan (GAZE_IF_ORPHAN, recorded in every checkpoint)
+ * until gaze_ns_orphan_evict, or until the next read-write open after a
+ * crash.  Its data stays readable and writable by number meanwhile.
+ */
+#define GAZE_NS_IN_USE		0x100
+int gaze_ns_unlink_flags(struct gaze_fs *fs, u32 dir, const char *name,
+			 u32 len, u32 flags);
+/* frees orphan ino (last close); -ENOENT if it is not an orphan */
+int gaze_ns_orphan_evict(struct gaze_fs *fs, u32 ino);
+/*
  * rename(2)/renameat2(2): moves olddir/oname to newdir/nname.  flags:
  * GAZE_RENAME_NOREPLACE (-EEXIST if nname exists), GAZE_RENAME_EXCHANGE
  * (swaps two existing names, which may be of different types); the
@@ -429,6 +454,17 @@ int gaze_ns_unlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len);
  */
 #define GAZE_RENAME_NOREPLACE	1
 #define GAZE_RENAME_EXCHANGE	2
+/*
+ * GAZE_RENAME_WHITEOUT (with or without NOREPLACE, not with EXCHANGE):
+ * after the move, oname becomes a whiteout, a character device 0:0 with
+ * the moved inode's owner and mode 0 permissions (overlayfs).
+ */
+#define GAZE_RENAME_WHITEOUT	4
+/*
+ * Not a kernel flag: the caller still uses the replaced inode (an open
+ * file), so at nlink 0 it becomes an orphan (see gaze_ns_unlink_flags).
+ */
+#define GAZE_RENAME_IN_USE	GAZE_NS_IN_USE
 int gaze_ns_rename(struct gaze_fs *fs, u32 olddir, const char *oname,
 		   u32 olen, u32 newdir, const char *nname, u32 nlen,
 		   u32 flags);
@@ -551,6 +587,21 @@ int gaze_dir_iterate(struct gaze_fs *fs, struct gaze_mbuf *dmb, u64 *pos,
 		     gaze_filldir_t fn, void *ctx);
 /* drops the directory's cached blocks (before its blocks are freed) */
 void gaze_dir_forget(struct gaze_fs *fs, struct gaze_mbuf *dmb);
+
+/* orphan.c */
+/*
+ * After a link count change: an inode with links is just released; at
+ * nlink 0 it is freed, or, when in_use and not a directory, becomes an
+ * orphan.  Consumes the ref.
+ */
+int gaze_inode_drop(struct gaze_fs *fs, struct gaze_mbuf *imb, bool in_use);
+/* checkpoint: writes up to GAZE_ORPHANS_MAX inode numbers, returns how many */
+u32 gaze_orphans_fill(struct gaze_fs *fs, __le64 *slots);
+/* open: reads the committed checkpoint's list into memory */
+int gaze_orphans_load(struct gaze_fs *fs);
+/* open read-write: frees every listed orphan (takes fs->lock) */
+int gaze_orphans_recover(struct gaze_fs *fs);
+void gaze_orphans_destroy(struct gaze_fs *fs);
 
 /* xattr.c */
 /* frees the inode's xattr node (if any) */
