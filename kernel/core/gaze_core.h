@@ -488,6 +488,24 @@ s64 gaze_file_read(struct gaze_fs *fs, u32 ino, void *buf, u64 len, u64 off);
 s64 gaze_file_write(struct gaze_fs *fs, u32 ino, const void *buf, u64 len,
 		    u64 off);
 int gaze_file_truncate(struct gaze_fs *fs, u32 ino, u64 size);
+/*
+ * fallocate(2) of a regular file; mode bits are the kernel's FALLOC_FL_*
+ * values.  0 / KEEP_SIZE ("allocate"): a log-structured filesystem
+ * writes every block to a new place, so nothing can be reserved ahead:
+ * this checks that the holes in the range fit in the free space now
+ * (-ENOSPC otherwise) and, without KEEP_SIZE, extends the size; later
+ * writes can still fail with -ENOSPC.  PUNCH_HOLE (with KEEP_SIZE, as
+ * the kernel requires): whole blocks in the range become holes (their
+ * space is freed), partial blocks get zeroes; never past the size.
+ * ZERO_RANGE [| KEEP_SIZE]: the same on the range, and without
+ * KEEP_SIZE the size grows to cover it.  Anything else: -EOPNOTSUPP.
+ * Sets mtime and ctime when it changes anything.
+ */
+#define GAZE_FALLOC_KEEP_SIZE	0x01
+#define GAZE_FALLOC_PUNCH_HOLE	0x02
+#define GAZE_FALLOC_ZERO_RANGE	0x10
+int gaze_file_fallocate(struct gaze_fs *fs, u32 ino, u32 mode, u64 off,
+			u64 len);
 /* data block address of a file block (0 = hole), for tools and fsck */
 int gaze_file_bmap(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addr);
 int gaze_ns_readlink(struct gaze_fs *fs, u32 ino, char *buf, u32 buflen);
@@ -545,6 +563,12 @@ s64 gaze_inode_read(struct gaze_fs *fs, struct gaze_mbuf *imb, void *buf,
 s64 gaze_inode_write(struct gaze_fs *fs, struct gaze_mbuf *imb,
 		     const void *buf, u64 len, u64 off);
 int gaze_inode_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size);
+/* bytes [off, end) below the size become zero (whole blocks: holes) */
+int gaze_inode_zero(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off,
+		    u64 end);
+/* gaze_file_fallocate on a held inode */
+int gaze_inode_fallocate(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 mode,
+			 u64 off, u64 len);
 /* frees a node's nid and drops its cached buffer; consumes the ref */
 int gaze_ns_node_free(struct gaze_fs *fs, struct gaze_mbuf *mb);
 
@@ -568,6 +592,9 @@ int gaze_bmap_lookup(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 		     u64 *addr);
 /* frees data blocks >= from and nodes wholly beyond it */
 int gaze_bmap_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from);
+/* counts mapped blocks in [from, to) into *mapped; clear: unmaps them */
+int gaze_bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
+		    bool clear, u64 *mapped);
 
 /* dir.c */
 int gaze_name_check(const char *name, u32 len);

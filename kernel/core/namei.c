@@ -573,6 +573,28 @@ gaze_file_truncate(struct gaze_fs *fs, u32 ino, u64 size)
 }
 
 int
+gaze_file_fallocate(struct gaze_fs *fs, u32 ino, u32 mode, u64 off, u64 len)
+{
+	struct gaze_mbuf *imb;
+	u64 size, blocks;
+	struct gaze_inode *in;
+	int err;
+
+	err = ns_enter_get(fs, ino, true, ns_get_file, &imb);
+	if (err)
+		return err;
+	in = imb->data;
+	size = le64_to_cpu(in->size);
+	blocks = le64_to_cpu(in->blocks);
+	err = gaze_inode_fallocate(fs, imb, mode, off, len);
+	if (!err && (size != le64_to_cpu(in->size) ||
+		     blocks != le64_to_cpu(in->blocks) ||
+		     (mode & (GAZE_FALLOC_PUNCH_HOLE | GAZE_FALLOC_ZERO_RANGE))))
+		gaze_inode_touch(fs, imb, true);
+	return gaze_ns_leave(fs, imb, true, err);
+}
+
+int
 gaze_file_bmap(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addr)
 {
 	struct gaze_mbuf *imb;

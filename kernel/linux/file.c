@@ -31,7 +31,8 @@ static inline struct gaze_fs *gaze_ifs(struct inode *inode)
 
 /*
  * Fills a locked page from the core: bytes past i_size read as zero.
- * An inode whose last link is gone has no core inode any more.
+ * An inode whose last link is gone is an orphan in the core until its
+ * last reference, so it still reads and writes.
  */
 static int gaze_fill_page(struct inode *inode, struct page *page)
 {
@@ -41,8 +42,6 @@ static int gaze_fill_page(struct inode *inode, struct page *page)
 	void *kaddr;
 	s64 n = 0;
 
-	if (!inode->i_nlink)
-		return -EIO;
 	if (pos < isize)
 		want = min_t(loff_t, PAGE_SIZE, isize - pos);
 	kaddr = kmap_local_page(page);
@@ -89,8 +88,8 @@ static int gaze_write_page(struct page *page, struct writeback_control *wbc,
 	s64 n;
 	int ret = 0;
 
-	/* beyond EOF (truncate in progress) or an unlinked inode: drop */
-	if (pos >= isize || !inode->i_nlink) {
+	/* beyond EOF (truncate in progress): drop */
+	if (pos >= isize) {
 		folio_unlock(folio);
 		return 0;
 	}

@@ -109,6 +109,8 @@ int gaze_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		 struct iattr *attr);
 int gaze_getattr(struct user_namespace *mnt_userns, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
+/* super_operations.evict_inode: frees an orphan at its last reference */
+void gaze_evict_inode(struct inode *inode);
 /* maps a core error to what the VFS should see, handling errors= */
 int gaze_error(struct super_block *sb, int err, const char *what);
 

@@ -8,10 +8,15 @@
  * changed (nlink, ctime, mtime; size and blocks of directories) with
  * gaze_ns_getattr.
  *
- * Not yet: RENAME_WHITEOUT (-EINVAL), O_TMPFILE, POSIX ACLs (get_acl /
- * set_acl), and orphans: the core frees an inode at its last unlink, so
- * an open file that loses its last name is dropped at once (its cached
- * pages are no longer written; reads of uncached pages fail with -EIO).
+ * Orphans: unlink and rename over a non-directory pass GAZE_NS_IN_USE,
+ * since the dentry being removed still holds the inode; the core keeps
+ * it (nlink 0, on the orphan list) until gaze_evict_inode (inode.c)
+ * frees it at the last reference.  A removed directory is freed at once.
+ *
+ * RENAME_WHITEOUT: the core leaves a 0:0 character device at the old
+ * name (overlayfs upper layers).
+ *
+ * Not yet: O_TMPFILE.
  *
  * readdir: ctx->pos is the core's cookie ('.' 0, '..' 1, then
  * max(2, hash >> 1)).  Entries are gathered into a buffer under the core
@@ -217,8 +222,9 @@ static int gaze_unlink(struct inode *dir, struct dentry *dentry)
 	int ret;
 
 	nofs = gaze_nofs_begin();
-	ret = gaze_ns_unlink(gaze_ifs(dir), dir->i_ino, dentry->d_name.name,
-			     dentry->d_name.len);
+	ret = gaze_ns_unlink_flags(gaze_ifs(dir), dir->i_ino,
+				   dentry->d_name.name, dentry->d_name.len,
+				   S_ISDIR(inode->i_mode) ? 0 : GAZE_NS_IN_USE);
 	gaze_nofs_end(nofs);
 	if (ret)
 		return gaze_error(dir->i_sb, ret, "unlink");
@@ -250,18 +256,22 @@ static int gaze_rename(struct user_namespace *mnt_userns,
 	struct inode *old_inode = d_inode(old_dentry);
 	struct inode *new_inode = d_inode(new_dentry);
 	unsigned int nofs;
+	u32 cflags = flags;
 	int ret;
 
 	BUILD_BUG_ON(GAZE_RENAME_NOREPLACE != RENAME_NOREPLACE);
 	BUILD_BUG_ON(GAZE_RENAME_EXCHANGE != RENAME_EXCHANGE);
-	/* RENAME_WHITEOUT (overlayfs upper) is not supported yet */
-	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+	BUILD_BUG_ON(GAZE_RENAME_WHITEOUT != RENAME_WHITEOUT);
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))
 		return -EINVAL;
+	/* a replaced file may still be open: it becomes an orphan */
+	if (new_inode && !S_ISDIR(new_inode->i_mode))
+		cflags |= GAZE_RENAME_IN_USE;
 	nofs = gaze_nofs_begin();
 	ret = gaze_ns_rename(gaze_ifs(old_dir), old_dir->i_ino,
 			     old_dentry->d_name.name, old_dentry->d_name.len,
 			     new_dir->i_ino, new_dentry->d_name.name,
-			     new_dentry->d_name.len, flags);
+			     new_dentry->d_name.len, cflags);
 	gaze_nofs_end(nofs);
 	if (ret)
 		return gaze_error(old_dir->i_sb, ret, "rename");

@@ -164,12 +164,6 @@ static int gaze_write_inode(struct inode *inode, struct writeback_control *wbc)
 	return ret ? gaze_error(inode->i_sb, ret, "write_inode") : 0;
 }
 
-static void gaze_evict_inode(struct inode *inode)
-{
-	truncate_inode_pages_final(&inode->i_data);
-	clear_inode(inode);
-}
-
 static const struct super_operations gaze_sops = {
 	.alloc_inode	= NULL,		/* plain struct inode */
 	.write_inode	= gaze_write_inode,
@@ -376,7 +370,8 @@ static int gaze_remount_rw(struct super_block *sb)
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
-	ret = gaze_fs_open(sbi->dev, 0, &nfs);
+	/* open files may be orphans: they are freed at their last close */
+	ret = gaze_fs_open(sbi->dev, GAZE_FS_KEEP_ORPHANS, &nfs);
 	if (ret) {
 		kfree(r);
 		ret = gaze_map_mount_err(ret);
