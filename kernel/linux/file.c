@@ -13,7 +13,13 @@
  * gaze_file_write, so writeback puts the VFS times back afterwards.
  *
  * fsync: writes and waits for the range, then takes a checkpoint.
- * Not yet: fallocate, O_DIRECT, large folios.
+ *
+ * fallocate: mode 0 / KEEP_SIZE, PUNCH_HOLE | KEEP_SIZE and ZERO_RANGE
+ * [| KEEP_SIZE] (see gaze_file_fallocate for what "allocate" can promise
+ * on a log-structured filesystem: a space check and the size, no
+ * reservation); other modes -EOPNOTSUPP.
+ *
+ * Not yet: O_DIRECT, large folios.
  */
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -22,6 +28,7 @@
 #include <linux/writeback.h>
 #include <linux/uio.h>
 #include <linux/slab.h>
+#include <linux/falloc.h>
 #include "gaze_kern.h"
 
 static inline struct gaze_fs *gaze_ifs(struct inode *inode)
@@ -119,17 +126,27 @@ static int gaze_write_page(struct page *page, struct writeback_control *wbc,
 	return 0;
 }
 
-/* the core stamped its clock on the inode: put the VFS times back */
+/*
+ * The core stamped its clock on the inode: put the VFS times back, and
+ * take the block count the writes changed (stat's st_blocks).
+ */
 static void gaze_put_times(struct inode *inode)
 {
 	struct gaze_attr a = { 0 };
 	unsigned int nofs;
+	int ret;
 
 	gaze_inode_times_to_attr(inode, &a);
 	nofs = gaze_nofs_begin();
 	gaze_ns_setattr(gaze_ifs(inode), inode->i_ino, &a,
 			GAZE_SET_MTIME | GAZE_SET_CTIME);
+	ret = gaze_ns_getattr(gaze_ifs(inode), inode->i_ino, &a);
 	gaze_nofs_end(nofs);
+	if (ret)
+		return;
+	spin_lock(&inode->i_lock);
+	inode->i_blocks = a.blocks << (GAZE_BLOCK_SHIFT - 9);
+	spin_unlock(&inode->i_lock);
 }
 
 static int gaze_writepage(struct page *page, struct writeback_control *wbc)
@@ -237,6 +254,69 @@ static int gaze_fsync(struct file *file, loff_t start, loff_t end,
 	return ret ? gaze_error(inode->i_sb, ret, "fsync") : 0;
 }
 
+/*
+ * The core works on what it holds, so dirty pages from the range to the
+ * end (they carry the size too) go to it first; then the cached range is
+ * dropped (partial pages zeroed in place) under the invalidate lock, so
+ * no fault maps old data back in, and the core changes the blocks.
+ */
+static long gaze_fallocate(struct file *file, int mode, loff_t off,
+			   loff_t len)
+{
+	struct inode *inode = file_inode(file);
+	struct address_space *mapping = inode->i_mapping;
+	bool zero = mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE);
+	loff_t end = off + len, old;
+	struct gaze_attr a;
+	unsigned int nofs;
+	int ret;
+
+	BUILD_BUG_ON(GAZE_FALLOC_KEEP_SIZE != FALLOC_FL_KEEP_SIZE);
+	BUILD_BUG_ON(GAZE_FALLOC_PUNCH_HOLE != FALLOC_FL_PUNCH_HOLE);
+	BUILD_BUG_ON(GAZE_FALLOC_ZERO_RANGE != FALLOC_FL_ZERO_RANGE);
+	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
+		     FALLOC_FL_ZERO_RANGE))
+		return -EOPNOTSUPP;
+	inode_lock(inode);
+	if (!(mode & FALLOC_FL_KEEP_SIZE) && end > i_size_read(inode)) {
+		ret = inode_newsize_ok(inode, end);
+		if (ret)
+			goto out_unlock;
+	}
+	ret = file_modified(file);
+	if (ret)
+		goto out_unlock;
+	old = i_size_read(inode);
+	filemap_invalidate_lock(mapping);
+	ret = filemap_write_and_wait_range(mapping, off, LLONG_MAX);
+	if (ret)
+		goto out_inval;
+	if (zero)
+		truncate_pagecache_range(inode, off, end - 1);
+	nofs = gaze_nofs_begin();
+	ret = gaze_file_fallocate(gaze_ifs(inode), inode->i_ino, mode, off,
+				  len);
+	if (!ret)
+		ret = gaze_ns_getattr(gaze_ifs(inode), inode->i_ino, &a);
+	gaze_nofs_end(nofs);
+	if (ret) {
+		ret = gaze_error(inode->i_sb, ret, "fallocate");
+		goto out_inval;
+	}
+	inode->i_blocks = a.blocks << (GAZE_BLOCK_SHIFT - 9);
+	if (a.size > old)
+		i_size_write(inode, a.size);
+	if (zero || a.size > old) {
+		inode->i_mtime = inode->i_ctime = current_time(inode);
+		mark_inode_dirty(inode);
+	}
+out_inval:
+	filemap_invalidate_unlock(mapping);
+out_unlock:
+	inode_unlock(inode);
+	return ret;
+}
+
 const struct file_operations gaze_file_operations = {
 	.llseek		= generic_file_llseek,
 	.read_iter	= generic_file_read_iter,
@@ -244,6 +324,7 @@ const struct file_operations gaze_file_operations = {
 	.mmap		= generic_file_mmap,
 	.open		= generic_file_open,
 	.fsync		= gaze_fsync,
+	.fallocate	= gaze_fallocate,
 	.splice_read	= generic_file_splice_read,
 	.splice_write	= iter_file_splice_write,
 };

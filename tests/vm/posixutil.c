@@ -13,16 +13,29 @@
  *   posixutil rmxattr PATH NAME
  *   posixutil seekdir DIR       readdir, then seekdir to every telldir
  *                               position: the rest must repeat exactly
+ *   posixutil orphan FILE NBLOCKS
+ *                  creates FILE with NBLOCKS 4 KiB blocks, unlinks it while
+ *                  open, writes and reads through the descriptor (fsync
+ *                  in between), and checks with statfs that the space is
+ *                  held until close and free after it
+ *   posixutil renameopen OLD NEW
+ *                  opens NEW, renames OLD over it, reads the old NEW
+ *                  through the descriptor, and checks that its space
+ *                  comes back at close
+ *   posixutil fallocate FILE alloc|keep|punch|zero|zerokeep|collapse OFF LEN
  * Exit 0, or 1 with "posixutil: what: ERRNO_NAME (message)" on stderr.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -48,6 +61,7 @@ errname(int e)
 	case EOPNOTSUPP: return "EOPNOTSUPP";
 	case EPERM: return "EPERM";
 	case EXDEV: return "EXDEV";
+	case ENOSPC: return "ENOSPC";
 	default: return "errno";
 	}
 }
@@ -105,6 +119,138 @@ seekdir_check(const char *path)
 	closedir(d);
 	printf("%d\n", n);
 	return 0;
+}
+
+static unsigned long long
+free_blocks(const char *path)
+{
+	char dir[4096], *slash;
+	struct statvfs st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	if (statvfs(slash ? dir : ".", &st))
+		return 0;
+	return (unsigned long long)st.f_bfree * st.f_frsize / 4096;
+}
+
+static int
+bad(const char *what)
+{
+	fprintf(stderr, "posixutil: %s\n", what);
+	return 1;
+}
+
+static int
+orphan_check(const char *path, long nblk)
+{
+	size_t len = (size_t)nblk * 4096;
+	char *a = malloc(len + 4096), *b = malloc(len + 4096);
+	unsigned long long f1, f2, f3;
+	struct stat st;
+	size_t i;
+	int fd;
+
+	if (!a || !b || nblk <= 0)
+		return bad("orphan: bad size");
+	for (i = 0; i < len + 4096; i++)
+		a[i] = (char)(i * 7 + (i >> 12));
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return fail(path);
+	if (pwrite(fd, a, len, 0) != (ssize_t)len || fsync(fd))
+		return fail("write");
+	f1 = free_blocks(path);
+	if (unlink(path))
+		return fail("unlink");
+	if (access(path, F_OK) == 0 || errno != ENOENT)
+		return bad("the name is still there");
+	if (fstat(fd, &st) || st.st_nlink != 0)
+		return bad("nlink of the open unlinked file is not 0");
+	if (pwrite(fd, a + len, 4096, (off_t)len) != 4096 || fsync(fd))
+		return fail("write after unlink");
+	if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+		return fail("fadvise");
+	if (pread(fd, b, len + 4096, 0) != (ssize_t)(len + 4096) ||
+	    memcmp(a, b, len + 4096))
+		return bad("data read through the descriptor differs");
+	f2 = free_blocks(path);
+	if (f2 + nblk / 2 > f1 + nblk)
+		return bad("space came back before the last close");
+	if (close(fd))
+		return fail("close");
+	f3 = free_blocks(path);
+	printf("free blocks: %llu written, %llu unlinked+open, %llu closed\n",
+	       f1, f2, f3);
+	if (f3 < f2 + (unsigned long long)nblk)
+		return bad("space did not come back at the last close");
+	free(a);
+	free(b);
+	return 0;
+}
+
+static int
+renameopen_check(const char *old, const char *new)
+{
+	static char a[1 << 20], b[1 << 20];
+	unsigned long long f1, f2;
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	fd = open(new, O_RDONLY);
+	if (fd < 0)
+		return fail(new);
+	n = pread(fd, a, sizeof(a), 0);
+	if (n <= 0)
+		return fail("read");
+	if (fsync(fd))
+		return fail("fsync");
+	f1 = free_blocks(new);
+	if (rename(old, new))
+		return fail("rename");
+	if (fstat(fd, &st) || st.st_nlink != 0)
+		return bad("nlink of the replaced open file is not 0");
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (pread(fd, b, sizeof(b), 0) != n || memcmp(a, b, (size_t)n))
+		return bad("the replaced file reads differently");
+	if (close(fd))
+		return fail("close");
+	f2 = free_blocks(new);
+	printf("free blocks: %llu before, %llu after close\n", f1, f2);
+	if (f2 < f1 + (unsigned long long)n / 4096)
+		return bad("the replaced file's space did not come back");
+	return 0;
+}
+
+static int
+fallocate_cmd(char **argv)
+{
+	static const struct { const char *name; int mode; } m[] = {
+		{ "alloc", 0 },
+		{ "keep", FALLOC_FL_KEEP_SIZE },
+		{ "punch", FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE },
+		{ "zero", FALLOC_FL_ZERO_RANGE },
+		{ "zerokeep", FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE },
+		{ "collapse", FALLOC_FL_COLLAPSE_RANGE },
+	};
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (!strcmp(argv[3], m[i].name))
+			break;
+	if (i == sizeof(m) / sizeof(m[0]))
+		return bad("fallocate: unknown mode");
+	fd = open(argv[2], O_RDWR | O_CREAT, 0644);
+	if (fd < 0)
+		return fail(argv[2]);
+	if (fallocate(fd, m[i].mode, strtoll(argv[4], NULL, 0),
+		      strtoll(argv[5], NULL, 0)))
+		return fail("fallocate");
+	return close(fd) ? fail("close") : 0;
 }
 
 int
@@ -209,6 +355,12 @@ main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "seekdir") && argc == 3)
 		return seekdir_check(argv[2]);
+	if (!strcmp(cmd, "orphan") && argc == 4)
+		return orphan_check(argv[2], strtol(argv[3], NULL, 0));
+	if (!strcmp(cmd, "renameopen") && argc == 4)
+		return renameopen_check(argv[2], argv[3]);
+	if (!strcmp(cmd, "fallocate") && argc == 6)
+		return fallocate_cmd(argv);
 	fprintf(stderr, "usage: see tests/vm/posixutil.c\n");
 	return 2;
 }

@@ -123,8 +123,17 @@ same nc
 same d1/d2/r2
 must_err ENOENT $PU rename $M/nc $M/missing exchange
 ok "RENAME_EXCHANGE (file/dir, across directories)"
-must_err EINVAL $PU rename $M/nc $M/wo whiteout
-ok "RENAME_WHITEOUT refused with EINVAL (not supported yet)"
+must $PU rename $M/nc $M/wo whiteout
+mv $R/nc $R/wo
+same wo
+[ "$(stat -c '%F %t:%T %a %h' $M/nc)" = "character special file 0:0 0 1" ] ||
+	fail "whiteout: $(stat -c '%F %t:%T %a %h' $M/nc)"
+both 'echo X > %P/wx && echo Y > %P/wy'
+must $PU rename $M/wx $M/wy whiteout
+mv $R/wx $R/wy
+same wy
+[ -c $M/wx ] || fail "whiteout over an existing name"
+ok "RENAME_WHITEOUT leaves a 0:0 character device"
 
 # ---- hard links and symlinks -----------------------------------------
 both 'ln %P/rand %P/d1/randlink && ln -s ../rand %P/d1/sym && ln -s /nonexistent/target %P/dangling'
@@ -206,6 +215,58 @@ checkhuge() {
 checkhuge ""
 ok "a sparse file over 4 GiB"
 
+# ---- orphans: unlink or rename over an open file --------------------------
+must $PU orphan $M/orph 2000
+ok "open, unlink, write/read through the fd, close: $(cat $W/out)"
+both "cp $W/rand %P/ro_new && echo new > %P/ro_src"
+must $PU renameopen $M/ro_src $M/ro_new
+msg=$(cat $W/out)
+mv $R/ro_src $R/ro_new
+same ro_new
+ok "rename over an open file: readable until close, then freed ($msg)"
+head -c 8000000 /dev/urandom >$W/held
+cp $W/held $M/held
+sync
+f0=$(stat -f -c %f $M)
+exec 3<$M/held
+must rm $M/held
+sync
+echo 3 >/proc/sys/vm/drop_caches
+cmp - $W/held <&3 >$W/out 2>&1 || fail "an orphan reads differently after sync + drop_caches"
+run mount -o remount,ro $M
+[ $rc -ne 0 ] || fail "remount read-only with an open unlinked file succeeded"
+f1=$(stat -f -c %f $M)
+exec 3<&-
+f2=$(stat -f -c %f $M)
+[ "$f1" -lt $((f0 + 1000)) ] && [ "$f2" -ge $((f0 + 1900)) ] ||
+	fail "orphan space: $f0 before, $f1 open, $f2 closed"
+ok "an orphan survives sync and drop_caches, is freed at close (free $f0 -> $f1 -> $f2)"
+
+# ---- fallocate -------------------------------------------------------------
+both "cp $W/rand %P/fa"
+sync
+b0=$(stat -c %b $M/fa)
+both "$PU fallocate %P/fa punch 10000 200000"
+same fa
+b1=$(stat -c %b $M/fa)
+[ "$b1" -le $((b0 - 47 * 8)) ] || fail "punch freed too little: $b0 -> $b1 sectors"
+[ "$(stat -c %s $M/fa)" = 3000000 ] || fail "punch changed the size"
+ok "PUNCH_HOLE zeroes the range and frees its blocks ($b0 -> $b1 sectors)"
+must $PU fallocate $M/fa zero 2990000 100000
+$PU fallocate $R/fa punch 2990000 100000 && truncate -s 3090000 $R/fa
+same fa
+must $PU fallocate $M/fa zerokeep 100 5000000
+$PU fallocate $R/fa punch 100 5000000
+same fa
+ok "ZERO_RANGE (growing the file, and with KEEP_SIZE)"
+both "$PU fallocate %P/fa alloc 0 5000000 && $PU fallocate %P/fa keep 6000000 100000"
+same fa
+[ "$(stat -c %s $M/fa)" = 5000000 ] || fail "size after allocate: $(stat -c %s $M/fa)"
+must_err ENOSPC $PU fallocate $M/fa alloc 0 $(( ($(stat -f -c %f $M) + 1000) * 4096 ))
+[ "$(stat -c %s $M/fa)" = 5000000 ] || fail "a failed allocate changed the size"
+must_err EOPNOTSUPP $PU fallocate $M/fa collapse 0 4096
+ok "allocate: size, KEEP_SIZE, ENOSPC; COLLAPSE_RANGE EOPNOTSUPP"
+
 # ---- persistence ---------------------------------------------------------
 snap() {
 	(cd $M && find . -path ./big -prune -o -print | grep -v '^./huge$' |
@@ -235,7 +296,7 @@ if ! cmp -s $W/before $W/after; then
 	diff $W/before $W/after | head -20 | sed 's/^/# /'
 	fail "state differs after umount + mount"
 fi
-for f in hello rand new tr sparse r2 nb nc full d1/d2/r2 unl2 mm attr; do
+for f in hello rand new tr sparse r2 nb nc wo wy full d1/d2/r2 unl2 mm attr ro_new fa; do
 	[ -f $R/$f ] && same $f
 done
 checkhuge "after remount"
