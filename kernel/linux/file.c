@@ -333,6 +333,8 @@ const struct inode_operations gaze_file_inode_operations = {
 	.setattr	= gaze_setattr,
 	.getattr	= gaze_getattr,
 	.listxattr	= gaze_listxattr,
+	.get_acl	= gaze_get_acl,
+	.set_acl	= gaze_set_acl,
 };
 
 /* ---------------------------------------------------------------- */
@@ -376,4 +378,6 @@ const struct inode_operations gaze_special_inode_operations = {
 	.setattr	= gaze_setattr,
 	.getattr	= gaze_getattr,
 	.listxattr	= gaze_listxattr,
+	.get_acl	= gaze_get_acl,
+	.set_acl	= gaze_set_acl,
 };

@@ -43,6 +43,7 @@ struct gaze_mount_opts {
 	unsigned int	errors;		/* GAZE_ERRORS_* */
 	bool		background_gc;
 	bool		discard;
+	bool		noacl;		/* mount option noacl */
 };
 
 struct gaze_sb_info {
@@ -125,6 +126,18 @@ extern const struct inode_operations gaze_special_inode_operations;
 extern const struct xattr_handler *gaze_xattr_handlers[];
 /* listxattr for every inode type: the names the caller may see */
 ssize_t gaze_listxattr(struct dentry *dentry, char *buffer, size_t size);
+/* POSIX ACLs (xattr.c): inode_operations get_acl / set_acl */
+struct posix_acl *gaze_get_acl(struct inode *inode, int type, bool rcu);
+int gaze_set_acl(struct user_namespace *mnt_userns, struct inode *inode,
+		 struct posix_acl *acl, int type);
+/* before a create: the mode and ACLs a new inode in dir gets (umask
+ * applied when dir has no default ACL); release both with
+ * posix_acl_release */
+int gaze_acl_prepare(struct inode *dir, umode_t *mode,
+		     struct posix_acl **dacl, struct posix_acl **acl);
+/* after it: stores them on the new inode */
+int gaze_acl_init(struct inode *inode, struct posix_acl *dacl,
+		  struct posix_acl *acl);
 
 /* super.c */
 int gaze_super_init(void);

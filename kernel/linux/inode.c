@@ -10,6 +10,7 @@
 #include <linux/fs.h>
 #include <linux/pagemap.h>
 #include <linux/uidgid.h>
+#include <linux/posix_acl.h>
 #include "gaze_kern.h"
 
 void gaze_attr_to_inode(struct inode *inode, const struct gaze_attr *a)
@@ -186,6 +187,9 @@ int gaze_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	}
 	if (valid & ATTR_SIZE)
 		gaze_refresh(inode, false);
+	/* the access ACL's owner, group and other entries follow a chmod */
+	if (valid & ATTR_MODE)
+		return posix_acl_chmod(mnt_userns, inode, inode->i_mode);
 	return 0;
 }
 

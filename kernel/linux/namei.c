@@ -16,6 +16,9 @@
  * RENAME_WHITEOUT: the core leaves a 0:0 character device at the old
  * name (overlayfs upper layers).
  *
+ * POSIX ACLs: a new inode gets the directory's default ACL, or the
+ * umask (gaze_acl_prepare / gaze_acl_init in xattr.c).
+ *
  * Not yet: O_TMPFILE.
  *
  * readdir: ctx->pos is the core's cookie ('.' 0, '..' 1, then
@@ -29,6 +32,7 @@
 #include <linux/capability.h>
 #include <linux/slab.h>
 #include <linux/xattr.h>
+#include <linux/posix_acl.h>
 #include "gaze_kern.h"
 
 #define GAZE_DIR_POS_END	0x7fffffffffffffffLL
@@ -136,10 +140,12 @@ static int gaze_new(struct user_namespace *mnt_userns, struct inode *dir,
 		    struct dentry *dentry, umode_t mode, dev_t rdev,
 		    const char *target)
 {
+	struct posix_acl *dacl = NULL, *acl = NULL;
 	struct gaze_fs *fs = gaze_ifs(dir);
 	struct gaze_attr a;
 	struct inode *inode;
 	unsigned int nofs;
+	umode_t m;
 	u32 ino;
 	int ret;
 
@@ -147,6 +153,14 @@ static int gaze_new(struct user_namespace *mnt_userns, struct inode *dir,
 	    !gid_valid(mapped_fsgid(mnt_userns, i_user_ns(dir))))
 		return -EOVERFLOW;
 	gaze_new_attr(mnt_userns, dir, mode, rdev, &a);
+	if (!target) {
+		/* the umask, or the directory's default ACL */
+		m = a.mode;
+		ret = gaze_acl_prepare(dir, &m, &dacl, &acl);
+		if (ret)
+			return ret;
+		a.mode = m;
+	}
 	nofs = gaze_nofs_begin();
 	if (target)
 		ret = gaze_ns_symlink(fs, dir->i_ino, dentry->d_name.name,
@@ -156,14 +170,32 @@ static int gaze_new(struct user_namespace *mnt_userns, struct inode *dir,
 		ret = gaze_ns_mknod(fs, dir->i_ino, dentry->d_name.name,
 				    dentry->d_name.len, &a, &ino);
 	gaze_nofs_end(nofs);
-	if (ret)
-		return gaze_error(dir->i_sb, ret, "create");
+	if (ret) {
+		ret = gaze_error(dir->i_sb, ret, "create");
+		goto out_acl;
+	}
 	gaze_ns_refresh(dir);
 	inode = gaze_iget(dir->i_sb, ino);
-	if (IS_ERR(inode))
-		return PTR_ERR(inode);
+	if (IS_ERR(inode)) {
+		ret = PTR_ERR(inode);
+		goto out_acl;
+	}
+	ret = gaze_acl_init(inode, dacl, acl);
+	if (ret) {
+		/* never leave it without the ACL it was created with */
+		iput(inode);
+		nofs = gaze_nofs_begin();
+		gaze_ns_unlink(fs, dir->i_ino, dentry->d_name.name,
+			       dentry->d_name.len);
+		gaze_nofs_end(nofs);
+		gaze_ns_refresh(dir);
+		goto out_acl;
+	}
 	d_instantiate(dentry, inode);
-	return 0;
+out_acl:
+	posix_acl_release(dacl);
+	posix_acl_release(acl);
+	return ret;
 }
 
 static int gaze_create(struct user_namespace *mnt_userns, struct inode *dir,
@@ -300,6 +332,8 @@ const struct inode_operations gaze_dir_inode_operations = {
 	.setattr	= gaze_setattr,
 	.getattr	= gaze_getattr,
 	.listxattr	= gaze_listxattr,
+	.get_acl	= gaze_get_acl,
+	.set_acl	= gaze_set_acl,
 };
 
 /* ---------------------------------------------------------------- */

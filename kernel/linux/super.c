@@ -11,6 +11,7 @@
  *                                 remount-ro; see gaze_error in inode.c)
  *   background_gc=on|off          recorded and shown; the garbage
  *                                 collector arrives in a later version
+ *   acl / noacl                   POSIX ACLs (default acl; see xattr.c)
  *   discard / nodiscard           on regular devices (emulated zones),
  *                                 whether a zone reset discards the zone;
  *                                 zoned devices always reset their zones
@@ -138,6 +139,8 @@ static int gaze_show_options(struct seq_file *seq, struct dentry *root)
 	seq_printf(seq, ",errors=%s", errs[o->errors]);
 	seq_printf(seq, ",background_gc=%s", o->background_gc ? "on" : "off");
 	seq_puts(seq, o->discard ? ",discard" : ",nodiscard");
+	if (o->noacl)
+		seq_puts(seq, ",noacl");
 	return 0;
 }
 
@@ -178,7 +181,7 @@ static const struct super_operations gaze_sops = {
 /* mount options                                                     */
 /* ---------------------------------------------------------------- */
 
-enum { Opt_errors, Opt_background_gc, Opt_discard };
+enum { Opt_errors, Opt_background_gc, Opt_discard, Opt_acl };
 
 static const struct constant_table gaze_param_errors[] = {
 	{ "continue",	GAZE_ERRORS_CONTINUE },
@@ -197,6 +200,7 @@ static const struct fs_parameter_spec gaze_param_specs[] = {
 	fsparam_enum("errors", Opt_errors, gaze_param_errors),
 	fsparam_enum("background_gc", Opt_background_gc, gaze_param_onoff),
 	fsparam_flag_no("discard", Opt_discard),
+	fsparam_flag_no("acl", Opt_acl),
 	{}
 };
 
@@ -222,6 +226,9 @@ static int gaze_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_discard:
 		o->discard = !r.negated;
+		break;
+	case Opt_acl:
+		o->noacl = r.negated;
 		break;
 	}
 	return 0;
@@ -299,7 +306,8 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_magic = GAZE_SUPER_MAGIC;
 	sb->s_op = &gaze_sops;
 	sb->s_xattr = gaze_xattr_handlers;
-	sb->s_flags |= SB_POSIXACL;
+	if (!o->noacl)
+		sb->s_flags |= SB_POSIXACL;
 	maxbytes = GAZE_BMAP_MAX_BLOCKS << GAZE_BLOCK_SHIFT;
 	sb->s_maxbytes = min_t(u64, maxbytes, MAX_LFS_FILESIZE);
 	sb->s_time_gran = 1;
@@ -405,6 +413,8 @@ static int gaze_reconfigure(struct fs_context *fc)
 		return ret;
 	sbi->opts = *o;
 	sbi->error_logged = false;
+	sb->s_flags = (sb->s_flags & ~SB_POSIXACL) |
+		      (o->noacl ? 0 : SB_POSIXACL);
 	gaze_bdev_set_discard(sbi->dev, o->discard);
 	return 0;
 }

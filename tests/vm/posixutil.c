@@ -23,6 +23,13 @@
  *                  through the descriptor, and checks that its space
  *                  comes back at close
  *   posixutil fallocate FILE alloc|keep|punch|zero|zerokeep|collapse OFF LEN
+ *   posixutil setacl PATH access|default SPEC
+ *   posixutil getacl PATH access|default
+ *                  a POSIX ACL as the raw system.posix_acl_* xattr; SPEC
+ *                  is "u::6,u:1000:4,g::0,m::4,o::0" (tag:id:octal perm,
+ *                  in the kernel's order), getacl prints the same form
+ *   posixutil asuser UID GID PATH   open(PATH, O_RDONLY) as UID/GID (no
+ *                  supplementary groups)
  * Exit 0, or 1 with "posixutil: what: ERRNO_NAME (message)" on stderr.
  */
 #define _GNU_SOURCE
@@ -38,6 +45,7 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
+#include <grp.h>
 #include <unistd.h>
 
 #ifndef RENAME_NOREPLACE
@@ -62,6 +70,7 @@ errname(int e)
 	case EPERM: return "EPERM";
 	case EXDEV: return "EXDEV";
 	case ENOSPC: return "ENOSPC";
+	case EACCES: return "EACCES";
 	default: return "errno";
 	}
 }
@@ -253,6 +262,106 @@ fallocate_cmd(char **argv)
 	return close(fd) ? fail("close") : 0;
 }
 
+/* the VFS xattr form of a POSIX ACL (include/uapi/linux/posix_acl_xattr.h) */
+struct acl_ent {
+	unsigned short	tag, perm;
+	unsigned int	id;
+};
+
+static const struct { char c; unsigned short tag; } acl_tags[] = {
+	{ 'u', 0x01 }, { 'U', 0x02 }, { 'g', 0x04 }, { 'G', 0x08 },
+	{ 'm', 0x10 }, { 'o', 0x20 },
+};
+
+static const char *
+acl_name(const char *type)
+{
+	return !strcmp(type, "default") ? "system.posix_acl_default" :
+	       "system.posix_acl_access";
+}
+
+static int
+setacl_cmd(const char *path, const char *type, const char *spec)
+{
+	char buf[4 + 64 * sizeof(struct acl_ent)], *p, *tok, *save, *copy;
+	struct acl_ent e;
+	unsigned int i, n = 0, id;
+	char t;
+
+	copy = strdup(spec);
+	memset(buf, 0, sizeof(buf));
+	buf[0] = 2;			/* version 2, little-endian */
+	for (tok = strtok_r(copy, ",", &save); tok && n < 64;
+	     tok = strtok_r(NULL, ",", &save)) {
+		t = tok[0];
+		p = strchr(tok, ':');
+		if (!p || !strchr(p + 1, ':'))
+			return bad("setacl: bad entry");
+		id = p[1] == ':' ? 0xffffffffu : (unsigned int)strtoul(p + 1,
+								      NULL, 0);
+		if (p[1] != ':')
+			t = (char)(t - 'a' + 'A');	/* named user/group */
+		for (i = 0; i < sizeof(acl_tags) / sizeof(acl_tags[0]); i++)
+			if (acl_tags[i].c == t)
+				break;
+		if (i == sizeof(acl_tags) / sizeof(acl_tags[0]))
+			return bad("setacl: bad tag");
+		e.tag = acl_tags[i].tag;
+		e.perm = (unsigned short)strtoul(strrchr(tok, ':') + 1, NULL, 8);
+		e.id = id;
+		memcpy(buf + 4 + n++ * sizeof(e), &e, sizeof(e));
+	}
+	free(copy);
+	if (lsetxattr(path, acl_name(type), buf, 4 + n * sizeof(e), 0))
+		return fail("setxattr");
+	return 0;
+}
+
+static int
+getacl_cmd(const char *path, const char *type)
+{
+	char buf[4 + 64 * sizeof(struct acl_ent)];
+	struct acl_ent e;
+	ssize_t len;
+	unsigned int i, k;
+	char t;
+
+	len = lgetxattr(path, acl_name(type), buf, sizeof(buf));
+	if (len < 0)
+		return fail("getxattr");
+	for (k = 0; 4 + (k + 1) * sizeof(e) <= (size_t)len; k++) {
+		memcpy(&e, buf + 4 + k * sizeof(e), sizeof(e));
+		t = '?';
+		for (i = 0; i < sizeof(acl_tags) / sizeof(acl_tags[0]); i++)
+			if (acl_tags[i].tag == e.tag)
+				t = acl_tags[i].c;
+		if (t == 'U' || t == 'G')
+			printf("%s%c:%u:%o", k ? "," : "", t - 'A' + 'a', e.id,
+			       e.perm);
+		else
+			printf("%s%c::%o", k ? "," : "", t, e.perm);
+	}
+	printf("\n");
+	return 0;
+}
+
+static int
+asuser_cmd(char **argv)
+{
+	int fd;
+
+	if (setgroups(0, NULL) || setresgid(atoi(argv[3]), atoi(argv[3]),
+					    atoi(argv[3])) ||
+	    setresuid(atoi(argv[2]), atoi(argv[2]), atoi(argv[2])))
+		return fail("setuid");
+	fd = open(argv[4], O_RDONLY);
+	if (fd < 0)
+		return fail("open");
+	close(fd);
+	printf("OK\n");
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -361,6 +470,12 @@ main(int argc, char **argv)
 		return renameopen_check(argv[2], argv[3]);
 	if (!strcmp(cmd, "fallocate") && argc == 6)
 		return fallocate_cmd(argv);
+	if (!strcmp(cmd, "setacl") && argc == 5)
+		return setacl_cmd(argv[2], argv[3], argv[4]);
+	if (!strcmp(cmd, "getacl") && argc == 4)
+		return getacl_cmd(argv[2], argv[3]);
+	if (!strcmp(cmd, "asuser") && argc == 5)
+		return asuser_cmd(argv);
 	fprintf(stderr, "usage: see tests/vm/posixutil.c\n");
 	return 2;
 }

@@ -267,6 +267,56 @@ must_err ENOSPC $PU fallocate $M/fa alloc 0 $(( ($(stat -f -c %f $M) + 1000) * 4
 must_err EOPNOTSUPP $PU fallocate $M/fa collapse 0 4096
 ok "allocate: size, KEEP_SIZE, ENOSPC; COLLAPSE_RANGE EOPNOTSUPP"
 
+# ---- POSIX ACLs -------------------------------------------------------------
+both "umask 027 && echo u > %P/um && mkdir %P/umd"
+[ "$(stat -c %a $M/um) $(stat -c %a $M/umd)" = "640 750" ] ||
+	fail "umask: $(stat -c %a $M/um) $(stat -c %a $M/umd)"
+ok "the umask applies (no default ACL)"
+both "echo secret > %P/acl && chmod 000 %P/acl"
+both "$PU setacl %P/acl access u::6,u:1000:4,g::0,m::4,o::0"
+must $PU getacl $M/acl access
+[ "$(cat $W/out)" = "u::6,u:1000:4,g::0,m::4,o::0" ] || fail "getacl: $(cat $W/out)"
+[ "$(stat -c %a $M/acl)" = 640 ] || fail "mode after setacl: $(stat -c %a $M/acl)"
+must $PU asuser 1000 100 $M/acl
+must_err EACCES $PU asuser 1001 100 $M/acl
+ok "an access ACL is stored, sets the mode and is enforced (user 1000 reads mode 000 file)"
+must chmod 600 $M/acl
+chmod 600 $R/acl
+must_err EACCES $PU asuser 1000 100 $M/acl
+must $PU getacl $M/acl access
+[ "$(cat $W/out)" = "$($PU getacl $R/acl access)" ] ||
+	fail "ACL after chmod: $(cat $W/out) vs $($PU getacl $R/acl access)"
+must chmod 640 $M/acl
+chmod 640 $R/acl
+must $PU asuser 1000 100 $M/acl
+ok "chmod rewrites the ACL mask"
+both "mkdir %P/dacl && $PU setacl %P/dacl default u::7,u:1000:5,g::5,m::7,o::0"
+both "umask 022 && echo x > %P/dacl/f && mkdir %P/dacl/sub && mknod %P/dacl/fifo p"
+for p in dacl/f dacl/sub dacl/fifo; do
+	for t in access default; do
+		[ $p != dacl/sub ] && [ $t = default ] && continue
+		a=$($PU getacl $M/$p $t 2>&1)
+		b=$($PU getacl $R/$p $t 2>&1)
+		[ "$a" = "$b" ] || fail "inherited $t ACL of $p: $a (tmpfs: $b)"
+	done
+	[ "$(stat -c %a $M/$p)" = "$(stat -c %a $R/$p)" ] ||
+		fail "mode of $p: $(stat -c %a $M/$p) (tmpfs: $(stat -c %a $R/$p))"
+done
+must $PU asuser 1000 100 $M/dacl/f
+ok "a default ACL is inherited by files, directories and fifos like on tmpfs"
+must $PU listxattr $M/acl
+grep -q '^system.posix_acl_access$' $W/out || fail "listxattr does not show the ACL"
+must $PU rmxattr $M/acl system.posix_acl_access
+must_err ENODATA $PU getacl $M/acl access
+ok "the ACL is listed and can be removed"
+both "$PU setacl %P/acl access u::6,u:1000:4,g::0,m::4,o::0"
+getacls() {
+	for p in acl dacl dacl/f dacl/sub; do
+		echo "$p $($PU getacl $M/$p access 2>&1) $($PU getacl $M/$p default 2>&1) $(stat -c %a $M/$p)"
+	done
+}
+getacls >$W/acl.before
+
 # ---- persistence ---------------------------------------------------------
 snap() {
 	(cd $M && find . -path ./big -prune -o -print | grep -v '^./huge$' |
@@ -300,6 +350,8 @@ for f in hello rand new tr sparse r2 nb nc wo wy full d1/d2/r2 unl2 mm attr ro_n
 	[ -f $R/$f ] && same $f
 done
 checkhuge "after remount"
+getacls >$W/acl.after
+cmp -s $W/acl.before $W/acl.after || fail "ACLs differ after remount: $(cat $W/acl.after)"
 [ "$(stat -c %h $M/d1/d2)" = 2 ] && [ "$(stat -c %h $M/rand)" = 2 ] ||
 	fail "link counts after remount"
 [ "$(dd if=$M/mm bs=1 skip=4090 count=26 2>/dev/null)" = MMAP-SPANS-A-PAGE-BOUNDARY ] ||
@@ -313,6 +365,12 @@ must mount -t gaze $D $M
 [ ! -e $M/big ] && [ ! -e $M/d1 ] && [ -f $M/rand ] || fail "removal did not persist"
 [ "$(stat -c %h $M/rand)" = 1 ] || fail "nlink of rand after removing its link"
 ok "rm -rf persists"
+must mount -o remount,noacl $M
+grep -q "$M gaze .*noacl" /proc/mounts || fail "noacl not shown: $(grep $M /proc/mounts)"
+must_err EOPNOTSUPP $PU setacl $M/rand access u::6,g::4,o::4
+must mount -o remount,acl $M
+must $PU setacl $M/rand access u::6,g::4,o::4
+ok "mount options noacl / acl"
 must umount $M
 must rmmod gaze
 ok "umount, rmmod"
