@@ -19,6 +19,8 @@
  * on a log-structured filesystem: a space check and the size, no
  * reservation); other modes -EOPNOTSUPP.
  *
+ * ioctl: GAZE_IOC_SHUTDOWN (gaze_kern.h), on files and directories.
+ *
  * Not yet: O_DIRECT, large folios.
  */
 #include <linux/fs.h>
@@ -29,6 +31,8 @@
 #include <linux/uio.h>
 #include <linux/slab.h>
 #include <linux/falloc.h>
+#include <linux/uaccess.h>
+#include <linux/capability.h>
 #include "gaze_kern.h"
 
 static inline struct gaze_fs *gaze_ifs(struct inode *inode)
@@ -317,6 +321,55 @@ out_unlock:
 	return ret;
 }
 
+static int gaze_shutdown(struct super_block *sb, u32 how)
+{
+	struct gaze_fs *fs;
+	unsigned int nofs;
+	int ret = 0;
+
+	if (how > GAZE_SHUTDOWN_NOLOGFLUSH)
+		return -EINVAL;
+	if (sb_rdonly(sb))
+		return 0;
+	if (how == GAZE_SHUTDOWN_DEFAULT) {
+		/* freezing writes back every dirty page and checkpoints */
+		ret = freeze_bdev(sb->s_bdev);
+		if (ret)
+			return ret;
+		thaw_bdev(sb->s_bdev);
+	}
+	fs = GAZE_FS(sb);
+	nofs = gaze_nofs_begin();
+	mutex_lock(&fs->lock);
+	if (how == GAZE_SHUTDOWN_LOGFLUSH && !(fs->flags & GAZE_FS_RDONLY))
+		ret = gaze_cp_write(fs, 0);
+	fs->flags |= GAZE_FS_RDONLY;
+	mutex_unlock(&fs->lock);
+	gaze_nofs_end(nofs);
+	sb->s_flags |= SB_RDONLY;
+	pr_info("gaze: %s: shut down (%s)%s\n", sb->s_id,
+		how == GAZE_SHUTDOWN_DEFAULT ? "data and checkpoint written" :
+		how == GAZE_SHUTDOWN_LOGFLUSH ? "checkpoint written" :
+		"nothing written", ret ? "; the checkpoint failed" : "");
+	return ret;
+}
+
+long gaze_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	u32 how;
+
+	switch (cmd) {
+	case GAZE_IOC_SHUTDOWN:
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		if (get_user(how, (u32 __user *)arg))
+			return -EFAULT;
+		return gaze_shutdown(file_inode(file)->i_sb, how);
+	default:
+		return -ENOTTY;
+	}
+}
+
 const struct file_operations gaze_file_operations = {
 	.llseek		= generic_file_llseek,
 	.read_iter	= generic_file_read_iter,
@@ -325,6 +378,8 @@ const struct file_operations gaze_file_operations = {
 	.open		= generic_file_open,
 	.fsync		= gaze_fsync,
 	.fallocate	= gaze_fallocate,
+	.unlocked_ioctl	= gaze_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
 	.splice_read	= generic_file_splice_read,
 	.splice_write	= iter_file_splice_write,
 };

@@ -139,6 +139,26 @@ int gaze_acl_prepare(struct inode *dir, umode_t *mode,
 int gaze_acl_init(struct inode *inode, struct posix_acl *dacl,
 		  struct posix_acl *acl);
 
+/*
+ * GAZE_IOC_SHUTDOWN (file.c): takes the filesystem down as a crash
+ * would, for tests and for fencing a failing device.  The argument (a
+ * __u32 read from user memory) says what is written first:
+ *   GAZE_SHUTDOWN_DEFAULT     dirty data and a checkpoint (like sync)
+ *   GAZE_SHUTDOWN_LOGFLUSH    a checkpoint only: dirty page-cache data
+ *                             is lost
+ *   GAZE_SHUTDOWN_NOLOGFLUSH  nothing: the device keeps the last
+ *                             checkpoint
+ * Afterwards the filesystem is read-only and nothing more is written to
+ * the device, not even at unmount; the next mount starts from the last
+ * checkpoint (freeing its orphans).  CAP_SYS_ADMIN.  The number is the
+ * one XFS, ext4 and f2fs use ('X', 125), so xfs_io -x -c shutdown works.
+ */
+#define GAZE_IOC_SHUTDOWN		_IOR('X', 125, __u32)
+#define GAZE_SHUTDOWN_DEFAULT		0
+#define GAZE_SHUTDOWN_LOGFLUSH		1
+#define GAZE_SHUTDOWN_NOLOGFLUSH	2
+long gaze_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
 /* super.c */
 int gaze_super_init(void);
 void gaze_super_exit(void);

@@ -460,4 +460,6 @@ const struct file_operations gaze_dir_operations = {
 	.read		= generic_read_dir,
 	.iterate_shared	= gaze_iterate,
 	.fsync		= gaze_dir_fsync,
+	.unlocked_ioctl	= gaze_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
 };

@@ -30,6 +30,8 @@
  *                  in the kernel's order), getacl prints the same form
  *   posixutil asuser UID GID PATH   open(PATH, O_RDONLY) as UID/GID (no
  *                  supplementary groups)
+ *   posixutil shutdown PATH default|logflush|nologflush
+ *                  the GAZE_IOC_SHUTDOWN ioctl (kernel/linux/gaze_kern.h)
  * Exit 0, or 1 with "posixutil: what: ERRNO_NAME (message)" on stderr.
  */
 #define _GNU_SOURCE
@@ -40,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -71,6 +74,7 @@ errname(int e)
 	case EXDEV: return "EXDEV";
 	case ENOSPC: return "ENOSPC";
 	case EACCES: return "EACCES";
+	case EROFS: return "EROFS";
 	default: return "errno";
 	}
 }
@@ -362,6 +366,24 @@ asuser_cmd(char **argv)
 	return 0;
 }
 
+/* kernel/linux/gaze_kern.h; the same number as XFS_IOC_GOINGDOWN */
+#define GAZE_IOC_SHUTDOWN	_IOR('X', 125, unsigned int)
+
+static int
+shutdown_cmd(const char *path, const char *how)
+{
+	unsigned int v = !strcmp(how, "logflush") ? 1 :
+			 !strcmp(how, "nologflush") ? 2 : 0;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return fail(path);
+	if (ioctl(fd, GAZE_IOC_SHUTDOWN, &v))
+		return fail("GAZE_IOC_SHUTDOWN");
+	close(fd);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -476,6 +498,8 @@ main(int argc, char **argv)
 		return getacl_cmd(argv[2], argv[3]);
 	if (!strcmp(cmd, "asuser") && argc == 5)
 		return asuser_cmd(argv);
+	if (!strcmp(cmd, "shutdown") && argc == 4)
+		return shutdown_cmd(argv[2], argv[3]);
 	fprintf(stderr, "usage: see tests/vm/posixutil.c\n");
 	return 2;
 }

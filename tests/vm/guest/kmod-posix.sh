@@ -371,6 +371,38 @@ must_err EOPNOTSUPP $PU setacl $M/rand access u::6,g::4,o::4
 must mount -o remount,acl $M
 must $PU setacl $M/rand access u::6,g::4,o::4
 ok "mount options noacl / acl"
+
+# ---- GAZE_IOC_SHUTDOWN: a crash on demand -----------------------------------
+echo kept >$M/sd_def
+must $PU shutdown $M default
+must_err EROFS $PU pwrite $M/sd_x 0 x
+must umount $M
+must mount -t gaze $D $M
+[ "$(cat $M/sd_def)" = kept ] || fail "shutdown default lost data"
+ok "shutdown (default) writes data and a checkpoint, then refuses writes"
+echo pagecache >$M/sd_log
+must $PU shutdown $M logflush
+must umount $M
+must mount -t gaze $D $M
+[ -f $M/sd_log ] && [ "$(stat -c %s $M/sd_log)" = 0 ] ||
+	fail "shutdown logflush: sd_log $(stat -c %s $M/sd_log 2>&1)"
+ok "shutdown logflush: the checkpoint has the new file, its unwritten data is lost"
+head -c 4000000 /dev/urandom >$M/sd_orph
+sync
+f0=$(stat -f -c %f $M)
+exec 3<$M/sd_orph
+must rm $M/sd_orph
+sync
+echo lost >$M/sd_lost
+must $PU shutdown $M nologflush
+exec 3<&-
+must umount $M
+must mount -t gaze $D $M
+f1=$(stat -f -c %f $M)
+[ ! -e $M/sd_lost ] || fail "shutdown nologflush kept a file created after the last checkpoint"
+[ "$f1" -ge $((f0 + 900)) ] ||
+	fail "the open orphan was not freed at the mount after a shutdown ($f0 -> $f1)"
+ok "shutdown nologflush acts as a crash: an open unlinked file is freed at the next mount ($f0 -> $f1)"
 must umount $M
 must rmmod gaze
 ok "umount, rmmod"
