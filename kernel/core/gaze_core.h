@@ -626,7 +626,8 @@ int gaze_inode_drop(struct gaze_fs *fs, struct gaze_mbuf *imb, bool in_use);
 u32 gaze_orphans_fill(struct gaze_fs *fs, __le64 *slots);
 /* open: reads the committed checkpoint's list into memory */
 int gaze_orphans_load(struct gaze_fs *fs);
-/* open read-write: frees every listed orphan (takes fs->lock) */
+/* open read-write: frees every listed orphan (takes fs->lock); one that
+ * cannot be freed (I/O error, corruption) is logged and stays listed */
 int gaze_orphans_recover(struct gaze_fs *fs);
 void gaze_orphans_destroy(struct gaze_fs *fs);
 

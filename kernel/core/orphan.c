@@ -215,28 +215,36 @@ gaze_orphans_load(struct gaze_fs *fs)
 int
 gaze_orphans_recover(struct gaze_fs *fs)
 {
-	u32 ino, freed = 0;
-	int err = 0;
+	u32 n = fs->nr_orphans, i, ino, freed = 0;
+	u32 *list;
+	int err;
 
+	if (!n)
+		return 0;
+	list = gaze_alloc((size_t)n * sizeof(*list));
+	if (!list)
+		return -ENOMEM;
 	mutex_lock(&fs->lock);
-	while (fs->nr_orphans) {
-		ino = fs->orphans[fs->nr_orphans - 1];
+	memcpy(list, fs->orphans, (size_t)n * sizeof(*list));
+	for (i = 0; i < n; i++) {
+		ino = list[i];
 		err = orphan_evict(fs, ino);
-		if (err == -ENOENT) {
-			/* gone or reused: nothing to free */
-			err = 0;
-			continue;
-		}
-		if (err) {
+		if (!err) {
+			freed++;
+		} else if (err != -ENOENT) {
+			/*
+			 * Keep it listed (retried at the next mount) rather
+			 * than refuse the mount: its space stays in use.
+			 */
 			gaze_err("freeing orphan inode %u failed: %d", ino,
 				 err);
-			break;
+			orphan_list_add(fs, ino);
 		}
-		freed++;
 	}
 	if (freed)
 		gaze_info("freed %u orphan inode%s", freed,
 			  freed == 1 ? "" : "s");
 	mutex_unlock(&fs->lock);
-	return err;
+	gaze_free(list);
+	return 0;
 }

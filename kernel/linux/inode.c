@@ -188,7 +188,7 @@ int gaze_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	if (valid & ATTR_SIZE)
 		gaze_refresh(inode, false);
 	/* the access ACL's owner, group and other entries follow a chmod */
-	if (valid & ATTR_MODE)
+	if ((valid & ATTR_MODE) && !S_ISLNK(inode->i_mode))
 		return posix_acl_chmod(mnt_userns, inode, inode->i_mode);
 	return 0;
 }
