@@ -140,7 +140,7 @@ static void gaze_readahead(struct readahead_control *rac)
 	struct inode *inode = rac->mapping->host;
 	struct folio *folio;
 
-	if (inode->i_nlink && !gaze_is_inline(inode)) {
+	if (!gaze_is_inline(inode)) {
 		mpage_readahead(rac, gaze_get_block);
 		return;
 	}
@@ -323,7 +323,7 @@ static int gaze_wb_add(struct page *page, struct writeback_control *wbc,
 	size_t len;
 	int ret;
 
-	if (pos >= isize || !inode->i_nlink || isize <= GAZE_INLINE_SIZE ||
+	if (pos >= isize || isize <= GAZE_INLINE_SIZE ||
 	    !wb->buf) {
 		ret = gaze_wb_flush(wb);
 		if (ret) {
