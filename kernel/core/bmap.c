@@ -330,3 +330,50 @@ gaze_bmap_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from)
 	}
 	return err;
 }
+
+/*
+ * Walks file blocks [from, to) node by node: counts the mapped blocks in
+ * *mapped and, with clear, turns them into holes (fallocate's punch and
+ * zero range).  A missing node is skipped whole.  Nodes left empty stay
+ * (truncate and evict free them).
+ */
+int
+gaze_bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
+		bool clear, u64 *mapped)
+{
+	struct gaze_mbuf *owner;
+	struct bmap_path p;
+	__le64 *addrs;
+	u64 fblk = from, end;
+	u32 ofs, i, n;
+	int err = 0;
+
+	*mapped = 0;
+	to = min_t(u64, to, GAZE_BMAP_MAX_BLOCKS);
+	while (fblk < to && !err) {
+		if (fblk < BMAP_DIRECT) {
+			end = BMAP_DIRECT;
+		} else {
+			bmap_path_of(fblk, &p);
+			end = p.first[p.height - 1] + BMAP_DN;
+		}
+		end = min(end, to);
+		err = gaze_bmap_slot(fs, imb, fblk, false, &owner, &ofs);
+		if (err || !owner) {
+			fblk = end;
+			continue;
+		}
+		addrs = gaze_bmap_addrs(owner);
+		n = (u32)(end - fblk);
+		for (i = ofs; i < ofs + n && !err; i++) {
+			if (GAZE_ADDR_IS_REAL(le64_to_cpu(addrs[i])))
+				(*mapped)++;
+			if (clear && addrs[i])
+				err = gaze_bmap_set(fs, imb, owner, i,
+						    GAZE_NULL_ADDR);
+		}
+		gaze_bmap_release(fs, imb, owner);
+		fblk = end;
+	}
+	return err;
+}

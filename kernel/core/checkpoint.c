@@ -34,10 +34,12 @@ cp_max_slots(const struct gaze_super *sb)
 	return n;
 }
 
+/* the table slots, then room for the orphan list (orphan.c) */
 static u32
 cp_max_pack(const struct gaze_super *sb)
 {
-	return 2 + DIV_ROUND_UP(cp_max_slots(sb), GAZE_ADDRS_PER_BLOCK);
+	return 2 + DIV_ROUND_UP(cp_max_slots(sb) + GAZE_ORPHANS_MAX,
+				GAZE_ADDRS_PER_BLOCK);
 }
 
 /*
@@ -105,7 +107,7 @@ cp_build_pack(struct gaze_fs *fs, u8 *pack, u32 nblocks, u64 blkaddr,
 	struct gaze_cp_trailer *tr;
 	struct gaze_cp_payload *pl;
 	u64 seq = fs->cp_seq + 1;
-	u32 k, n;
+	u32 k, n, nr_orphans = nslots - le32_to_cpu(tmp->orphan_ofs);
 
 	/* counters no one here changes are carried over */
 	head->compr_logical_blocks = fs->cp.compr_logical_blocks;
@@ -116,14 +118,14 @@ cp_build_pack(struct gaze_fs *fs, u8 *pack, u32 nblocks, u64 blkaddr,
 	gaze_fmt_hdr_init(head, GAZE_MAGIC_CP_HEAD, fs->uuid, blkaddr, seq, 0,
 			  0, 0);
 	head->pack_blocks = cpu_to_le32(nblocks);
-	head->flags = cpu_to_le32(flags |
+	head->flags = cpu_to_le32(flags | (nr_orphans ? GAZE_CP_ORPHANS : 0) |
 			(le32_to_cpu(fs->cp.flags) & GAZE_CP_FSCK_NEEDED));
 	head->elapsed = cpu_to_le64(gaze_fs_age(fs));
 	head->valid_inodes = cpu_to_le32((u32)fs->valid_inodes);
 	head->next_nid = cpu_to_le32(fs->next_nid < le32_to_cpu(fs->sb.max_nid) ?
 				     fs->next_nid : GAZE_ROOT_INO + 1);
-	head->nr_orphans = 0;
-	head->orphan_ofs = cpu_to_le32(nslots);
+	head->nr_orphans = cpu_to_le32(nr_orphans);
+	head->orphan_ofs = tmp->orphan_ofs;
 	memcpy(head->tables, tmp->tables, sizeof(head->tables));
 	gaze_space_fill_cp(fs, head);
 	gaze_fmt_csum_set(head);
@@ -172,7 +174,8 @@ gaze_cp_write(struct gaze_fs *fs, u32 flags)
 
 	max_slots = cp_max_slots(&fs->sb);
 	tmp = gaze_zalloc(sizeof(*tmp));
-	slots = gaze_alloc(max_t(size_t, 1, max_slots) * sizeof(__le64));
+	slots = gaze_alloc(((size_t)max_slots + GAZE_ORPHANS_MAX) *
+			   sizeof(__le64));
 	if (!tmp || !slots) {
 		ret = -ENOMEM;
 		goto out_free;
@@ -181,6 +184,9 @@ gaze_cp_write(struct gaze_fs *fs, u32 flags)
 	ret = gaze_tables_flush(fs, tmp, slots, &nslots, max_slots);
 	if (ret)
 		goto out_free;
+	/* the orphan list follows the tables */
+	tmp->orphan_ofs = cpu_to_le32(nslots);
+	nslots += gaze_orphans_fill(fs, slots + nslots);
 
 	nblocks = 2 + DIV_ROUND_UP(nslots, GAZE_ADDRS_PER_BLOCK);
 	zone = fs->cp_zone;

@@ -23,6 +23,7 @@
 static void
 fs_free(struct gaze_fs *fs)
 {
+	gaze_orphans_destroy(fs);
 	gaze_space_destroy(fs);
 	gaze_tables_destroy(fs);
 	gaze_cache_destroy(fs);
@@ -339,9 +340,9 @@ gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp)
 	u32 max_nid;
 	int ret;
 
-	if (flags & ~GAZE_FS_RDONLY)
+	if (flags & ~(GAZE_FS_RDONLY | GAZE_FS_KEEP_ORPHANS))
 		return -EINVAL;
-	fs = fs_alloc(dev, flags);
+	fs = fs_alloc(dev, flags & GAZE_FS_RDONLY);
 	if (!fs)
 		return -ENOMEM;
 	sb = &fs->sb;
@@ -391,6 +392,12 @@ gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp)
 		if (ret)
 			goto out_free;
 	}
+	/* orphans of an unclean shutdown: freed now, unless still open */
+	ret = gaze_orphans_load(fs);
+	if (!ret && !(flags & (GAZE_FS_RDONLY | GAZE_FS_KEEP_ORPHANS)))
+		ret = gaze_orphans_recover(fs);
+	if (ret)
+		goto out_free;
 	/* fs->cp carries counters into the next pack: count this mount */
 	if (!(flags & GAZE_FS_RDONLY))
 		fs->cp.mount_count = cpu_to_le32(le32_to_cpu(fs->cp.mount_count) +

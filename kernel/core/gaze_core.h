@@ -15,6 +15,8 @@
  *   node.c        nid allocation, node get/new/flush           (gaze_nid_*, gaze_node_*)
  *   checkpoint.c  checkpoint write and discovery               (gaze_cp_*)
  *   fs.c          format / open / close of an instance         (gaze_fs_*)
+ *   orphan.c      inodes unlinked while in use: list, checkpoint
+ *                 slots, eviction at last close and at open    (gaze_orphan*)
  *   inode.c bmap.c dir.c xattr.c namei.c
  *                 namespace: the operations tools and the module share
  *                                                              (gaze_ns_*, gaze_file_*,
@@ -196,6 +198,15 @@ struct gaze_space;		/* space.c private */
 struct gaze_tables;		/* table.c private */
 
 #define GAZE_FS_RDONLY		0x1	/* gaze_fs_open flag */
+/*
+ * gaze_fs_open flag: load the checkpoint's orphan list but do not free
+ * the orphans (a remount read-write while some may still be open); each
+ * is freed by gaze_ns_orphan_evict, or at the next open without it.
+ */
+#define GAZE_FS_KEEP_ORPHANS	0x2
+
+/* orphans one checkpoint records (two payload blocks of slots) */
+#define GAZE_ORPHANS_MAX	((u32)(2 * GAZE_ADDRS_PER_BLOCK))
 
 /* garbage collector counters (gc.c), for gazectl gc-stats; fs->lock */
 struct gaze_gc_stats {
@@ -233,6 +244,8 @@ struct gaze_fs {
 	struct gaze_gc_stats	gc;		/* gc.c; fs->lock */
 	bool			gc_active;	/* in GC: no re-entry */
 	int			gc_policy;	/* GAZE_GC_*, or _POLICY_DEFAULT */
+	u32			*orphans;	/* orphan.c: inode numbers */
+	u32			nr_orphans, orphan_cap;
 };
 
 /* ---------------------------------------------------------------- */
@@ -501,6 +514,18 @@ int gaze_ns_link(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 /* unlink a non-directory, or remove an empty directory */
 int gaze_ns_unlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len);
 /*
+ * gaze_ns_unlink with flags.  GAZE_NS_IN_USE: the caller still uses the
+ * inode (open file); a non-directory whose last link goes is not freed
+ * but becomes an orphan (GAZE_IF_ORPHAN, recorded in every checkpoint)
+ * until gaze_ns_orphan_evict, or until the next read-write open after a
+ * crash.  Its data stays readable and writable by number meanwhile.
+ */
+#define GAZE_NS_IN_USE		0x100
+int gaze_ns_unlink_flags(struct gaze_fs *fs, u32 dir, const char *name,
+			 u32 len, u32 flags);
+/* frees orphan ino (last close); -ENOENT if it is not an orphan */
+int gaze_ns_orphan_evict(struct gaze_fs *fs, u32 ino);
+/*
  * rename(2)/renameat2(2): moves olddir/oname to newdir/nname.  flags:
  * GAZE_RENAME_NOREPLACE (-EEXIST if nname exists), GAZE_RENAME_EXCHANGE
  * (swaps two existing names, which may be of different types); the
@@ -515,6 +540,17 @@ int gaze_ns_unlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len);
  */
 #define GAZE_RENAME_NOREPLACE	1
 #define GAZE_RENAME_EXCHANGE	2
+/*
+ * GAZE_RENAME_WHITEOUT (with or without NOREPLACE, not with EXCHANGE):
+ * after the move, oname becomes a whiteout, a character device 0:0 with
+ * the moved inode's owner and mode 0 permissions (overlayfs).
+ */
+#define GAZE_RENAME_WHITEOUT	4
+/*
+ * Not a kernel flag: the caller still uses the replaced inode (an open
+ * file), so at nlink 0 it becomes an orphan (see gaze_ns_unlink_flags).
+ */
+#define GAZE_RENAME_IN_USE	GAZE_NS_IN_USE
 int gaze_ns_rename(struct gaze_fs *fs, u32 olddir, const char *oname,
 		   u32 olen, u32 newdir, const char *nname, u32 nlen,
 		   u32 flags);
@@ -555,6 +591,24 @@ int gaze_file_write_blocks(struct gaze_fs *fs, u32 ino, u64 fblk, u32 nr,
  */
 int gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
 		  u32 *nr);
+/*
+ * fallocate(2) of a regular file; mode bits are the kernel's FALLOC_FL_*
+ * values.  0 / KEEP_SIZE ("allocate"): a log-structured filesystem
+ * writes every block to a new place, so nothing can be reserved ahead:
+ * this checks that the holes in the range fit in the free space now
+ * (-ENOSPC otherwise) and, without KEEP_SIZE, extends the size; later
+ * writes can still fail with -ENOSPC.  PUNCH_HOLE (with KEEP_SIZE, as
+ * the kernel requires): whole blocks in the range become holes (their
+ * space is freed), partial blocks get zeroes; never past the size.
+ * ZERO_RANGE [| KEEP_SIZE]: the same on the range, and without
+ * KEEP_SIZE the size grows to cover it.  Anything else: -EOPNOTSUPP.
+ * Sets mtime and ctime when it changes anything.
+ */
+#define GAZE_FALLOC_KEEP_SIZE	0x01
+#define GAZE_FALLOC_PUNCH_HOLE	0x02
+#define GAZE_FALLOC_ZERO_RANGE	0x10
+int gaze_file_fallocate(struct gaze_fs *fs, u32 ino, u32 mode, u64 off,
+			u64 len);
 /* data block address of a file block (0 = hole), for tools and fsck */
 int gaze_file_bmap(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addr);
 int gaze_ns_readlink(struct gaze_fs *fs, u32 ino, char *buf, u32 buflen);
@@ -614,6 +668,12 @@ s64 gaze_inode_write(struct gaze_fs *fs, struct gaze_mbuf *imb,
 int gaze_inode_write_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb,
 			    u64 fblk, u32 nr, const void *buf, u64 size);
 int gaze_inode_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size);
+/* bytes [off, end) below the size become zero (whole blocks: holes) */
+int gaze_inode_zero(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off,
+		    u64 end);
+/* gaze_file_fallocate on a held inode */
+int gaze_inode_fallocate(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 mode,
+			 u64 off, u64 len);
 /* frees a node's nid and drops its cached buffer; consumes the ref */
 int gaze_ns_node_free(struct gaze_fs *fs, struct gaze_mbuf *mb);
 
@@ -637,6 +697,9 @@ int gaze_bmap_lookup(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 		     u64 *addr);
 /* frees data blocks >= from and nodes wholly beyond it */
 int gaze_bmap_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from);
+/* counts mapped blocks in [from, to) into *mapped; clear: unmaps them */
+int gaze_bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
+		    bool clear, u64 *mapped);
 
 /* dir.c */
 int gaze_name_check(const char *name, u32 len);
@@ -656,6 +719,22 @@ int gaze_dir_iterate(struct gaze_fs *fs, struct gaze_mbuf *dmb, u64 *pos,
 		     gaze_filldir_t fn, void *ctx);
 /* drops the directory's cached blocks (before its blocks are freed) */
 void gaze_dir_forget(struct gaze_fs *fs, struct gaze_mbuf *dmb);
+
+/* orphan.c */
+/*
+ * After a link count change: an inode with links is just released; at
+ * nlink 0 it is freed, or, when in_use and not a directory, becomes an
+ * orphan.  Consumes the ref.
+ */
+int gaze_inode_drop(struct gaze_fs *fs, struct gaze_mbuf *imb, bool in_use);
+/* checkpoint: writes up to GAZE_ORPHANS_MAX inode numbers, returns how many */
+u32 gaze_orphans_fill(struct gaze_fs *fs, __le64 *slots);
+/* open: reads the committed checkpoint's list into memory */
+int gaze_orphans_load(struct gaze_fs *fs);
+/* open read-write: frees every listed orphan (takes fs->lock); one that
+ * cannot be freed (I/O error, corruption) is logged and stays listed */
+int gaze_orphans_recover(struct gaze_fs *fs);
+void gaze_orphans_destroy(struct gaze_fs *fs);
 
 /* xattr.c */
 /* frees the inode's xattr node (if any) */

@@ -526,3 +526,116 @@ gaze_inode_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size)
 	gaze_mbuf_dirty(fs, imb);
 	return 0;
 }
+
+/* zeroes bytes [off, end) inside one mapped block (a hole stays) */
+static int
+inode_zero_partial(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off,
+		   u64 end)
+{
+	u64 fblk = off >> GAZE_BLOCK_SHIFT, addr;
+	u8 *buf;
+	int err;
+
+	err = gaze_bmap_lookup(fs, imb, fblk, &addr);
+	if (err || !GAZE_ADDR_IS_REAL(addr))
+		return err;
+	buf = gaze_alloc(GAZE_BLOCK_SIZE);
+	if (!buf)
+		return -ENOMEM;
+	err = gaze_block_read(fs, addr, buf);
+	if (!err) {
+		memset(buf + (off & (GAZE_BLOCK_SIZE - 1)), 0, end - off);
+		err = inode_write_block(fs, imb, fblk, buf);
+	}
+	gaze_free(buf);
+	return err;
+}
+
+/*
+ * Bytes [off, end) below the size read as zero afterwards: whole blocks
+ * become holes, partial ones are rewritten.  The block holding the size
+ * counts as whole when the range reaches the size (its tail is zero).
+ */
+int
+gaze_inode_zero(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off, u64 end)
+{
+	struct gaze_inode *in = imb->data;
+	u64 size = le64_to_cpu(in->size), first, last, mapped;
+	u64 mask = GAZE_BLOCK_SIZE - 1;
+	int err = 0;
+
+	end = min(end, size);
+	if (off >= end)
+		return 0;
+	if (le32_to_cpu(in->flags) & GAZE_IF_INLINE_DATA) {
+		if (end > GAZE_INLINE_SIZE)
+			return -EFSCORRUPTED;
+		memset(in->i.data + off, 0, end - off);
+		gaze_mbuf_dirty(fs, imb);
+		return 0;
+	}
+	first = DIV_ROUND_UP(off, GAZE_BLOCK_SIZE);
+	last = end == size ? DIV_ROUND_UP(end, GAZE_BLOCK_SIZE) :
+	       end >> GAZE_BLOCK_SHIFT;
+	if (first > last)		/* inside one block */
+		return inode_zero_partial(fs, imb, off, end);
+	if (off & mask)
+		err = inode_zero_partial(fs, imb, off, first << GAZE_BLOCK_SHIFT);
+	if (!err && last << GAZE_BLOCK_SHIFT < end)
+		err = inode_zero_partial(fs, imb, last << GAZE_BLOCK_SHIFT,
+					 end);
+	if (!err && first < last)
+		err = gaze_bmap_range(fs, imb, first, last, true, &mapped);
+	return err;
+}
+
+/* mode 0 / KEEP_SIZE: the holes of the range must fit; see gaze_core.h */
+static int
+inode_falloc_check(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off,
+		   u64 end)
+{
+	struct gaze_inode *in = imb->data;
+	u64 first = off >> GAZE_BLOCK_SHIFT;
+	u64 last = DIV_ROUND_UP(end, GAZE_BLOCK_SIZE), mapped = 0;
+	int err = 0;
+
+	if (le32_to_cpu(in->flags) & GAZE_IF_INLINE_DATA) {
+		if (end <= GAZE_INLINE_SIZE)
+			return 0;
+	} else {
+		err = gaze_bmap_range(fs, imb, first, last, false, &mapped);
+		if (err)
+			return err;
+	}
+	if (last - first - mapped > gaze_space_free_blocks(fs))
+		return -ENOSPC;
+	return 0;
+}
+
+int
+gaze_inode_fallocate(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 mode,
+		     u64 off, u64 len)
+{
+	struct gaze_inode *in = imb->data;
+	bool keep = mode & GAZE_FALLOC_KEEP_SIZE;
+	u64 end = off + len;
+	int err;
+
+	if (mode & ~(GAZE_FALLOC_KEEP_SIZE | GAZE_FALLOC_PUNCH_HOLE |
+		     GAZE_FALLOC_ZERO_RANGE))
+		return -EOPNOTSUPP;
+	if ((mode & GAZE_FALLOC_PUNCH_HOLE) &&
+	    (!keep || (mode & GAZE_FALLOC_ZERO_RANGE)))
+		return -EOPNOTSUPP;
+	if (!len || end < off)
+		return -EINVAL;
+	if (end > GAZE_BMAP_MAX_BLOCKS << GAZE_BLOCK_SHIFT)
+		return -EFBIG;
+	if (mode & (GAZE_FALLOC_PUNCH_HOLE | GAZE_FALLOC_ZERO_RANGE))
+		err = gaze_inode_zero(fs, imb, off, end);
+	else
+		err = inode_falloc_check(fs, imb, off, end);
+	if (!err && !keep && end > le64_to_cpu(in->size))
+		err = gaze_inode_truncate(fs, imb, end);
+	return err;
+}

@@ -16,8 +16,9 @@
  * and truncates set mtime and ctime.  gaze_ns_setattr sets only what its
  * mask names, so tools that preserve times set them afterwards.
  *
- * Userspace has no open-file orphans: the last unlink frees the inode,
- * its blocks, nodes and xattr node at once.
+ * The last unlink frees the inode, its blocks, nodes and xattr node at
+ * once, unless the caller says it still uses it (GAZE_NS_IN_USE, the
+ * module's open files): then it becomes an orphan (orphan.c).
  */
 #include "gaze_core.h"
 
@@ -396,6 +397,10 @@ gaze_ns_link(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 		err = -EPERM;
 		goto out_inode;
 	}
+	if (!in->nlink) {
+		err = -ENOENT;		/* an orphan: its last name is gone */
+		goto out_inode;
+	}
 	if (le32_to_cpu(in->nlink) >= 0xffffffffu) {
 		err = -EMLINK;
 		goto out_inode;
@@ -419,12 +424,21 @@ out_dir:
 int
 gaze_ns_unlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len)
 {
+	return gaze_ns_unlink_flags(fs, dir, name, len, 0);
+}
+
+int
+gaze_ns_unlink_flags(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
+		     u32 flags)
+{
 	struct gaze_mbuf *dmb, *imb;
 	struct gaze_inode *in;
 	bool isdir;
 	u32 ino;
 	int err;
 
+	if (flags & ~GAZE_NS_IN_USE)
+		return -EINVAL;
 	err = ns_enter_dir(fs, dir, name, len, &dmb);
 	if (err)
 		return err;
@@ -450,11 +464,9 @@ gaze_ns_unlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len)
 		ns_nlink_add(fs, imb, -1);
 	}
 	gaze_inode_touch(fs, dmb, true);
-	if (!in->nlink) {
-		err = gaze_inode_evict(fs, imb);
-		goto out_dir;
-	}
 	gaze_inode_touch(fs, imb, false);
+	err = gaze_inode_drop(fs, imb, flags & GAZE_NS_IN_USE);
+	goto out_dir;
 out_inode:
 	gaze_mbuf_put(fs, imb);
 out_dir:
@@ -653,6 +665,28 @@ gaze_file_truncate(struct gaze_fs *fs, u32 ino, u64 size)
 }
 
 int
+gaze_file_fallocate(struct gaze_fs *fs, u32 ino, u32 mode, u64 off, u64 len)
+{
+	struct gaze_mbuf *imb;
+	u64 size, blocks;
+	struct gaze_inode *in;
+	int err;
+
+	err = ns_enter_get(fs, ino, true, ns_get_file, &imb);
+	if (err)
+		return err;
+	in = imb->data;
+	size = le64_to_cpu(in->size);
+	blocks = le64_to_cpu(in->blocks);
+	err = gaze_inode_fallocate(fs, imb, mode, off, len);
+	if (!err && (size != le64_to_cpu(in->size) ||
+		     blocks != le64_to_cpu(in->blocks) ||
+		     (mode & (GAZE_FALLOC_PUNCH_HOLE | GAZE_FALLOC_ZERO_RANGE))))
+		gaze_inode_touch(fs, imb, true);
+	return gaze_ns_leave(fs, imb, true, err);
+}
+
+int
 gaze_file_bmap(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addr)
 {
 	struct gaze_mbuf *imb;
@@ -735,11 +769,14 @@ ns_parent_set(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 parent)
 	gaze_mbuf_dirty(fs, imb);
 }
 
-/* what a rename in one state needs: both dirs and both inodes, refs held */
+/*
+ * What a rename in one state needs: both dirs and both inodes, refs held;
+ * the whiteout (wimb, RENAME_WHITEOUT) that takes oname's place, ref held.
+ */
 struct ns_rename {
 	u32			odir, ndir, oino, nino;
-	struct gaze_mbuf	*odmb, *ndmb, *oimb, *nimb;
-	bool			odir_is, ndir_is;
+	struct gaze_mbuf	*odmb, *ndmb, *oimb, *nimb, *wimb;
+	bool			odir_is, ndir_is, in_use;
 };
 
 /* swaps two existing names (RENAME_EXCHANGE) */
@@ -818,7 +855,11 @@ ns_rename_move(struct gaze_fs *fs, struct ns_rename *r, const char *oname,
 		err = gaze_dir_add(fs, r->ndmb, nname, nlen, r->oino, dtype);
 	if (err)
 		return err;
-	err = gaze_dir_remove(fs, r->odmb, oname, olen);
+	if (r->wimb)		/* in place: cannot fail for lack of space */
+		err = gaze_dir_set(fs, r->odmb, oname, olen, r->wimb->id,
+				   GAZE_MODE_DTYPE(GAZE_S_IFCHR));
+	else
+		err = gaze_dir_remove(fs, r->odmb, oname, olen);
 	if (err) {
 		/* undo; both are in-memory changes of cached blocks */
 		if (r->nimb)
@@ -846,13 +887,32 @@ ns_rename_move(struct gaze_fs *fs, struct ns_rename *r, const char *oname,
 	} else if (tin->nlink) {
 		ns_nlink_add(fs, r->nimb, -1);
 	}
-	if (!tin->nlink) {
-		err = gaze_inode_evict(fs, r->nimb);
-		r->nimb = NULL;
-		return err;
-	}
 	gaze_inode_touch(fs, r->nimb, false);
-	return 0;
+	err = gaze_inode_drop(fs, r->nimb, r->in_use);
+	r->nimb = NULL;
+	return err;
+}
+
+/*
+ * The whiteout of RENAME_WHITEOUT: a character device 0:0, mode 0, owned
+ * like the moved inode, not yet linked (nlink 1 for the name it gets).
+ */
+static int
+ns_whiteout_new(struct gaze_fs *fs, struct ns_rename *r)
+{
+	const struct gaze_inode *oin = r->oimb->data;
+	struct gaze_attr wa = { 0 };
+	s64 sec;
+	u32 nsec;
+
+	gaze_wallclock(&sec, &nsec);
+	wa.mode = GAZE_S_IFCHR;
+	wa.uid = le32_to_cpu(oin->uid);
+	wa.gid = le32_to_cpu(oin->gid);
+	wa.nlink = 1;
+	wa.atime = wa.mtime = wa.ctime = wa.crtime = sec;
+	wa.atime_nsec = wa.mtime_nsec = wa.ctime_nsec = wa.crtime_nsec = nsec;
+	return gaze_inode_create(fs, 0, &wa, r->odir, &r->wimb);
 }
 
 static int
@@ -896,12 +956,22 @@ ns_rename(struct gaze_fs *fs, struct ns_rename *r, const char *oname,
 			return err;
 		r->ndir_is = GAZE_S_ISDIR(ns_mode(r->nimb));
 	}
+	if (flags & GAZE_RENAME_WHITEOUT) {
+		err = ns_whiteout_new(fs, r);
+		if (err)
+			return err;
+	}
 	if (flags & GAZE_RENAME_EXCHANGE)
 		err = ns_rename_exchange(fs, r, oname, olen, nname, nlen);
 	else
 		err = ns_rename_move(fs, r, oname, olen, nname, nlen);
-	if (err)
+	if (err) {
+		if (r->wimb) {
+			gaze_inode_evict(fs, r->wimb);
+			r->wimb = NULL;
+		}
 		return err;
+	}
 	gaze_inode_touch(fs, r->odmb, true);
 	if (r->ndmb != r->odmb)
 		gaze_inode_touch(fs, r->ndmb, true);
@@ -912,12 +982,15 @@ int
 gaze_ns_rename(struct gaze_fs *fs, u32 olddir, const char *oname, u32 olen,
 	       u32 newdir, const char *nname, u32 nlen, u32 flags)
 {
-	struct ns_rename r = { .odir = olddir, .ndir = newdir };
+	struct ns_rename r = { .odir = olddir, .ndir = newdir,
+			       .in_use = flags & GAZE_RENAME_IN_USE };
 	int err;
 
-	if (flags & ~(GAZE_RENAME_NOREPLACE | GAZE_RENAME_EXCHANGE))
+	if (flags & ~(GAZE_RENAME_NOREPLACE | GAZE_RENAME_EXCHANGE |
+		      GAZE_RENAME_WHITEOUT | GAZE_RENAME_IN_USE))
 		return -EINVAL;
-	if ((flags & GAZE_RENAME_NOREPLACE) && (flags & GAZE_RENAME_EXCHANGE))
+	if ((flags & GAZE_RENAME_EXCHANGE) &&
+	    (flags & (GAZE_RENAME_NOREPLACE | GAZE_RENAME_WHITEOUT)))
 		return -EINVAL;
 	err = gaze_name_check(oname, olen);
 	if (!err)
@@ -929,6 +1002,8 @@ gaze_ns_rename(struct gaze_fs *fs, u32 olddir, const char *oname, u32 olen,
 		err = -EROFS;
 	else
 		err = ns_rename(fs, &r, oname, olen, nname, nlen, flags);
+	if (r.wimb)
+		gaze_mbuf_put(fs, r.wimb);
 	if (r.nimb)
 		gaze_mbuf_put(fs, r.nimb);
 	if (r.oimb)

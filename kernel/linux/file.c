@@ -15,6 +15,15 @@
  * gaze_file_write, so writeback puts the VFS times back afterwards.
  *
  * fsync: writes and waits for the range, then takes a checkpoint.
+ *
+ * fallocate: mode 0 / KEEP_SIZE, PUNCH_HOLE | KEEP_SIZE and ZERO_RANGE
+ * [| KEEP_SIZE] (see gaze_file_fallocate for what "allocate" can promise
+ * on a log-structured filesystem: a space check and the size, no
+ * reservation); other modes -EOPNOTSUPP.
+ *
+ * gaze_shutdown: GAZE_IOC_SHUTDOWN (uapi/gaze_ioctl.h, dispatched by
+ * ioctl.c).
+ *
  * O_DIRECT: see gaze_direct_IO.  Not yet: large folios.
  */
 #include <linux/fs.h>
@@ -26,7 +35,9 @@
 #include <linux/slab.h>
 #include <linux/mpage.h>
 #include <linux/buffer_head.h>
+#include <linux/falloc.h>
 #include "gaze_kern.h"
+#include "gaze_ioctl.h"
 
 static inline struct gaze_fs *gaze_ifs(struct inode *inode)
 {
@@ -35,7 +46,8 @@ static inline struct gaze_fs *gaze_ifs(struct inode *inode)
 
 /*
  * Fills a locked page from the core: bytes past i_size read as zero.
- * An inode whose last link is gone has no core inode any more.
+ * An inode whose last link is gone is an orphan in the core until its
+ * last reference, so it still reads and writes.
  */
 static int gaze_fill_page(struct inode *inode, struct page *page)
 {
@@ -45,8 +57,6 @@ static int gaze_fill_page(struct inode *inode, struct page *page)
 	void *kaddr;
 	s64 n = 0;
 
-	if (!inode->i_nlink)
-		return -EIO;
 	if (pos < isize)
 		want = min_t(loff_t, PAGE_SIZE, isize - pos);
 	kaddr = kmap_local_page(page);
@@ -130,7 +140,7 @@ static void gaze_readahead(struct readahead_control *rac)
 	struct inode *inode = rac->mapping->host;
 	struct folio *folio;
 
-	if (inode->i_nlink && !gaze_is_inline(inode)) {
+	if (!gaze_is_inline(inode)) {
 		mpage_readahead(rac, gaze_get_block);
 		return;
 	}
@@ -169,8 +179,8 @@ static int gaze_write_page(struct page *page, struct writeback_control *wbc,
 	s64 n;
 	int ret = 0;
 
-	/* beyond EOF (truncate in progress) or an unlinked inode: drop */
-	if (pos >= isize || !inode->i_nlink) {
+	/* beyond EOF (truncate in progress): drop */
+	if (pos >= isize) {
 		folio_unlock(folio);
 		return 0;
 	}
@@ -200,17 +210,27 @@ static int gaze_write_page(struct page *page, struct writeback_control *wbc,
 	return 0;
 }
 
-/* the core stamped its clock on the inode: put the VFS times back */
+/*
+ * The core stamped its clock on the inode: put the VFS times back, and
+ * take the block count the writes changed (stat's st_blocks).
+ */
 static void gaze_put_times(struct inode *inode)
 {
 	struct gaze_attr a = { 0 };
 	unsigned int nofs;
+	int ret;
 
 	gaze_inode_times_to_attr(inode, &a);
 	nofs = gaze_nofs_begin();
 	gaze_ns_setattr(gaze_ifs(inode), inode->i_ino, &a,
 			GAZE_SET_MTIME | GAZE_SET_CTIME);
+	ret = gaze_ns_getattr(gaze_ifs(inode), inode->i_ino, &a);
 	gaze_nofs_end(nofs);
+	if (ret)
+		return;
+	spin_lock(&inode->i_lock);
+	inode->i_blocks = a.blocks << (GAZE_BLOCK_SHIFT - 9);
+	spin_unlock(&inode->i_lock);
 }
 
 static int gaze_writepage(struct page *page, struct writeback_control *wbc)
@@ -303,7 +323,7 @@ static int gaze_wb_add(struct page *page, struct writeback_control *wbc,
 	size_t len;
 	int ret;
 
-	if (pos >= isize || !inode->i_nlink || isize <= GAZE_INLINE_SIZE ||
+	if (pos >= isize || isize <= GAZE_INLINE_SIZE ||
 	    !wb->buf) {
 		ret = gaze_wb_flush(wb);
 		if (ret) {
@@ -440,6 +460,102 @@ static int gaze_fsync(struct file *file, loff_t start, loff_t end,
 	return ret ? gaze_error(inode->i_sb, ret, "fsync") : 0;
 }
 
+/*
+ * The core works on what it holds, so dirty pages from the range to the
+ * end (they carry the size too) go to it first; then the cached range is
+ * dropped (partial pages zeroed in place) under the invalidate lock, so
+ * no fault maps old data back in, and the core changes the blocks.
+ */
+static long gaze_fallocate(struct file *file, int mode, loff_t off,
+			   loff_t len)
+{
+	struct inode *inode = file_inode(file);
+	struct address_space *mapping = inode->i_mapping;
+	bool zero = mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE);
+	loff_t end = off + len, old;
+	struct gaze_attr a;
+	unsigned int nofs;
+	int ret;
+
+	BUILD_BUG_ON(GAZE_FALLOC_KEEP_SIZE != FALLOC_FL_KEEP_SIZE);
+	BUILD_BUG_ON(GAZE_FALLOC_PUNCH_HOLE != FALLOC_FL_PUNCH_HOLE);
+	BUILD_BUG_ON(GAZE_FALLOC_ZERO_RANGE != FALLOC_FL_ZERO_RANGE);
+	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
+		     FALLOC_FL_ZERO_RANGE))
+		return -EOPNOTSUPP;
+	inode_lock(inode);
+	if (!(mode & FALLOC_FL_KEEP_SIZE) && end > i_size_read(inode)) {
+		ret = inode_newsize_ok(inode, end);
+		if (ret)
+			goto out_unlock;
+	}
+	ret = file_modified(file);
+	if (ret)
+		goto out_unlock;
+	old = i_size_read(inode);
+	filemap_invalidate_lock(mapping);
+	ret = filemap_write_and_wait_range(mapping, off, LLONG_MAX);
+	if (ret)
+		goto out_inval;
+	if (zero)
+		truncate_pagecache_range(inode, off, end - 1);
+	nofs = gaze_nofs_begin();
+	ret = gaze_file_fallocate(gaze_ifs(inode), inode->i_ino, mode, off,
+				  len);
+	if (!ret)
+		ret = gaze_ns_getattr(gaze_ifs(inode), inode->i_ino, &a);
+	gaze_nofs_end(nofs);
+	if (ret) {
+		ret = gaze_error(inode->i_sb, ret, "fallocate");
+		goto out_inval;
+	}
+	inode->i_blocks = a.blocks << (GAZE_BLOCK_SHIFT - 9);
+	if (a.size > old)
+		i_size_write(inode, a.size);
+	if (zero || a.size > old) {
+		inode->i_mtime = inode->i_ctime = current_time(inode);
+		mark_inode_dirty(inode);
+	}
+out_inval:
+	filemap_invalidate_unlock(mapping);
+out_unlock:
+	inode_unlock(inode);
+	return ret;
+}
+
+int gaze_shutdown(struct super_block *sb, u32 how)
+{
+	struct gaze_fs *fs;
+	unsigned int nofs;
+	int ret = 0;
+
+	if (how > GAZE_SHUTDOWN_NOLOGFLUSH)
+		return -EINVAL;
+	if (sb_rdonly(sb))
+		return 0;
+	if (how == GAZE_SHUTDOWN_DEFAULT) {
+		/* freezing writes back every dirty page and checkpoints */
+		ret = freeze_bdev(sb->s_bdev);
+		if (ret)
+			return ret;
+		thaw_bdev(sb->s_bdev);
+	}
+	fs = GAZE_FS(sb);
+	nofs = gaze_nofs_begin();
+	mutex_lock(&fs->lock);
+	if (how == GAZE_SHUTDOWN_LOGFLUSH && !(fs->flags & GAZE_FS_RDONLY))
+		ret = gaze_cp_write(fs, 0);
+	fs->flags |= GAZE_FS_RDONLY;
+	mutex_unlock(&fs->lock);
+	gaze_nofs_end(nofs);
+	sb->s_flags |= SB_RDONLY;
+	pr_info("gaze: %s: shut down (%s)%s\n", sb->s_id,
+		how == GAZE_SHUTDOWN_DEFAULT ? "data and checkpoint written" :
+		how == GAZE_SHUTDOWN_LOGFLUSH ? "checkpoint written" :
+		"nothing written", ret ? "; the checkpoint failed" : "");
+	return ret;
+}
+
 const struct file_operations gaze_file_operations = {
 	.llseek		= generic_file_llseek,
 	.read_iter	= generic_file_read_iter,
@@ -447,6 +563,7 @@ const struct file_operations gaze_file_operations = {
 	.mmap		= generic_file_mmap,
 	.open		= generic_file_open,
 	.fsync		= gaze_fsync,
+	.fallocate	= gaze_fallocate,
 	.splice_read	= generic_file_splice_read,
 	.splice_write	= iter_file_splice_write,
 	.unlocked_ioctl	= gaze_ioctl,
@@ -457,6 +574,8 @@ const struct inode_operations gaze_file_inode_operations = {
 	.setattr	= gaze_setattr,
 	.getattr	= gaze_getattr,
 	.listxattr	= gaze_listxattr,
+	.get_acl	= gaze_get_acl,
+	.set_acl	= gaze_set_acl,
 };
 
 /* ---------------------------------------------------------------- */
@@ -500,4 +619,6 @@ const struct inode_operations gaze_special_inode_operations = {
 	.setattr	= gaze_setattr,
 	.getattr	= gaze_getattr,
 	.listxattr	= gaze_listxattr,
+	.get_acl	= gaze_get_acl,
+	.set_acl	= gaze_set_acl,
 };

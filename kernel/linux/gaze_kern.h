@@ -50,6 +50,7 @@ struct gaze_mount_opts {
 	unsigned int	errors;		/* GAZE_ERRORS_* */
 	unsigned int	background_gc;	/* GAZE_BGGC_* */
 	bool		discard;
+	bool		noacl;		/* mount option noacl */
 };
 
 struct gaze_sb_info {
@@ -125,6 +126,8 @@ int gaze_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		 struct iattr *attr);
 int gaze_getattr(struct user_namespace *mnt_userns, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
+/* super_operations.evict_inode: frees an orphan at its last reference */
+void gaze_evict_inode(struct inode *inode);
 /* maps a core error to what the VFS should see, handling errors= */
 int gaze_error(struct super_block *sb, int err, const char *what);
 
@@ -139,6 +142,25 @@ extern const struct inode_operations gaze_special_inode_operations;
 extern const struct xattr_handler *gaze_xattr_handlers[];
 /* listxattr for every inode type: the names the caller may see */
 ssize_t gaze_listxattr(struct dentry *dentry, char *buffer, size_t size);
+/* POSIX ACLs (xattr.c): inode_operations get_acl / set_acl */
+struct posix_acl *gaze_get_acl(struct inode *inode, int type, bool rcu);
+int gaze_set_acl(struct user_namespace *mnt_userns, struct inode *inode,
+		 struct posix_acl *acl, int type);
+/* before a create: the mode and ACLs a new inode in dir gets (umask
+ * applied when dir has no default ACL); release both with
+ * posix_acl_release */
+int gaze_acl_prepare(struct inode *dir, umode_t *mode,
+		     struct posix_acl **dacl, struct posix_acl **acl);
+/* after it: stores them on the new inode */
+int gaze_acl_init(struct inode *inode, struct posix_acl *dacl,
+		  struct posix_acl *acl);
+
+/*
+ * file.c: GAZE_IOC_SHUTDOWN (uapi/gaze_ioctl.h) - takes the filesystem
+ * down as a crash would after writing what `how` says; then it is
+ * read-only and nothing more reaches the device, not even at unmount.
+ */
+int gaze_shutdown(struct super_block *sb, u32 how);
 
 /* gc.c: background GC thread; start is a no-op when the option is off
  * or it runs already; the caller starts it only on a read-write instance */

@@ -10,6 +10,7 @@
 #include <linux/fs.h>
 #include <linux/pagemap.h>
 #include <linux/uidgid.h>
+#include <linux/posix_acl.h>
 #include "gaze_kern.h"
 
 void gaze_attr_to_inode(struct inode *inode, const struct gaze_attr *a)
@@ -126,11 +127,12 @@ int gaze_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	if (sb_rdonly(inode->i_sb))
 		return -EROFS;
 	/*
-	 * This version has no orphan list: the core frees an inode when its
-	 * last name goes, and its number may already belong to a new inode.
-	 * Never write through a stale one.
+	 * A file whose last name went is an orphan in the core until its
+	 * last reference (gaze_evict_inode) and can still be changed; a
+	 * removed directory is freed by the core at once and its number
+	 * may already belong to a new inode: never write through it.
 	 */
-	if (!inode->i_nlink)
+	if (!inode->i_nlink && S_ISDIR(inode->i_mode))
 		return -ESTALE;
 
 	if ((valid & ATTR_SIZE) && attr->ia_size != i_size_read(inode)) {
@@ -185,6 +187,9 @@ int gaze_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	}
 	if (valid & ATTR_SIZE)
 		gaze_refresh(inode, false);
+	/* the access ACL's owner, group and other entries follow a chmod */
+	if ((valid & ATTR_MODE) && !S_ISLNK(inode->i_mode))
+		return posix_acl_chmod(mnt_userns, inode, inode->i_mode);
 	return 0;
 }
 
@@ -196,6 +201,31 @@ int gaze_getattr(struct user_namespace *mnt_userns, const struct path *path,
 	generic_fillattr(mnt_userns, inode, stat);
 	stat->blksize = GAZE_BLOCK_SIZE;
 	return 0;
+}
+
+/*
+ * The last reference to an inode went.  One without links is an orphan
+ * in the core (unlink and rename-over pass GAZE_NS_IN_USE for every
+ * non-directory): free it now.  Its cached pages are dropped unwritten.
+ * On a read-only instance (ro remount, errors=remount-ro) it stays on
+ * the orphan list, which every checkpoint records, and is freed at the
+ * next read-write mount.
+ */
+void gaze_evict_inode(struct inode *inode)
+{
+	unsigned int nofs;
+	int ret;
+
+	truncate_inode_pages_final(&inode->i_data);
+	if (!inode->i_nlink && !S_ISDIR(inode->i_mode) &&
+	    !is_bad_inode(inode) && !sb_rdonly(inode->i_sb)) {
+		nofs = gaze_nofs_begin();
+		ret = gaze_ns_orphan_evict(GAZE_FS(inode->i_sb), inode->i_ino);
+		gaze_nofs_end(nofs);
+		if (ret && ret != -ENOENT && ret != -EROFS)
+			gaze_error(inode->i_sb, ret, "freeing an orphan");
+	}
+	clear_inode(inode);
 }
 
 /*

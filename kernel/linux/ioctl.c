@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ioctl.c - the GAZE ioctls (uapi/gaze_ioctl.h) on files and directories
- * of a mounted filesystem: INFO, GC_STATS, TUNE and GC.
+ * of a mounted filesystem: INFO, GC_STATS, TUNE, GC and SHUTDOWN.
  *
  * Every handler copies the argument in, checks version, flags and
  * reserved fields (unknown ones are refused with -EINVAL so they can be
@@ -436,6 +436,15 @@ long gaze_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return gaze_ioc_gc_stats(sb, uarg);
 	case GAZE_IOC_GC:
 		return gaze_ioc_gc(sb, uarg);
+	case GAZE_IOC_SHUTDOWN: {
+		u32 how;
+
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		if (get_user(how, (u32 __user *)uarg))
+			return -EFAULT;
+		return gaze_shutdown(sb, how);
+	}
 	default:
 		return -ENOTTY;
 	}

@@ -8,10 +8,18 @@
  * changed (nlink, ctime, mtime; size and blocks of directories) with
  * gaze_ns_getattr.
  *
- * Not yet: RENAME_WHITEOUT (-EINVAL), O_TMPFILE, POSIX ACLs (get_acl /
- * set_acl), and orphans: the core frees an inode at its last unlink, so
- * an open file that loses its last name is dropped at once (its cached
- * pages are no longer written; reads of uncached pages fail with -EIO).
+ * Orphans: unlink and rename over a non-directory pass GAZE_NS_IN_USE,
+ * since the dentry being removed still holds the inode; the core keeps
+ * it (nlink 0, on the orphan list) until gaze_evict_inode (inode.c)
+ * frees it at the last reference.  A removed directory is freed at once.
+ *
+ * RENAME_WHITEOUT: the core leaves a 0:0 character device at the old
+ * name (overlayfs upper layers).
+ *
+ * POSIX ACLs: a new inode gets the directory's default ACL, or the
+ * umask (gaze_acl_prepare / gaze_acl_init in xattr.c).
+ *
+ * Not yet: O_TMPFILE.
  *
  * readdir: ctx->pos is the core's cookie ('.' 0, '..' 1, then
  * max(2, hash >> 1)).  Entries are gathered into a buffer under the core
@@ -24,6 +32,7 @@
 #include <linux/capability.h>
 #include <linux/slab.h>
 #include <linux/xattr.h>
+#include <linux/posix_acl.h>
 #include "gaze_kern.h"
 
 #define GAZE_DIR_POS_END	0x7fffffffffffffffLL
@@ -131,10 +140,12 @@ static int gaze_new(struct user_namespace *mnt_userns, struct inode *dir,
 		    struct dentry *dentry, umode_t mode, dev_t rdev,
 		    const char *target)
 {
+	struct posix_acl *dacl = NULL, *acl = NULL;
 	struct gaze_fs *fs = gaze_ifs(dir);
 	struct gaze_attr a;
 	struct inode *inode;
 	unsigned int nofs;
+	umode_t m;
 	u32 ino;
 	int ret;
 
@@ -142,6 +153,14 @@ static int gaze_new(struct user_namespace *mnt_userns, struct inode *dir,
 	    !gid_valid(mapped_fsgid(mnt_userns, i_user_ns(dir))))
 		return -EOVERFLOW;
 	gaze_new_attr(mnt_userns, dir, mode, rdev, &a);
+	if (!target) {
+		/* the umask, or the directory's default ACL */
+		m = a.mode;
+		ret = gaze_acl_prepare(dir, &m, &dacl, &acl);
+		if (ret)
+			return ret;
+		a.mode = m;
+	}
 	nofs = gaze_nofs_begin();
 	if (target)
 		ret = gaze_ns_symlink(fs, dir->i_ino, dentry->d_name.name,
@@ -151,14 +170,32 @@ static int gaze_new(struct user_namespace *mnt_userns, struct inode *dir,
 		ret = gaze_ns_mknod(fs, dir->i_ino, dentry->d_name.name,
 				    dentry->d_name.len, &a, &ino);
 	gaze_nofs_end(nofs);
-	if (ret)
-		return gaze_error(dir->i_sb, ret, "create");
+	if (ret) {
+		ret = gaze_error(dir->i_sb, ret, "create");
+		goto out_acl;
+	}
 	gaze_ns_refresh(dir);
 	inode = gaze_iget(dir->i_sb, ino);
-	if (IS_ERR(inode))
-		return PTR_ERR(inode);
+	if (IS_ERR(inode)) {
+		ret = PTR_ERR(inode);
+		goto out_acl;
+	}
+	ret = gaze_acl_init(inode, dacl, acl);
+	if (ret) {
+		/* never leave it without the ACL it was created with */
+		iput(inode);
+		nofs = gaze_nofs_begin();
+		gaze_ns_unlink(fs, dir->i_ino, dentry->d_name.name,
+			       dentry->d_name.len);
+		gaze_nofs_end(nofs);
+		gaze_ns_refresh(dir);
+		goto out_acl;
+	}
 	d_instantiate(dentry, inode);
-	return 0;
+out_acl:
+	posix_acl_release(dacl);
+	posix_acl_release(acl);
+	return ret;
 }
 
 static int gaze_create(struct user_namespace *mnt_userns, struct inode *dir,
@@ -217,8 +254,9 @@ static int gaze_unlink(struct inode *dir, struct dentry *dentry)
 	int ret;
 
 	nofs = gaze_nofs_begin();
-	ret = gaze_ns_unlink(gaze_ifs(dir), dir->i_ino, dentry->d_name.name,
-			     dentry->d_name.len);
+	ret = gaze_ns_unlink_flags(gaze_ifs(dir), dir->i_ino,
+				   dentry->d_name.name, dentry->d_name.len,
+				   S_ISDIR(inode->i_mode) ? 0 : GAZE_NS_IN_USE);
 	gaze_nofs_end(nofs);
 	if (ret)
 		return gaze_error(dir->i_sb, ret, "unlink");
@@ -250,18 +288,22 @@ static int gaze_rename(struct user_namespace *mnt_userns,
 	struct inode *old_inode = d_inode(old_dentry);
 	struct inode *new_inode = d_inode(new_dentry);
 	unsigned int nofs;
+	u32 cflags = flags;
 	int ret;
 
 	BUILD_BUG_ON(GAZE_RENAME_NOREPLACE != RENAME_NOREPLACE);
 	BUILD_BUG_ON(GAZE_RENAME_EXCHANGE != RENAME_EXCHANGE);
-	/* RENAME_WHITEOUT (overlayfs upper) is not supported yet */
-	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+	BUILD_BUG_ON(GAZE_RENAME_WHITEOUT != RENAME_WHITEOUT);
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))
 		return -EINVAL;
+	/* a replaced file may still be open: it becomes an orphan */
+	if (new_inode && !S_ISDIR(new_inode->i_mode))
+		cflags |= GAZE_RENAME_IN_USE;
 	nofs = gaze_nofs_begin();
 	ret = gaze_ns_rename(gaze_ifs(old_dir), old_dir->i_ino,
 			     old_dentry->d_name.name, old_dentry->d_name.len,
 			     new_dir->i_ino, new_dentry->d_name.name,
-			     new_dentry->d_name.len, flags);
+			     new_dentry->d_name.len, cflags);
 	gaze_nofs_end(nofs);
 	if (ret)
 		return gaze_error(old_dir->i_sb, ret, "rename");
@@ -290,6 +332,8 @@ const struct inode_operations gaze_dir_inode_operations = {
 	.setattr	= gaze_setattr,
 	.getattr	= gaze_getattr,
 	.listxattr	= gaze_listxattr,
+	.get_acl	= gaze_get_acl,
+	.set_acl	= gaze_set_acl,
 };
 
 /* ---------------------------------------------------------------- */

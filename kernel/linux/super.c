@@ -15,6 +15,7 @@
  *                                 bg_gc_high_pct without pausing, off
  *                                 leaves only the foreground GC that
  *                                 writes run when free zones run short
+ *   acl / noacl                   POSIX ACLs (default acl; see xattr.c)
  *   discard / nodiscard           on regular devices (emulated zones),
  *                                 whether a zone reset discards the zone;
  *                                 zoned devices always reset their zones
@@ -150,6 +151,8 @@ static int gaze_show_options(struct seq_file *seq, struct dentry *root)
 	seq_printf(seq, ",errors=%s", errs[o->errors]);
 	seq_printf(seq, ",background_gc=%s", bggc[o->background_gc]);
 	seq_puts(seq, o->discard ? ",discard" : ",nodiscard");
+	if (o->noacl)
+		seq_puts(seq, ",noacl");
 	return 0;
 }
 
@@ -176,12 +179,6 @@ static int gaze_write_inode(struct inode *inode, struct writeback_control *wbc)
 	return ret ? gaze_error(inode->i_sb, ret, "write_inode") : 0;
 }
 
-static void gaze_evict_inode(struct inode *inode)
-{
-	truncate_inode_pages_final(&inode->i_data);
-	clear_inode(inode);
-}
-
 static const struct super_operations gaze_sops = {
 	.alloc_inode	= NULL,		/* plain struct inode */
 	.write_inode	= gaze_write_inode,
@@ -196,7 +193,7 @@ static const struct super_operations gaze_sops = {
 /* mount options                                                     */
 /* ---------------------------------------------------------------- */
 
-enum { Opt_errors, Opt_background_gc, Opt_discard };
+enum { Opt_errors, Opt_background_gc, Opt_discard, Opt_acl };
 
 static const struct constant_table gaze_param_errors[] = {
 	{ "continue",	GAZE_ERRORS_CONTINUE },
@@ -216,6 +213,7 @@ static const struct fs_parameter_spec gaze_param_specs[] = {
 	fsparam_enum("errors", Opt_errors, gaze_param_errors),
 	fsparam_enum("background_gc", Opt_background_gc, gaze_param_bggc),
 	fsparam_flag_no("discard", Opt_discard),
+	fsparam_flag_no("acl", Opt_acl),
 	{}
 };
 
@@ -241,6 +239,9 @@ static int gaze_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_discard:
 		o->discard = !r.negated;
+		break;
+	case Opt_acl:
+		o->noacl = r.negated;
 		break;
 	}
 	return 0;
@@ -319,7 +320,8 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_magic = GAZE_SUPER_MAGIC;
 	sb->s_op = &gaze_sops;
 	sb->s_xattr = gaze_xattr_handlers;
-	sb->s_flags |= SB_POSIXACL;
+	if (!o->noacl)
+		sb->s_flags |= SB_POSIXACL;
 	maxbytes = GAZE_BMAP_MAX_BLOCKS << GAZE_BLOCK_SHIFT;
 	sb->s_maxbytes = min_t(u64, maxbytes, MAX_LFS_FILESIZE);
 	sb->s_time_gran = 1;
@@ -393,7 +395,8 @@ static int gaze_remount_rw(struct super_block *sb)
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
-	ret = gaze_fs_open(sbi->dev, 0, &nfs);
+	/* open files may be orphans: they are freed at their last close */
+	ret = gaze_fs_open(sbi->dev, GAZE_FS_KEEP_ORPHANS, &nfs);
 	if (ret) {
 		kfree(r);
 		ret = gaze_map_mount_err(ret);
@@ -432,6 +435,8 @@ static int gaze_reconfigure(struct fs_context *fc)
 	}
 	sbi->opts = *o;
 	sbi->error_logged = false;
+	sb->s_flags = (sb->s_flags & ~SB_POSIXACL) |
+		      (o->noacl ? 0 : SB_POSIXACL);
 	gaze_bdev_set_discard(sbi->dev, o->discard);
 	if (!want_ro)
 		gaze_bggc_start(sbi);

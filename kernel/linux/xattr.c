@@ -5,15 +5,152 @@
  * (gaze_xattr_get/set/remove/list).  XATTR_CREATE / XATTR_REPLACE pass
  * through; a NULL value removes.
  *
- * Not yet: POSIX ACLs (system.posix_acl_access/default).  Without a
- * handler for them the VFS answers -EOPNOTSUPP, which is honest: storing
- * the raw value without enforcing it would not be.
+ * POSIX ACLs: get_acl / set_acl inode operations under the VFS's own
+ * system.posix_acl_access/default handlers.  The core stores each ACL as
+ * an xattr of that full name holding the VFS xattr form (struct
+ * posix_acl_xattr_header + entries, ids in the initial user namespace),
+ * so tools reading the raw xattr see the usual format.  The VFS caches
+ * the parsed ACL on the inode and enforces it (generic_permission).
+ * New inodes inherit the directory's default ACL (gaze_acl_prepare /
+ * gaze_acl_init, called by namei.c); chmod rewrites the access ACL
+ * (posix_acl_chmod, from gaze_setattr).  Mount option noacl turns all of
+ * this off (SB_POSIXACL clear: the VFS refuses ACL xattrs and applies
+ * the umask itself).
  */
 #include <linux/fs.h>
 #include <linux/xattr.h>
 #include <linux/slab.h>
 #include <linux/capability.h>
+#include <linux/posix_acl.h>
+#include <linux/posix_acl_xattr.h>
 #include "gaze_kern.h"
+
+static const char *gaze_acl_name(int type)
+{
+	return type == ACL_TYPE_ACCESS ? XATTR_NAME_POSIX_ACL_ACCESS :
+	       XATTR_NAME_POSIX_ACL_DEFAULT;
+}
+
+struct posix_acl *gaze_get_acl(struct inode *inode, int type, bool rcu)
+{
+	struct gaze_fs *fs = GAZE_FS(inode->i_sb);
+	const char *name = gaze_acl_name(type);
+	struct posix_acl *acl;
+	unsigned int nofs;
+	void *buf = NULL;
+	int n;
+
+	if (rcu)
+		return ERR_PTR(-ECHILD);	/* the core sleeps */
+	nofs = gaze_nofs_begin();
+	n = gaze_xattr_get(fs, inode->i_ino, name, NULL, 0);
+	if (n > 0) {
+		buf = kmalloc(n, GFP_NOFS);
+		n = buf ? gaze_xattr_get(fs, inode->i_ino, name, buf, n) :
+		    -ENOMEM;
+	}
+	gaze_nofs_end(nofs);
+	if (n == -ENODATA || !n)
+		acl = NULL;
+	else if (n < 0)
+		acl = ERR_PTR(gaze_error(inode->i_sb, n, "reading an ACL"));
+	else
+		acl = posix_acl_from_xattr(&init_user_ns, buf, n);
+	kfree(buf);
+	return acl;
+}
+
+/* stores acl (NULL: removes it) as the xattr of its type; no cache */
+static int gaze_acl_store(struct inode *inode, struct posix_acl *acl,
+			  int type)
+{
+	struct gaze_fs *fs = GAZE_FS(inode->i_sb);
+	const char *name = gaze_acl_name(type);
+	unsigned int nofs;
+	void *buf = NULL;
+	int n = 0, ret;
+
+	if (acl) {
+		n = posix_acl_xattr_size(acl->a_count);
+		buf = kmalloc(n, GFP_NOFS);
+		if (!buf)
+			return -ENOMEM;
+		ret = posix_acl_to_xattr(&init_user_ns, acl, buf, n);
+		if (ret < 0)
+			goto out;
+	}
+	nofs = gaze_nofs_begin();
+	if (acl)
+		ret = gaze_xattr_set(fs, inode->i_ino, name, buf, n, 0);
+	else
+		ret = gaze_xattr_remove(fs, inode->i_ino, name);
+	gaze_nofs_end(nofs);
+	if (ret == -ENODATA && !acl)
+		ret = 0;
+out:
+	kfree(buf);
+	return ret ? gaze_error(inode->i_sb, ret, "storing an ACL") : 0;
+}
+
+int gaze_set_acl(struct user_namespace *mnt_userns, struct inode *inode,
+		 struct posix_acl *acl, int type)
+{
+	umode_t mode = inode->i_mode;
+	struct gaze_attr a = { 0 };
+	unsigned int nofs;
+	int ret;
+
+	if (type == ACL_TYPE_ACCESS && acl) {
+		ret = posix_acl_update_mode(mnt_userns, inode, &mode, &acl);
+		if (ret)
+			return ret;
+	}
+	ret = gaze_acl_store(inode, acl, type);
+	if (ret)
+		return ret;
+	set_cached_acl(inode, type, acl);
+	inode->i_ctime = current_time(inode);
+	if (mode != inode->i_mode) {
+		/* the ACL said it all: the mode carries only its bits */
+		inode->i_mode = mode;
+		a.mode = mode;
+		gaze_inode_times_to_attr(inode, &a);
+		nofs = gaze_nofs_begin();
+		ret = gaze_ns_setattr(GAZE_FS(inode->i_sb), inode->i_ino, &a,
+				      GAZE_SET_MODE | GAZE_SET_CTIME);
+		gaze_nofs_end(nofs);
+		if (ret)
+			return gaze_error(inode->i_sb, ret, "setting the mode");
+	}
+	mark_inode_dirty(inode);
+	return 0;
+}
+
+int gaze_acl_prepare(struct inode *dir, umode_t *mode,
+		     struct posix_acl **dacl, struct posix_acl **acl)
+{
+	*dacl = NULL;
+	*acl = NULL;
+	return posix_acl_create(dir, mode, dacl, acl);
+}
+
+int gaze_acl_init(struct inode *inode, struct posix_acl *dacl,
+		  struct posix_acl *acl)
+{
+	int ret = 0;
+
+	if (dacl) {
+		ret = gaze_acl_store(inode, dacl, ACL_TYPE_DEFAULT);
+		if (!ret)
+			set_cached_acl(inode, ACL_TYPE_DEFAULT, dacl);
+	}
+	if (acl && !ret) {
+		ret = gaze_acl_store(inode, acl, ACL_TYPE_ACCESS);
+		if (!ret)
+			set_cached_acl(inode, ACL_TYPE_ACCESS, acl);
+	}
+	return ret;
+}
 
 static int gaze_xattr_get_h(const struct xattr_handler *handler,
 			    struct dentry *unused, struct inode *inode,
@@ -83,6 +220,8 @@ static const struct xattr_handler gaze_xattr_security_handler = {
 };
 
 const struct xattr_handler *gaze_xattr_handlers[] = {
+	&posix_acl_access_xattr_handler,
+	&posix_acl_default_xattr_handler,
 	&gaze_xattr_user_handler,
 	&gaze_xattr_trusted_handler,
 	&gaze_xattr_security_handler,
@@ -99,7 +238,8 @@ static bool gaze_xattr_listable(struct dentry *dentry, const char *name)
 	int i;
 
 	for (i = 0; (h = gaze_xattr_handlers[i]); i++) {
-		if (strncmp(name, h->prefix, strlen(h->prefix)))
+		if (h->name ? strcmp(name, h->name) :
+		    strncmp(name, h->prefix, strlen(h->prefix)))
 			continue;
 		return !h->list || h->list(dentry);
 	}

@@ -138,6 +138,23 @@ struct gaze_ioc_gc {
 	__u64	reserved_out[4];
 };
 
+/*
+ * ---- GAZE_IOC_SHUTDOWN: take the filesystem down as a crash would -------
+ * The argument is a __u32 saying what is written first:
+ *   GAZE_SHUTDOWN_DEFAULT     dirty data and a checkpoint (like sync)
+ *   GAZE_SHUTDOWN_LOGFLUSH    a checkpoint only: dirty page-cache data is
+ *                             lost
+ *   GAZE_SHUTDOWN_NOLOGFLUSH  nothing: the device keeps the last checkpoint
+ * Afterwards the filesystem is read-only and nothing more is written to
+ * the device, not even at unmount; the next mount starts from the last
+ * checkpoint.  CAP_SYS_ADMIN.  The number is the one XFS, ext4 and f2fs
+ * use ('X', 125), so `xfs_io -x -c shutdown` works; it is not versioned.
+ */
+#define GAZE_IOC_SHUTDOWN	_IOR('X', 125, __u32)
+#define GAZE_SHUTDOWN_DEFAULT		0
+#define GAZE_SHUTDOWN_LOGFLUSH		1
+#define GAZE_SHUTDOWN_NOLOGFLUSH	2
+
 #define GAZE_IOC_INFO		_IOWR(GAZE_IOC_MAGIC, 1, struct gaze_ioc_info)
 #define GAZE_IOC_GC_STATS	_IOWR(GAZE_IOC_MAGIC, 2, struct gaze_ioc_gc_stats)
 #define GAZE_IOC_TUNE		_IOWR(GAZE_IOC_MAGIC, 3, struct gaze_ioc_tune)

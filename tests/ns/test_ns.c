@@ -1118,7 +1118,7 @@ test_rename(bool inline_data)
 	       mv(fs, GAZE_ROOT_INO, "f1", GAZE_ROOT_INO, "..", 0) == -EINVAL &&
 	       mv(fs, GAZE_ROOT_INO, "f1", GAZE_ROOT_INO, "a/b", 0) == -EINVAL,
 	       "%s: bad names -EINVAL", tag);
-	tap_ok(mv(fs, GAZE_ROOT_INO, "f1", GAZE_ROOT_INO, "z", 4) == -EINVAL &&
+	tap_ok(mv(fs, GAZE_ROOT_INO, "f1", GAZE_ROOT_INO, "z", 8) == -EINVAL &&
 	       mv(fs, GAZE_ROOT_INO, "f1", GAZE_ROOT_INO, "f2",
 		  GAZE_RENAME_EXCHANGE | GAZE_RENAME_NOREPLACE) == -EINVAL,
 	       "%s: bad flags -EINVAL", tag);

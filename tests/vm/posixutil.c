@@ -13,18 +13,42 @@
  *   posixutil rmxattr PATH NAME
  *   posixutil seekdir DIR       readdir, then seekdir to every telldir
  *                               position: the rest must repeat exactly
+ *   posixutil orphan FILE NBLOCKS
+ *                  creates FILE with NBLOCKS 4 KiB blocks, unlinks it while
+ *                  open, writes and reads through the descriptor (fsync
+ *                  in between), and checks with statfs that the space is
+ *                  held until close and free after it
+ *   posixutil renameopen OLD NEW
+ *                  opens NEW, renames OLD over it, reads the old NEW
+ *                  through the descriptor, and checks that its space
+ *                  comes back at close
+ *   posixutil fallocate FILE alloc|keep|punch|zero|zerokeep|collapse OFF LEN
+ *   posixutil setacl PATH access|default SPEC
+ *   posixutil getacl PATH access|default
+ *                  a POSIX ACL as the raw system.posix_acl_* xattr; SPEC
+ *                  is "u::6,u:1000:4,g::0,m::4,o::0" (tag:id:octal perm,
+ *                  in the kernel's order), getacl prints the same form
+ *   posixutil asuser UID GID PATH   open(PATH, O_RDONLY) as UID/GID (no
+ *                  supplementary groups)
+ *   posixutil shutdown PATH default|logflush|nologflush
+ *                  the GAZE_IOC_SHUTDOWN ioctl (kernel/linux/gaze_kern.h)
  * Exit 0, or 1 with "posixutil: what: ERRNO_NAME (message)" on stderr.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
+#include <grp.h>
 #include <unistd.h>
 
 #ifndef RENAME_NOREPLACE
@@ -48,6 +72,9 @@ errname(int e)
 	case EOPNOTSUPP: return "EOPNOTSUPP";
 	case EPERM: return "EPERM";
 	case EXDEV: return "EXDEV";
+	case ENOSPC: return "ENOSPC";
+	case EACCES: return "EACCES";
+	case EROFS: return "EROFS";
 	default: return "errno";
 	}
 }
@@ -104,6 +131,256 @@ seekdir_check(const char *path)
 	}
 	closedir(d);
 	printf("%d\n", n);
+	return 0;
+}
+
+static unsigned long long
+free_blocks(const char *path)
+{
+	char dir[4096], *slash;
+	struct statvfs st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	if (statvfs(slash ? dir : ".", &st))
+		return 0;
+	return (unsigned long long)st.f_bfree * st.f_frsize / 4096;
+}
+
+static int
+bad(const char *what)
+{
+	fprintf(stderr, "posixutil: %s\n", what);
+	return 1;
+}
+
+static int
+orphan_check(const char *path, long nblk)
+{
+	size_t len = (size_t)nblk * 4096;
+	char *a = malloc(len + 4096), *b = malloc(len + 4096);
+	unsigned long long f1, f2, f3;
+	struct stat st;
+	size_t i;
+	int fd;
+
+	if (!a || !b || nblk <= 0)
+		return bad("orphan: bad size");
+	for (i = 0; i < len + 4096; i++)
+		a[i] = (char)(i * 7 + (i >> 12));
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return fail(path);
+	if (pwrite(fd, a, len, 0) != (ssize_t)len || fsync(fd))
+		return fail("write");
+	f1 = free_blocks(path);
+	if (unlink(path))
+		return fail("unlink");
+	if (access(path, F_OK) == 0 || errno != ENOENT)
+		return bad("the name is still there");
+	if (fstat(fd, &st) || st.st_nlink != 0)
+		return bad("nlink of the open unlinked file is not 0");
+	if (pwrite(fd, a + len, 4096, (off_t)len) != 4096 || fsync(fd))
+		return fail("write after unlink");
+	if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+		return fail("fadvise");
+	if (pread(fd, b, len + 4096, 0) != (ssize_t)(len + 4096) ||
+	    memcmp(a, b, len + 4096))
+		return bad("data read through the descriptor differs");
+	f2 = free_blocks(path);
+	if (f2 + nblk / 2 > f1 + nblk)
+		return bad("space came back before the last close");
+	if (close(fd))
+		return fail("close");
+	f3 = free_blocks(path);
+	printf("free blocks: %llu written, %llu unlinked+open, %llu closed\n",
+	       f1, f2, f3);
+	if (f3 < f2 + (unsigned long long)nblk)
+		return bad("space did not come back at the last close");
+	free(a);
+	free(b);
+	return 0;
+}
+
+static int
+renameopen_check(const char *old, const char *new)
+{
+	static char a[1 << 20], b[1 << 20];
+	unsigned long long f1, f2;
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	fd = open(new, O_RDONLY);
+	if (fd < 0)
+		return fail(new);
+	n = pread(fd, a, sizeof(a), 0);
+	if (n <= 0)
+		return fail("read");
+	if (fsync(fd))
+		return fail("fsync");
+	f1 = free_blocks(new);
+	if (rename(old, new))
+		return fail("rename");
+	if (fstat(fd, &st) || st.st_nlink != 0)
+		return bad("nlink of the replaced open file is not 0");
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (pread(fd, b, sizeof(b), 0) != n || memcmp(a, b, (size_t)n))
+		return bad("the replaced file reads differently");
+	if (close(fd))
+		return fail("close");
+	f2 = free_blocks(new);
+	printf("free blocks: %llu before, %llu after close\n", f1, f2);
+	if (f2 < f1 + (unsigned long long)n / 4096)
+		return bad("the replaced file's space did not come back");
+	return 0;
+}
+
+static int
+fallocate_cmd(char **argv)
+{
+	static const struct { const char *name; int mode; } m[] = {
+		{ "alloc", 0 },
+		{ "keep", FALLOC_FL_KEEP_SIZE },
+		{ "punch", FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE },
+		{ "zero", FALLOC_FL_ZERO_RANGE },
+		{ "zerokeep", FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE },
+		{ "collapse", FALLOC_FL_COLLAPSE_RANGE },
+	};
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (!strcmp(argv[3], m[i].name))
+			break;
+	if (i == sizeof(m) / sizeof(m[0]))
+		return bad("fallocate: unknown mode");
+	fd = open(argv[2], O_RDWR | O_CREAT, 0644);
+	if (fd < 0)
+		return fail(argv[2]);
+	if (fallocate(fd, m[i].mode, strtoll(argv[4], NULL, 0),
+		      strtoll(argv[5], NULL, 0)))
+		return fail("fallocate");
+	return close(fd) ? fail("close") : 0;
+}
+
+/* the VFS xattr form of a POSIX ACL (include/uapi/linux/posix_acl_xattr.h) */
+struct acl_ent {
+	unsigned short	tag, perm;
+	unsigned int	id;
+};
+
+static const struct { char c; unsigned short tag; } acl_tags[] = {
+	{ 'u', 0x01 }, { 'U', 0x02 }, { 'g', 0x04 }, { 'G', 0x08 },
+	{ 'm', 0x10 }, { 'o', 0x20 },
+};
+
+static const char *
+acl_name(const char *type)
+{
+	return !strcmp(type, "default") ? "system.posix_acl_default" :
+	       "system.posix_acl_access";
+}
+
+static int
+setacl_cmd(const char *path, const char *type, const char *spec)
+{
+	char buf[4 + 64 * sizeof(struct acl_ent)], *p, *tok, *save, *copy;
+	struct acl_ent e;
+	unsigned int i, n = 0, id;
+	char t;
+
+	copy = strdup(spec);
+	memset(buf, 0, sizeof(buf));
+	buf[0] = 2;			/* version 2, little-endian */
+	for (tok = strtok_r(copy, ",", &save); tok && n < 64;
+	     tok = strtok_r(NULL, ",", &save)) {
+		t = tok[0];
+		p = strchr(tok, ':');
+		if (!p || !strchr(p + 1, ':'))
+			return bad("setacl: bad entry");
+		id = p[1] == ':' ? 0xffffffffu : (unsigned int)strtoul(p + 1,
+								      NULL, 0);
+		if (p[1] != ':')
+			t = (char)(t - 'a' + 'A');	/* named user/group */
+		for (i = 0; i < sizeof(acl_tags) / sizeof(acl_tags[0]); i++)
+			if (acl_tags[i].c == t)
+				break;
+		if (i == sizeof(acl_tags) / sizeof(acl_tags[0]))
+			return bad("setacl: bad tag");
+		e.tag = acl_tags[i].tag;
+		e.perm = (unsigned short)strtoul(strrchr(tok, ':') + 1, NULL, 8);
+		e.id = id;
+		memcpy(buf + 4 + n++ * sizeof(e), &e, sizeof(e));
+	}
+	free(copy);
+	if (lsetxattr(path, acl_name(type), buf, 4 + n * sizeof(e), 0))
+		return fail("setxattr");
+	return 0;
+}
+
+static int
+getacl_cmd(const char *path, const char *type)
+{
+	char buf[4 + 64 * sizeof(struct acl_ent)];
+	struct acl_ent e;
+	ssize_t len;
+	unsigned int i, k;
+	char t;
+
+	len = lgetxattr(path, acl_name(type), buf, sizeof(buf));
+	if (len < 0)
+		return fail("getxattr");
+	for (k = 0; 4 + (k + 1) * sizeof(e) <= (size_t)len; k++) {
+		memcpy(&e, buf + 4 + k * sizeof(e), sizeof(e));
+		t = '?';
+		for (i = 0; i < sizeof(acl_tags) / sizeof(acl_tags[0]); i++)
+			if (acl_tags[i].tag == e.tag)
+				t = acl_tags[i].c;
+		if (t == 'U' || t == 'G')
+			printf("%s%c:%u:%o", k ? "," : "", t - 'A' + 'a', e.id,
+			       e.perm);
+		else
+			printf("%s%c::%o", k ? "," : "", t, e.perm);
+	}
+	printf("\n");
+	return 0;
+}
+
+static int
+asuser_cmd(char **argv)
+{
+	int fd;
+
+	if (setgroups(0, NULL) || setresgid(atoi(argv[3]), atoi(argv[3]),
+					    atoi(argv[3])) ||
+	    setresuid(atoi(argv[2]), atoi(argv[2]), atoi(argv[2])))
+		return fail("setuid");
+	fd = open(argv[4], O_RDONLY);
+	if (fd < 0)
+		return fail("open");
+	close(fd);
+	printf("OK\n");
+	return 0;
+}
+
+/* kernel/linux/gaze_kern.h; the same number as XFS_IOC_GOINGDOWN */
+#define GAZE_IOC_SHUTDOWN	_IOR('X', 125, unsigned int)
+
+static int
+shutdown_cmd(const char *path, const char *how)
+{
+	unsigned int v = !strcmp(how, "logflush") ? 1 :
+			 !strcmp(how, "nologflush") ? 2 : 0;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return fail(path);
+	if (ioctl(fd, GAZE_IOC_SHUTDOWN, &v))
+		return fail("GAZE_IOC_SHUTDOWN");
+	close(fd);
 	return 0;
 }
 
@@ -209,6 +486,20 @@ main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "seekdir") && argc == 3)
 		return seekdir_check(argv[2]);
+	if (!strcmp(cmd, "orphan") && argc == 4)
+		return orphan_check(argv[2], strtol(argv[3], NULL, 0));
+	if (!strcmp(cmd, "renameopen") && argc == 4)
+		return renameopen_check(argv[2], argv[3]);
+	if (!strcmp(cmd, "fallocate") && argc == 6)
+		return fallocate_cmd(argv);
+	if (!strcmp(cmd, "setacl") && argc == 5)
+		return setacl_cmd(argv[2], argv[3], argv[4]);
+	if (!strcmp(cmd, "getacl") && argc == 4)
+		return getacl_cmd(argv[2], argv[3]);
+	if (!strcmp(cmd, "asuser") && argc == 5)
+		return asuser_cmd(argv);
+	if (!strcmp(cmd, "shutdown") && argc == 4)
+		return shutdown_cmd(argv[2], argv[3]);
 	fprintf(stderr, "usage: see tests/vm/posixutil.c\n");
 	return 2;
 }

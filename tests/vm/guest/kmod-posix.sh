@@ -123,8 +123,17 @@ same nc
 same d1/d2/r2
 must_err ENOENT $PU rename $M/nc $M/missing exchange
 ok "RENAME_EXCHANGE (file/dir, across directories)"
-must_err EINVAL $PU rename $M/nc $M/wo whiteout
-ok "RENAME_WHITEOUT refused with EINVAL (not supported yet)"
+must $PU rename $M/nc $M/wo whiteout
+mv $R/nc $R/wo
+same wo
+[ "$(stat -c '%F %t:%T %a %h' $M/nc)" = "character special file 0:0 0 1" ] ||
+	fail "whiteout: $(stat -c '%F %t:%T %a %h' $M/nc)"
+both 'echo X > %P/wx && echo Y > %P/wy'
+must $PU rename $M/wx $M/wy whiteout
+mv $R/wx $R/wy
+same wy
+[ -c $M/wx ] || fail "whiteout over an existing name"
+ok "RENAME_WHITEOUT leaves a 0:0 character device"
 
 # ---- hard links and symlinks -----------------------------------------
 both 'ln %P/rand %P/d1/randlink && ln -s ../rand %P/d1/sym && ln -s /nonexistent/target %P/dangling'
@@ -206,6 +215,108 @@ checkhuge() {
 checkhuge ""
 ok "a sparse file over 4 GiB"
 
+# ---- orphans: unlink or rename over an open file --------------------------
+must $PU orphan $M/orph 2000
+ok "open, unlink, write/read through the fd, close: $(cat $W/out)"
+both "cp $W/rand %P/ro_new && echo new > %P/ro_src"
+must $PU renameopen $M/ro_src $M/ro_new
+msg=$(cat $W/out)
+mv $R/ro_src $R/ro_new
+same ro_new
+ok "rename over an open file: readable until close, then freed ($msg)"
+head -c 8000000 /dev/urandom >$W/held
+cp $W/held $M/held
+sync
+f0=$(stat -f -c %f $M)
+exec 3<$M/held
+must rm $M/held
+sync
+echo 3 >/proc/sys/vm/drop_caches
+cmp - $W/held <&3 >$W/out 2>&1 || fail "an orphan reads differently after sync + drop_caches"
+run mount -o remount,ro $M
+[ $rc -ne 0 ] || fail "remount read-only with an open unlinked file succeeded"
+f1=$(stat -f -c %f $M)
+exec 3<&-
+f2=$(stat -f -c %f $M)
+[ "$f1" -lt $((f0 + 1000)) ] && [ "$f2" -ge $((f0 + 1900)) ] ||
+	fail "orphan space: $f0 before, $f1 open, $f2 closed"
+ok "an orphan survives sync and drop_caches, is freed at close (free $f0 -> $f1 -> $f2)"
+
+# ---- fallocate -------------------------------------------------------------
+both "cp $W/rand %P/fa"
+sync
+b0=$(stat -c %b $M/fa)
+both "$PU fallocate %P/fa punch 10000 200000"
+same fa
+b1=$(stat -c %b $M/fa)
+[ "$b1" -le $((b0 - 47 * 8)) ] || fail "punch freed too little: $b0 -> $b1 sectors"
+[ "$(stat -c %s $M/fa)" = 3000000 ] || fail "punch changed the size"
+ok "PUNCH_HOLE zeroes the range and frees its blocks ($b0 -> $b1 sectors)"
+must $PU fallocate $M/fa zero 2990000 100000
+$PU fallocate $R/fa punch 2990000 100000 && truncate -s 3090000 $R/fa
+same fa
+must $PU fallocate $M/fa zerokeep 100 5000000
+$PU fallocate $R/fa punch 100 5000000
+same fa
+ok "ZERO_RANGE (growing the file, and with KEEP_SIZE)"
+both "$PU fallocate %P/fa alloc 0 5000000 && $PU fallocate %P/fa keep 6000000 100000"
+same fa
+[ "$(stat -c %s $M/fa)" = 5000000 ] || fail "size after allocate: $(stat -c %s $M/fa)"
+must_err ENOSPC $PU fallocate $M/fa alloc 0 $(( ($(stat -f -c %f $M) + 1000) * 4096 ))
+[ "$(stat -c %s $M/fa)" = 5000000 ] || fail "a failed allocate changed the size"
+must_err EOPNOTSUPP $PU fallocate $M/fa collapse 0 4096
+ok "allocate: size, KEEP_SIZE, ENOSPC; COLLAPSE_RANGE EOPNOTSUPP"
+
+# ---- POSIX ACLs -------------------------------------------------------------
+both "umask 027 && echo u > %P/um && mkdir %P/umd"
+[ "$(stat -c %a $M/um) $(stat -c %a $M/umd)" = "640 750" ] ||
+	fail "umask: $(stat -c %a $M/um) $(stat -c %a $M/umd)"
+ok "the umask applies (no default ACL)"
+both "echo secret > %P/acl && chmod 000 %P/acl"
+both "$PU setacl %P/acl access u::6,u:1000:4,g::0,m::4,o::0"
+must $PU getacl $M/acl access
+[ "$(cat $W/out)" = "u::6,u:1000:4,g::0,m::4,o::0" ] || fail "getacl: $(cat $W/out)"
+[ "$(stat -c %a $M/acl)" = 640 ] || fail "mode after setacl: $(stat -c %a $M/acl)"
+must $PU asuser 1000 100 $M/acl
+must_err EACCES $PU asuser 1001 100 $M/acl
+ok "an access ACL is stored, sets the mode and is enforced (user 1000 reads mode 000 file)"
+must chmod 600 $M/acl
+chmod 600 $R/acl
+must_err EACCES $PU asuser 1000 100 $M/acl
+must $PU getacl $M/acl access
+[ "$(cat $W/out)" = "$($PU getacl $R/acl access)" ] ||
+	fail "ACL after chmod: $(cat $W/out) vs $($PU getacl $R/acl access)"
+must chmod 640 $M/acl
+chmod 640 $R/acl
+must $PU asuser 1000 100 $M/acl
+ok "chmod rewrites the ACL mask"
+both "mkdir %P/dacl && $PU setacl %P/dacl default u::7,u:1000:5,g::5,m::7,o::0"
+both "umask 022 && echo x > %P/dacl/f && mkdir %P/dacl/sub && mknod %P/dacl/fifo p"
+for p in dacl/f dacl/sub dacl/fifo; do
+	for t in access default; do
+		[ $p != dacl/sub ] && [ $t = default ] && continue
+		a=$($PU getacl $M/$p $t 2>&1)
+		b=$($PU getacl $R/$p $t 2>&1)
+		[ "$a" = "$b" ] || fail "inherited $t ACL of $p: $a (tmpfs: $b)"
+	done
+	[ "$(stat -c %a $M/$p)" = "$(stat -c %a $R/$p)" ] ||
+		fail "mode of $p: $(stat -c %a $M/$p) (tmpfs: $(stat -c %a $R/$p))"
+done
+must $PU asuser 1000 100 $M/dacl/f
+ok "a default ACL is inherited by files, directories and fifos like on tmpfs"
+must $PU listxattr $M/acl
+grep -q '^system.posix_acl_access$' $W/out || fail "listxattr does not show the ACL"
+must $PU rmxattr $M/acl system.posix_acl_access
+must_err ENODATA $PU getacl $M/acl access
+ok "the ACL is listed and can be removed"
+both "$PU setacl %P/acl access u::6,u:1000:4,g::0,m::4,o::0"
+getacls() {
+	for p in acl dacl dacl/f dacl/sub; do
+		echo "$p $($PU getacl $M/$p access 2>&1) $($PU getacl $M/$p default 2>&1) $(stat -c %a $M/$p)"
+	done
+}
+getacls >$W/acl.before
+
 # ---- persistence ---------------------------------------------------------
 snap() {
 	(cd $M && find . -path ./big -prune -o -print | grep -v '^./huge$' |
@@ -235,10 +346,12 @@ if ! cmp -s $W/before $W/after; then
 	diff $W/before $W/after | head -20 | sed 's/^/# /'
 	fail "state differs after umount + mount"
 fi
-for f in hello rand new tr sparse r2 nb nc full d1/d2/r2 unl2 mm attr; do
+for f in hello rand new tr sparse r2 nb nc wo wy full d1/d2/r2 unl2 mm attr ro_new fa; do
 	[ -f $R/$f ] && same $f
 done
 checkhuge "after remount"
+getacls >$W/acl.after
+cmp -s $W/acl.before $W/acl.after || fail "ACLs differ after remount: $(cat $W/acl.after)"
 [ "$(stat -c %h $M/d1/d2)" = 2 ] && [ "$(stat -c %h $M/rand)" = 2 ] ||
 	fail "link counts after remount"
 [ "$(dd if=$M/mm bs=1 skip=4090 count=26 2>/dev/null)" = MMAP-SPANS-A-PAGE-BOUNDARY ] ||
@@ -252,6 +365,44 @@ must mount -t gaze $D $M
 [ ! -e $M/big ] && [ ! -e $M/d1 ] && [ -f $M/rand ] || fail "removal did not persist"
 [ "$(stat -c %h $M/rand)" = 1 ] || fail "nlink of rand after removing its link"
 ok "rm -rf persists"
+must mount -o remount,noacl $M
+grep -q "$M gaze .*noacl" /proc/mounts || fail "noacl not shown: $(grep $M /proc/mounts)"
+must_err EOPNOTSUPP $PU setacl $M/rand access u::6,g::4,o::4
+must mount -o remount,acl $M
+must $PU setacl $M/rand access u::6,g::4,o::4
+ok "mount options noacl / acl"
+
+# ---- GAZE_IOC_SHUTDOWN: a crash on demand -----------------------------------
+echo kept >$M/sd_def
+must $PU shutdown $M default
+must_err EROFS $PU pwrite $M/sd_x 0 x
+must umount $M
+must mount -t gaze $D $M
+[ "$(cat $M/sd_def)" = kept ] || fail "shutdown default lost data"
+ok "shutdown (default) writes data and a checkpoint, then refuses writes"
+echo pagecache >$M/sd_log
+must $PU shutdown $M logflush
+must umount $M
+must mount -t gaze $D $M
+[ -f $M/sd_log ] && [ "$(stat -c %s $M/sd_log)" = 0 ] ||
+	fail "shutdown logflush: sd_log $(stat -c %s $M/sd_log 2>&1)"
+ok "shutdown logflush: the checkpoint has the new file, its unwritten data is lost"
+head -c 4000000 /dev/urandom >$M/sd_orph
+sync
+f0=$(stat -f -c %f $M)
+exec 3<$M/sd_orph
+must rm $M/sd_orph
+sync
+echo lost >$M/sd_lost
+must $PU shutdown $M nologflush
+exec 3<&-
+must umount $M
+must mount -t gaze $D $M
+f1=$(stat -f -c %f $M)
+[ ! -e $M/sd_lost ] || fail "shutdown nologflush kept a file created after the last checkpoint"
+[ "$f1" -ge $((f0 + 900)) ] ||
+	fail "the open orphan was not freed at the mount after a shutdown ($f0 -> $f1)"
+ok "shutdown nologflush acts as a crash: an open unlinked file is freed at the next mount ($f0 -> $f1)"
 must umount $M
 must rmmod gaze
 ok "umount, rmmod"

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_falloc.c - gaze_file_fallocate on an emulated zoned device:
+ * allocate (size and space check, KEEP_SIZE), PUNCH_HOLE (space freed,
+ * partial blocks zeroed), ZERO_RANGE, refused modes; then random writes,
+ * punches, zero ranges, allocations and truncates against an in-memory
+ * model, with inline and block-mapped files, checked again after close +
+ * open.  TAP output; exit status 1 on any failure.
+ *
+ *   test_falloc [-s SEED]
+ */
+#define _GNU_SOURCE
+#include "gaze_core.h"
+#include "gaze_zdev.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../tap.h"
+
+#define BS	GAZE_BLOCK_SIZE
+#define KEEP	GAZE_FALLOC_KEEP_SIZE
+#define PUNCH	GAZE_FALLOC_PUNCH_HOLE
+#define ZERO	GAZE_FALLOC_ZERO_RANGE
+#define MODEL	(6u << 20)	/* model file bytes */
+
+static u64 rng_state = 0x2545f4914f6cdd1dull;
+
+static u64
+rnd(void)
+{
+	u64 x = rng_state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	rng_state = x;
+	return x;
+}
+
+static struct gaze_dev *
+dev_new(u32 zones)
+{
+	struct gaze_emu_opts o;
+	struct gaze_dev *d = NULL;
+
+	memset(&o, 0, sizeof(o));
+	o.nr_zones = zones;
+	o.zone_blocks = 1024;
+	if (gaze_emu_create(&o, &d)) {
+		printf("Bail out! gaze_emu_create failed\n");
+		exit(1);
+	}
+	return d;
+}
+
+static const struct gaze_attr root_attr = { .mode = 040755 };
+
+static struct gaze_fs *
+fs_new(struct gaze_dev *d)
+{
+	struct gaze_mkfs_params p;
+	struct gaze_fs *fs = NULL;
+
+	memset(&p, 0, sizeof(p));
+	p.geo.nr_blocks = d->nr_blocks;
+	p.geo.zone_blocks = d->zone_blocks;
+	p.geo.zone_cap = d->zone_cap;
+	p.geo.nr_zones = d->nr_zones;
+	p.geo.model = d->model;
+	gaze_fmt_feature_defaults(&p.feature_compat, &p.feature_ro_compat,
+				  &p.feature_incompat);
+	p.dirty_limit_pct = 20;
+	p.uuid[0] = 0xfa;
+	p.mkfs_time = 1700000000;
+	strcpy(p.version, "gaze-test");
+	if (gaze_fs_format(d, &p, &root_attr, &fs)) {
+		printf("Bail out! gaze_fs_format failed\n");
+		exit(1);
+	}
+	return fs;
+}
+
+static u32
+mkfile(struct gaze_fs *fs, const char *name)
+{
+	struct gaze_attr a;
+	u32 ino = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.mode = 0100644;
+	if (gaze_ns_mknod(fs, GAZE_ROOT_INO, name, (u32)strlen(name), &a,
+			  &ino))
+		tap_diag("mknod %s failed", name);
+	return ino;
+}
+
+static u64
+blocks_of(struct gaze_fs *fs, u32 ino)
+{
+	struct gaze_attr a;
+
+	return gaze_ns_getattr(fs, ino, &a) ? ~0ull : a.blocks;
+}
+
+static u64
+size_of(struct gaze_fs *fs, u32 ino)
+{
+	struct gaze_attr a;
+
+	return gaze_ns_getattr(fs, ino, &a) ? ~0ull : a.size;
+}
+
+/* whole file equals model[0, size) */
+static bool
+same(struct gaze_fs *fs, u32 ino, const u8 *model, u64 size)
+{
+	u8 *buf = malloc(size + 1);
+	bool ok;
+
+	ok = size_of(fs, ino) == size &&
+	     gaze_file_read(fs, ino, buf, size + 1, 0) == (s64)size &&
+	     !memcmp(buf, model, size);
+	free(buf);
+	return ok;
+}
+
+static void
+test_basic(void)
+{
+	struct gaze_dev *d = dev_new(64);
+	struct gaze_fs *fs = fs_new(d);
+	u8 *buf = malloc(128 * BS), *model = calloc(1, 128 * BS);
+	u64 free0, free1, b0;
+	u32 ino = mkfile(fs, "f"), i;
+
+	for (i = 0; i < 64 * BS; i++)
+		model[i] = (u8)(i * 13 + (i >> 12) + 1);
+	memcpy(buf, model, 64 * BS);
+	tap_ok(gaze_file_write(fs, ino, buf, 64 * BS, 0) == 64 * BS,
+	       "write 64 blocks");
+	free0 = gaze_space_free_blocks(fs);
+	b0 = blocks_of(fs, ino);
+
+	/* punch [10.5, 20.25) blocks: 9 whole blocks freed */
+	tap_ok(!gaze_file_fallocate(fs, ino, PUNCH | KEEP, 10 * BS + BS / 2,
+				    9 * BS + BS / 2 + BS / 4),
+	       "punch a hole with partial ends");
+	memset(model + 10 * BS + BS / 2, 0, 9 * BS + BS / 2 + BS / 4);
+	free1 = gaze_space_free_blocks(fs);
+	tap_ok(same(fs, ino, model, 64 * BS), "the range reads zero, the rest intact");
+	tap_ok(blocks_of(fs, ino) == b0 - 9 && free1 >= free0 + 9 - 2,
+	       "9 blocks freed (blocks %llu -> %llu, free %llu -> %llu)",
+	       (unsigned long long)b0, (unsigned long long)blocks_of(fs, ino),
+	       (unsigned long long)free0, (unsigned long long)free1);
+	tap_ok(size_of(fs, ino) == 64 * BS, "the size is kept");
+	tap_ok(gaze_file_fallocate(fs, ino, PUNCH, 0, BS) == -EOPNOTSUPP,
+	       "punch without KEEP_SIZE: -EOPNOTSUPP");
+	tap_ok(gaze_file_fallocate(fs, ino, 0x08, 0, BS) == -EOPNOTSUPP &&
+	       gaze_file_fallocate(fs, ino, 0x20, 0, BS) == -EOPNOTSUPP,
+	       "collapse and insert range: -EOPNOTSUPP");
+	tap_ok(gaze_file_fallocate(fs, ino, 0, 0, 0) == -EINVAL,
+	       "zero length: -EINVAL");
+	tap_ok(gaze_file_fallocate(fs, GAZE_ROOT_INO, 0, 0, BS) == -EISDIR,
+	       "a directory: -EISDIR");
+
+	/* punch past EOF changes nothing */
+	tap_ok(!gaze_file_fallocate(fs, ino, PUNCH | KEEP, 100 * BS, BS) &&
+	       same(fs, ino, model, 64 * BS), "a punch past EOF: no-op");
+
+	/* zero range inside one block, and extending the size */
+	tap_ok(!gaze_file_fallocate(fs, ino, ZERO, 30 * BS + 100, 200),
+	       "zero range inside a block");
+	memset(model + 30 * BS + 100, 0, 200);
+	tap_ok(same(fs, ino, model, 64 * BS), "reads back");
+	tap_ok(!gaze_file_fallocate(fs, ino, ZERO, 62 * BS, 4 * BS) &&
+	       size_of(fs, ino) == 66 * BS, "zero range past EOF grows the file");
+	memset(model + 62 * BS, 0, 2 * BS);
+	tap_ok(same(fs, ino, model, 66 * BS), "and reads zero there");
+	tap_ok(!gaze_file_fallocate(fs, ino, ZERO | KEEP, 65 * BS, 4 * BS) &&
+	       size_of(fs, ino) == 66 * BS, "ZERO_RANGE | KEEP_SIZE keeps it");
+
+	/* allocate: size, KEEP_SIZE, ENOSPC */
+	tap_ok(!gaze_file_fallocate(fs, ino, 0, 70 * BS, 10) &&
+	       size_of(fs, ino) == 70 * BS + 10, "allocate extends the size");
+	tap_ok(!gaze_file_fallocate(fs, ino, KEEP, 100 * BS, 10 * BS) &&
+	       size_of(fs, ino) == 70 * BS + 10,
+	       "allocate with KEEP_SIZE keeps it");
+	tap_ok(!gaze_file_fallocate(fs, ino, 0, 0, 10 * BS) &&
+	       size_of(fs, ino) == 70 * BS + 10,
+	       "allocate inside the file changes nothing");
+	tap_ok(gaze_file_fallocate(fs, ino, 0, 0,
+				   (gaze_space_free_blocks(fs) + 200) * BS) ==
+	       -ENOSPC && size_of(fs, ino) == 70 * BS + 10,
+	       "allocating more than the free space: -ENOSPC, size kept");
+
+	/* inline files */
+	ino = mkfile(fs, "inl");
+	memset(buf, 'i', 1000);
+	gaze_file_write(fs, ino, buf, 1000, 0);
+	tap_ok(!gaze_file_fallocate(fs, ino, PUNCH | KEEP, 100, 50) &&
+	       !gaze_file_fallocate(fs, ino, ZERO, 900, 10000) &&
+	       size_of(fs, ino) == 10900, "inline file: punch, zero range");
+	memset(model, 'i', 1000);
+	memset(model + 100, 0, 50);
+	memset(model + 900, 0, 10000);
+	tap_ok(same(fs, ino, model, 10900), "inline file reads back");
+	gaze_fs_close(fs);
+	gaze_dev_close(d);
+	free(buf);
+	free(model);
+}
+
+static void
+test_random(void)
+{
+	struct gaze_dev *d = dev_new(96);
+	struct gaze_fs *fs = fs_new(d);
+	u8 *model = calloc(1, MODEL), *buf = malloc(MODEL);
+	u64 size = 0, off, len, end, k;
+	u32 ino = mkfile(fs, "r"), op, bad = 0, ops = 3000;
+	bool keep;
+	int err;
+
+	for (k = 0; k < ops && !bad; k++) {
+		op = (u32)(rnd() % 6);
+		off = rnd() % (MODEL - 1);
+		len = 1 + rnd() % (rnd() % 4 ? 3 * BS : 300 * BS);
+		if (off + len > MODEL)
+			len = MODEL - off;
+		end = off + len;
+		switch (op) {
+		case 0:
+		case 1:
+			for (u64 i = 0; i < len; i++)
+				model[off + i] = (u8)rnd() | 1;
+			memcpy(buf, model + off, len);
+			if (gaze_file_write(fs, ino, buf, len, off) != (s64)len)
+				bad++;
+			if (end > size)
+				size = end;
+			break;
+		case 2:
+			err = gaze_file_fallocate(fs, ino, PUNCH | KEEP, off,
+						  len);
+			if (err)
+				bad++;
+			if (off < size)
+				memset(model + off, 0,
+				       (end < size ? end : size) - off);
+			break;
+		case 3:
+			keep = rnd() % 2;
+			err = gaze_file_fallocate(fs, ino,
+						  ZERO | (keep ? KEEP : 0),
+						  off, len);
+			if (err)
+				bad++;
+			if (off < size)
+				memset(model + off, 0,
+				       (end < size ? end : size) - off);
+			if (!keep && end > size)
+				size = end;
+			break;
+		case 4:
+			err = gaze_file_fallocate(fs, ino, 0, off, len);
+			if (err)
+				bad++;
+			if (end > size)
+				size = end;
+			break;
+		case 5:
+			if (rnd() % 3)
+				break;
+			if (gaze_file_truncate(fs, ino, off))
+				bad++;
+			if (off < size)
+				memset(model + off, 0, size - off);
+			size = off;
+			break;
+		}
+		if (size_of(fs, ino) != size) {
+			tap_diag("op %llu (%u at %llu+%llu): size %llu, model %llu",
+				 (unsigned long long)k, op,
+				 (unsigned long long)off,
+				 (unsigned long long)len,
+				 (unsigned long long)size_of(fs, ino),
+				 (unsigned long long)size);
+			bad++;
+		}
+		if (k % 250 == 0 && !same(fs, ino, model, size)) {
+			tap_diag("content differs after op %llu",
+				 (unsigned long long)k);
+			bad++;
+		}
+	}
+	tap_ok(!bad && same(fs, ino, model, size),
+	       "%u random writes, punches, zero ranges, allocations, truncates match the model",
+	       ops);
+	gaze_fs_close(fs);
+	fs = NULL;
+	tap_ok(!gaze_fs_open(d, 0, &fs) && same(fs, ino, model, size),
+	       "and after close + open (size %llu)", (unsigned long long)size);
+	gaze_fs_close(fs);
+	gaze_dev_close(d);
+	free(model);
+	free(buf);
+}
+
+int
+main(int argc, char **argv)
+{
+	int c;
+
+	while ((c = getopt(argc, argv, "s:")) != -1)
+		if (c == 's')
+			rng_state = strtoull(optarg, NULL, 0) | 1;
+	tap_diag("seed 0x%llx", (unsigned long long)rng_state);
+	test_basic();
+	test_random();
+	return tap_done();
+}
