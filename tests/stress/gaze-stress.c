@@ -82,6 +82,7 @@ static struct gaze_fs *fs;
 static char image_path[256];
 static volatile int failed;
 static u64 ops_done, ops_enospc, n_cuts, n_reopens, n_cps, n_verified;
+static u64 n_gc;			/* explicit GC calls that moved a zone */
 static u64 bytes_limit, objs_limit;
 static u64 cut_cp_seq;			/* seq of the snapshot in use */
 
@@ -1224,6 +1225,33 @@ op_purge(struct th *t)
 	}
 }
 
+/*
+ * Explicit garbage collection between operations: a forced background
+ * step (one victim, then a checkpoint when zones wait) or a foreground
+ * round asking for a random amount of room.  The core also collects on
+ * its own when writes run short of zones.
+ */
+static void
+op_gc(struct th *t)
+{
+	u64 before = fs->gc.zones_reclaimed;
+	bool more;
+	int err;
+
+	mutex_lock(&fs->lock);
+	if (rn(&t->rs, 2))
+		err = gaze_gc_background(fs, 100, 100, true, &more);
+	else
+		err = gaze_gc_balance(fs, rn(&t->rs, 4096));
+	mutex_unlock(&fs->lock);
+	if (err == -ENOSPC)
+		ops_enospc++;
+	else if (err)
+		fail("gc: %d", err);
+	if (fs->gc.zones_reclaimed > before)
+		n_gc++;
+}
+
 static void
 one_op(struct th *t)
 {
@@ -1256,10 +1284,11 @@ one_op(struct th *t)
 		op_purge(t);
 	else if (r < 990 && rn(&t->rs, 4) == 0)
 		fs->cache_limit = (64u << 10) << rn(&t->rs, 10);
+	else if (r < 990)
+		op_gc(t);
 	snapshot_if_cp();	/* before anything else touches the core */
-	/* GC: random foreground GC calls go here once kernel/core/gc.c is
-	 * merged (e.g. gaze_gc_run(fs, ...) with a random victim budget);
-	 * after that the live data bound below can be raised. */
+	/* GC: explicit calls are op_gc above; the core's own foreground GC
+	 * runs inside writes when zones run short */
 	if (ops_enospc > before && rn(&t->rs, 2))
 		op_purge(t);
 	snapshot_if_cp();
@@ -1669,9 +1698,10 @@ main(int argc, char **argv)
 	}
 	printf("gaze-stress: %s: %" PRIu64 " ops (%" PRIu64 " ENOSPC), %"
 	       PRIu64 " checkpoints seen, %" PRIu64 " power cuts, %" PRIu64
-	       " reopens, %" PRIu64 " inode checks, %.1f s, seed %" PRIu64
-	       "\n", failed ? "FAILED" : "ok", ops_done, ops_enospc, n_cps,
-	       n_cuts, n_reopens, n_verified, now_s() - t0, opt.seed);
+	       " reopens, %" PRIu64 " inode checks, %" PRIu64
+	       " explicit GC reclaims, %.1f s, seed %" PRIu64 "\n",
+	       failed ? "FAILED" : "ok", ops_done, ops_enospc, n_cps, n_cuts,
+	       n_reopens, n_verified, n_gc, now_s() - t0, opt.seed);
 	o_clear(&live);
 	o_clear(&snap);
 	gaze_dev_close(dev);
