@@ -197,6 +197,19 @@ while [ $i -lt 6 ]; do
 	i=$((i + 1))
 done
 ok "files read back after the reclaim"
+# freeze with the GC thread in sync mode: writes wait, the thread skips
+run "$GAZECTL" tune $M background_gc=sync
+[ $rc -eq 0 ] || fail "tune background_gc=sync"
+run fsfreeze -f $M
+[ $rc -eq 0 ] || fail "fsfreeze -f: exit $rc"
+(cat $W/src1 >$M/frozen; echo done >$W/frozen.done) &
+sleep 2
+[ -e $W/frozen.done ] && fail "a write finished on a frozen filesystem"
+run fsfreeze -u $M
+[ $rc -eq 0 ] || fail "fsfreeze -u: exit $rc"
+wait
+[ -e $W/frozen.done ] && cmp -s $M/frozen $W/src1 || fail "the write held by the freeze did not complete"
+ok "fsfreeze holds writes and thaws with background_gc=sync"
 run umount $M
 [ $rc -eq 0 ] || fail "umount after the gazectl checks"
 run rmmod gaze
