@@ -1200,6 +1200,28 @@ check_inode(struct fsck *f, u32 nid, u64 addr, struct gaze_inode *in,
 	}
 }
 
+/* a directory inode that verifies once its inline entries are ignored */
+static bool
+inline_dir_ok(struct fsck *f, u32 nid, u64 addr, const struct gaze_inode *in)
+{
+	struct gaze_inode *c;
+	bool ok;
+
+	if (!(le32_to_cpu(in->flags) & GAZE_IF_INLINE_DENTRY) ||
+	    le32_to_cpu(in->hdr.nid) != nid)
+		return false;
+	c = malloc(sizeof(*c));
+	if (!c)
+		return false;
+	memcpy(c, in, sizeof(*c));
+	c->inline_used = 0;
+	memset(c->i.data, 0, sizeof(c->i.data));
+	gaze_fmt_csum_set(c);
+	ok = !gaze_fmt_inode_verify(c, &f->sb, addr, NULL);
+	free(c);
+	return ok;
+}
+
 static int
 pass1(struct fsck *f)
 {
@@ -1271,6 +1293,13 @@ pass1(struct fsck *f)
 		if (!ret && le64_to_cpu(in->hdr.seq) > f->cp_seq) {
 			why = "newer than the checkpoint";
 			ret = -EFSCORRUPTED;
+		}
+		if (ret == -EFSCORRUPTED && why && !strncmp(why, "dirent:", 7) &&
+		    inline_dir_ok(f, nid, addr, in)) {
+			fsck_problem(f, false, "directory %u: inline entries are invalid: %s",
+				     nid, why);
+			f->nid[nid].flags |= NF_DIRBAD;
+			ret = 0;
 		}
 		if (ret) {
 			fsck_problem(f, false, "inode %u at %llu is invalid: %s",
@@ -1388,6 +1417,32 @@ dir_bmap_full(struct fsck *f, struct dwalk *d, u64 fblk)
 							GAZE_ADDRS_PER_DNODE]);
 }
 
+/* the structure of one entry (what the block verifier checks) */
+static bool
+dirent_sane(const struct fsck *f, const struct gaze_dirent *de, u32 room)
+{
+	u32 nl = de->name_len;
+
+	(void)f;
+	return nl && le16_to_cpu(de->rec_len) == GAZE_DIRENT_LEN(nl) &&
+	       GAZE_DIRENT_LEN(nl) <= room;
+}
+
+/* a name that may be stored: no '/' or NUL, not . or .. */
+static bool
+dirent_name_ok(const struct gaze_dirent *de)
+{
+	const u8 *name = (const u8 *)(de + 1);
+	u32 nl = de->name_len, i;
+
+	for (i = 0; i < nl; i++)
+		if (name[i] == '/' || !name[i])
+			return false;
+	if (name[0] == '.' && (nl == 1 || (nl == 2 && name[1] == '.')))
+		return false;
+	return true;
+}
+
 /* entries of one region (inline area or bucket); sorted by hash */
 static void
 dir_entries(struct fsck *f, struct dwalk *d, const u8 *p, u32 used,
@@ -1405,8 +1460,16 @@ dir_entries(struct fsck *f, struct dwalk *d, const u8 *p, u32 used,
 
 		de = (const void *)(p + pos);
 		name = (const char *)(de + 1);
-		if (!de->rec_len)
+		if (!dirent_sane(f, de, used - pos)) {
+			dir_bad(f, d, "directory %llu: malformed entry at byte %llu of a block (%llu)",
+				pos, 0);
 			break;
+		}
+		if (!dirent_name_ok(de)) {
+			dir_bad(f, d, "directory %llu: entry with an invalid name at byte %llu (%llu)",
+				pos, 0);
+			continue;
+		}
 		h = gaze_siphash(key, name, de->name_len);
 		if (h != le64_to_cpu(de->hash)) {
 			dir_bad(f, d, "directory %llu: entry hash %#llx does not match its name (%#llx)",

@@ -369,7 +369,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 	if (f.fatal && gaze_uuid_is_null(f.uuid)) {
-		status = FSCK_EXIT_ERROR | FSCK_EXIT_UNCORRECTED;
+		status = FSCK_EXIT_ERROR;
 		goto out;
 	}
 	if (!f.problems)

@@ -479,16 +479,51 @@ repair_reconnect(struct fsck *f, struct gaze_fs *fs, struct gaze_mbuf *lfmb,
 	return ret;
 }
 
+/*
+ * A directory whose inline entries are broken does not verify, so the
+ * core would refuse to read it: its block goes into the cache as it is
+ * with the entries wiped (the rebuild adds the good ones back).
+ */
+static int
+repair_preload_dir(struct fsck *f, struct gaze_fs *fs, u32 nid)
+{
+	struct gaze_mbuf *mb;
+	struct gaze_inode *in;
+	u64 addr = fsck_imap_get(f, nid);
+	int ret;
+
+	ret = gaze_inode_get(fs, nid, &mb);
+	if (!ret) {
+		gaze_mbuf_put(fs, mb);
+		return 0;
+	}
+	ret = gaze_mbuf_read(fs, GAZE_MB_NODE, nid, 0, addr, &mb);
+	if (ret)
+		return ret;
+	in = mb->data;
+	if (le32_to_cpu(in->flags) & GAZE_IF_INLINE_DENTRY) {
+		in->inline_used = 0;
+		memset(in->i.data, 0, sizeof(in->i.data));
+	}
+	gaze_mbuf_dirty(fs, mb);
+	gaze_mbuf_put(fs, mb);
+	return 0;
+}
+
 static int
 repair_tree(struct fsck *f, struct gaze_fs *fs)
 {
-	struct gaze_mbuf *lfmb;
+	struct gaze_mbuf *lfmb = NULL;
 	bool lost = false;
 	size_t i;
 	u32 nid, lf = 0;
 	int ret = 0;
 
 	mutex_lock(&fs->lock);
+	for (nid = GAZE_ROOT_INO; !ret && nid < f->nid_end; nid++)
+		if (f->nid[nid].kind == FK_INODE &&
+		    (f->nid[nid].flags & NF_DIRBAD))
+			ret = repair_preload_dir(f, fs, nid);
 	for (i = 0; !ret && i < f->nr_slots; i++)
 		ret = repair_slot(f, fs, &f->slots[i]);
 	for (i = 0; !ret && i < f->nr_ifix; i++)
