@@ -1067,19 +1067,53 @@ k_usage_bit_owned(struct cx *c)
 	say(c, "usage bit of owned block %llu cleared", (unsigned long long)a);
 }
 
+/* a block of the zone holding addr whose usage bit is clear */
+static u64
+unowned_block(struct cx *c, u64 addr)
+{
+	struct gaze_usage_block b;
+	u32 zi = (u32)(addr / zb(c)) - le32_to_cpu(c->sb->main_zone_start);
+	u32 upz = le32_to_cpu(c->sb->usage_blocks_per_zone);
+	u32 off = le32_to_cpu(c->sb->zone_cap), bit;
+	u64 a = 0;
+
+	while (off-- > 0) {
+		if (off == le32_to_cpu(c->sb->zone_cap) - 1 ||
+		    off % GAZE_USAGE_BITS_PER_BLOCK ==
+		    GAZE_USAGE_BITS_PER_BLOCK - 1) {
+			a = table_addr(c, GAZE_TABLE_USAGE,
+				       zi * upz + off / GAZE_USAGE_BITS_PER_BLOCK,
+				       NULL);
+			if (!a)
+				continue;
+			blk_read(c, a, &b);
+		}
+		bit = off % GAZE_USAGE_BITS_PER_BLOCK;
+		if (a && !(b.bits[bit / 8] & (1u << (bit % 8))))
+			return addr / zb(c) * zb(c) + off;
+	}
+	return 0;
+}
+
 static void
 k_usage_bit_unowned(struct cx *c)
 {
-	u64 a = some_data_block(c);
-	u64 z = a / zb(c) * zb(c);
-	u64 x;
+	u32 i, k = (u32)(rnd(c) % c->ne);
+	struct ent *e = NULL;
+	u64 x = 0;
 
-	/* last block of the zone's capacity: unwritten in a small image,
-	 * else not owned by anything we know -- check the summary */
-	x = z + le32_to_cpu(c->sb->zone_cap) - 1 - rnd(c) % 4;
+	/* a zone with room: the inode zone of some file, seed's start */
+	for (i = 0; i < c->ne && !x; i++) {
+		e = &c->e[(k + i) % c->ne];
+		if (e->iaddr)
+			x = unowned_block(c, e->iaddr);
+	}
+	if (!x)
+		die(c, "no zone with a clear usage bit");
+	printf("target: %s (ino %u)\n", e->path, e->ino);
 	usage_edit(c, x, true);
-	say(c, "usage bit of block %llu (near the end of the zone of %llu, not owned) set",
-	    (unsigned long long)x, (unsigned long long)a);
+	say(c, "usage bit of block %llu (clear before, owned by nothing; zone of %s's inode) set",
+	    (unsigned long long)x, e->path);
 }
 
 static void

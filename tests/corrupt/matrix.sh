@@ -60,12 +60,12 @@ cp-head-crc          any     newest pack invalid: previous checkpoint
 cp-trailer-mismatch  any     newest pack invalid: previous checkpoint
 cp-table-root        any     newest pack invalid: previous checkpoint
 cp-tindex-addr       any     newest pack points at garbage tables
-cp-log-past-wp       keep
+cp-log-past-wp       any     the head verifier rejects the pack: previous checkpoint
 cp-log-behind        keep
 cp-valid-blocks      keep
 cp-valid-inodes      keep
 cp-free-zones        keep
-cp-flags             keep
+cp-flags             any     the head verifier rejects the pack: previous checkpoint
 cp-payload-crc       any     newest pack invalid: previous checkpoint
 orphan-live          keep
 orphan-count         keep
