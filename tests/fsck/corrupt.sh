@@ -64,6 +64,15 @@ case_ "entry dropped: file unlinked" 4 "not linked from any directory" \
 	dirent-drop "$A" five-k
 case_ "directory inode checksum" 4 "not reachable from the root" badcrc "$A"
 case_ "hashed directory inode checksum" 4 "checksum mismatch" badcrc "$MANY"
+DNODE=$("$POKE" "$BASE" child "$BIG" 0) || fail "poke child"
+case_ "direct node checksum" 4 "direct node $DNODE" badcrc "$DNODE"
+IND=$("$POKE" "$BASE" child "$BIG" 2) || fail "poke child"
+case_ "indirect node checksum" 4 "indirect node $IND" badcrc "$IND"
+BUCKET=$("$POKE" "$BASE" fblk "$MANY" 1024) || fail "poke fblk"
+case_ "directory bucket checksum" 4 "block 1024 at" blk-flip "$BUCKET"
+case_ "data block used twice" 4 "already used" slot "$FIVEK" 1 "$DATA"
+case_ "block outside the main area" 4 "outside the main area" \
+	slot "$FIVEK" 1 5
 
 # what a repair keeps: the lost directory's tree is in lost+found, with
 # its files' content intact

@@ -8,13 +8,17 @@
  *
  *   poke IMAGE inode INO FIELD VALUE   FIELD: nlink size blocks parent
  *                                      mode flags
- *   poke IMAGE badcrc INO              flips a byte of the inode's body
+ *   poke IMAGE badcrc NID              flips a byte of a node's body
  *   poke IMAGE dirent-ino DIR NAME INO  inline directory entry -> INO
  *   poke IMAGE dirent-type DIR NAME T   inline directory entry file type
  *   poke IMAGE dirent-drop DIR NAME     removes an inline entry
  *   poke IMAGE usage-flip ADDR          flips ADDR's bit in the usage table
  *   poke IMAGE summary-zero ADDR        clears ADDR's summary entry
  *   poke IMAGE zinfo-valid ZONE N       sets main zone ZONE's valid count
+ *   poke IMAGE blk-flip ADDR            flips a byte of block ADDR (bad crc)
+ *   poke IMAGE child INO K              prints the inode's nids[K]
+ *   poke IMAGE slot INO K ADDR          sets the inode's addr[K]
+ *   poke IMAGE fblk INO LBLK            prints the address of a file block
  *   poke IMAGE addr INO                 prints the inode's block address
  *   poke IMAGE data INO                 prints the inode's first data block
  *
@@ -231,7 +235,34 @@ main(int argc, char **argv)
 		printf("%llu\n", (unsigned long long)addr);
 		return 0;
 	}
+	if (!strcmp(argv[2], "child") && argc == 5) {
+		if (node_addr((u32)atoi(argv[3]), &addr) || rd(addr))
+			return die("no such inode");
+		printf("%u\n", le32_to_cpu(((struct gaze_inode *)blk)->
+					  nids[atoi(argv[4])]));
+		return 0;
+	}
+	if (!strcmp(argv[2], "slot") && argc == 6) {
+		if (node_addr((u32)atoi(argv[3]), &addr) || rd(addr))
+			return die("no such inode");
+		((struct gaze_inode *)blk)->i.addr[atoi(argv[4])] =
+			cpu_to_le64(strtoull(argv[5], NULL, 0));
+		return wr(addr, true) ? die("write failed") : 0;
+	}
+	if (!strcmp(argv[2], "fblk") && argc == 5) {
+		if (gaze_file_bmap(fs, (u32)atoi(argv[3]),
+				   strtoull(argv[4], NULL, 0), &addr) || !addr)
+			return die("no such block");
+		printf("%llu\n", (unsigned long long)addr);
+		return 0;
+	}
 	addr = strtoull(argv[3], NULL, 0);
+	if (!strcmp(argv[2], "blk-flip")) {
+		if (rd(addr))
+			return die("read failed");
+		blk[200] ^= 0x33;
+		return wr(addr, false) ? die("write failed") : 0;
+	}
 	if (!strcmp(argv[2], "usage-flip")) {
 		struct gaze_usage_block *ub = (void *)blk;
 		u32 bit;
