@@ -346,6 +346,13 @@ p_reg_dnode(struct cx *c, const struct ent *e)
 }
 
 static bool
+p_reg_ind(struct cx *c, const struct ent *e)	/* has an indirect node */
+{
+	return p_reg1(c, e) && e->in.nids[2] &&
+	       !(e_flags(e) & GAZE_IF_INLINE_DATA);
+}
+
+static bool
 p_reg_inline(struct cx *c, const struct ent *e)
 {
 	return p_reg1(c, e) && (e_flags(e) & GAZE_IF_INLINE_DATA) &&
@@ -1009,11 +1016,36 @@ some_data_block(struct cx *c)
 	return le64_to_cpu(e->in.i.addr[0]);
 }
 
+/* a data or inode block in a zone with room for 3 more valid blocks,
+ * so the raised count stays plausible (within the zone's capacity) */
+static u64
+roomy_block(struct cx *c)
+{
+	u32 i, k = (u32)(rnd(c) % c->ne), valid, state;
+	u64 a;
+
+	for (i = 0; i < 2 * c->ne; i++) {
+		struct ent *e = &c->e[(k + i / 2) % c->ne];
+
+		a = i % 2 ? e->iaddr : le64_to_cpu(e->in.i.addr[0]);
+		if (!GAZE_ADDR_IS_REAL(a) || (i % 2 == 0 && !p_reg_blocks(c, e)))
+			continue;
+		mutex_lock(&c->fs->lock);
+		gaze_space_zone_stat(c->fs, (u32)(a / zb(c)), &valid, &state);
+		mutex_unlock(&c->fs->lock);
+		if (valid + 3 <= le32_to_cpu(c->sb->zone_cap)) {
+			printf("target: %s (ino %u)\n", e->path, e->ino);
+			return a;
+		}
+	}
+	die(c, "no zone with room");
+}
+
 static void
 k_zinfo_valid_high(struct cx *c)
 {
-	zinfo_edit(c, some_data_block(c), 3, -1, -1);
-	say(c, "zone valid count raised by 3");
+	zinfo_edit(c, roomy_block(c), 3, -1, -1);
+	say(c, "zone valid count raised by 3 (still within the zone capacity)");
 }
 
 static void
@@ -1437,6 +1469,51 @@ k_dnode_crc(struct cx *c)
 	    le32_to_cpu(d.hdr.nid), e->ino);
 }
 
+static u64
+ind_of(struct cx *c, struct ent **ep)
+{
+	struct ent *e = pick(c, p_reg_ind, "file with an indirect node");
+	u64 a = imap_addr(c, le32_to_cpu(e->in.nids[2]));
+
+	if (!a)
+		die(c, "indirect node %u has no block",
+		    le32_to_cpu(e->in.nids[2]));
+	*ep = e;
+	return a;
+}
+
+static void
+k_ind_ino(struct cx *c)
+{
+	struct ent *e;
+	struct gaze_inode_ind n;
+	u64 a = ind_of(c, &e);
+
+	blk_read(c, a, &n);
+	n.hdr.ino = cpu_to_le32(GAZE_ROOT_INO);
+	blk_write(c, a, &n, true);
+	say(c, "indirect node %u of %u: owner ino -> %u",
+	    le32_to_cpu(n.hdr.nid), e->ino, GAZE_ROOT_INO);
+}
+
+static void
+k_ind_nid(struct cx *c)
+{
+	struct ent *e;
+	struct gaze_inode_ind n;
+	u64 a = ind_of(c, &e);
+	u32 nid = free_nid(c);
+
+	blk_read(c, a, &n);
+	if (!n.nid[0])
+		die(c, "indirect node has no first child");
+	printf("old child %u\n", le32_to_cpu(n.nid[0]));
+	n.nid[0] = cpu_to_le32(nid);
+	blk_write(c, a, &n, true);
+	say(c, "indirect node %u of %u: first child -> %u (a free nid)",
+	    le32_to_cpu(n.hdr.nid), e->ino, nid);
+}
+
 /* directory entries */
 static void
 k_dirent_namelen(struct cx *c)
@@ -1815,6 +1892,8 @@ static const struct kind kinds[] = {
 	{ "dnode-ino", k_dnode_ino, "direct node names the wrong owner inode" },
 	{ "dnode-addr", k_dnode_addr, "direct node block address beyond the device" },
 	{ "dnode-crc", k_dnode_crc, "direct node: bit flipped, crc stale (checksum kind)" },
+	{ "ind-ino", k_ind_ino, "indirect node names the wrong owner inode" },
+	{ "ind-nid", k_ind_nid, "indirect node child names a free nid" },
 	{ "dirent-namelen", k_dirent_namelen, "directory record with name_len 0" },
 	{ "dirent-reclen", k_dirent_reclen, "directory record whose rec_len runs past the region" },
 	{ "dirent-slash", k_dirent_slash, "directory record name containing '/' (hash recomputed)" },

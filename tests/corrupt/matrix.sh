@@ -104,6 +104,8 @@ dir-nentries         keep
 dnode-ino            keep
 dnode-addr           target  the block address is lost
 dnode-crc            target  the direct node is unreadable
+ind-ino              keep
+ind-nid              target  the direct node (504 addresses) is lost
 dirent-namelen       dir     the record region cannot be parsed
 dirent-reclen        dir     the record region cannot be parsed
 dirent-slash         target  the name is invalid: renamed or dropped
@@ -163,6 +165,7 @@ head -c 5000 /dev/urandom >"$T/r5000"
 head -c 100000 /dev/urandom >"$T/r100k"
 head -c 3000000 /dev/urandom >"$T/r3m"
 head -c 2500000 /dev/urandom >"$T/d1/r2500k"
+head -c 7000000 /dev/urandom >"$T/r7m"
 printf mid | dd of="$T/sparse" bs=1 seek=300000 conv=notrunc status=none
 truncate -s 1M "$T/sparse"
 head -c 700 /dev/urandom >"$T/d1/small"
@@ -270,12 +273,26 @@ compare() {	# policy target ino -> problems on stdout
 # The matrix
 # ------------------------------------------------------------------
 list=${MATRIX_KINDS:-$(printf '%s\n' "$KINDS" | awk 'NF { print $1 }')}
-total=0
+total=1
 for k in $list; do
 	total=$((total + 5))
 done
 echo "1..$total"
 echo "# seed $SEED (MATRIX_SEED), image made from $T"
+
+# the injector replays: same kind and seed, same bytes
+for c in 1 2; do
+	cp --sparse=always "$BASE" "$W/det$c"
+	"$CORRUPT" "$W/det$c" dirent-dup "$SEED" >"$W/det$c.out" 2>&1
+done
+if cmp -s "$W/det1" "$W/det2" && ! cmp -s "$W/det1" "$BASE" &&
+   cmp -s "$W/det1.out" "$W/det2.out"; then
+	tap OK "gaze-corrupt dirent-dup $SEED twice: the same damage"
+else
+	tap FAIL "gaze-corrupt dirent-dup $SEED twice: the same damage" \
+		"$(cat "$W/det1.out" "$W/det2.out")"
+fi
+rm -f "$W/det1" "$W/det2"
 
 # a fsck run; "$1" the expected exit status, the rest its arguments
 run_fsck() {	# want label outfile args...
