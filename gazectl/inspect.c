@@ -956,7 +956,7 @@ zone_row(struct img *im, u32 z, struct zrow *r)
 	r->dz_ok = !gaze_zone_report(fs, z, &r->dz);
 	if (z < mets) {
 		r->class = "checkpoint";
-		r->state = z == fs->cp_zone ? "active" : "previous";
+		r->state = z == fs->cp_zone ? "active" : "inactive";
 		r->fs_wp = z == fs->cp_zone ? min(fs->cp_offset, cap) : 0;
 		r->fs_wp_known = z == fs->cp_zone;
 	} else if (z < mets + metc) {

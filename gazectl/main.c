@@ -88,7 +88,8 @@ DUMP_NOTE,
 		.usage = "[--json] IMAGE INO|PATH",
 		.help =
 "Show inode INO (a number) or the inode PATH names (symlinks are not\n"
-"followed): its block address and verdict, header, every field, the\n"
+"followed; a name made of digits needs a leading '/'): its block\n"
+"address and verdict, header, every field, the\n"
 "block map as runs 'file blocks -> device blocks', and the tree of\n"
 "direct, indirect and double indirect nodes.\n"
 DUMP_NOTE,
