@@ -26,11 +26,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "fsck.h"
 
-#define RA_BLOCKS	256u
+#define RA_BLOCKS	64u
 
 /* ---------------------------------------------------------------- */
 /* Messages                                                          */
@@ -181,6 +184,7 @@ fsck_init(struct fsck *f, struct gaze_dev *dev, const char *name,
 	if (!f->o.out)
 		f->o.out = stdout;
 	f->prog_last = -1;
+	f->map_fd = -1;
 }
 
 void
@@ -190,11 +194,19 @@ fsck_fini(struct fsck *f)
 	size_t k;
 
 	for (t = 0; t < GAZE_NR_TABLES; t++) {
-		for (i = 0; f->tbl[t] && i < f->tbl_n[t]; i++)
-			free(f->tbl[t][i]);
-		free(f->tbl[t]);
-		f->tbl[t] = NULL;
+		free(f->taddr[t]);
+		f->taddr[t] = NULL;
 	}
+	for (i = 0; f->tc && i < FSCK_TCACHE; i++)
+		free(f->tc[i].data);
+	free(f->tc);
+	f->tc = NULL;
+	if (f->map)
+		munmap(f->map, f->map_len);
+	f->map = NULL;
+	if (f->map_fd >= 0)
+		close(f->map_fd);
+	f->map_fd = -1;
 	for (k = 0; k < f->nr_msgs; k++)
 		free(f->msgs[k]);
 	free(f->msgs);
@@ -229,8 +241,30 @@ fsck_read_ra(struct fsck *f, u64 addr, void **blk)
 	int ret;
 
 	if (f->ra_n && addr >= f->ra_start && addr < f->ra_start + f->ra_n) {
-		*blk = f->ra_buf + (addr - f->ra_start) * GAZE_BLOCK_SIZE;
+		*blk = (f->map ? (u8 *)f->map : f->ra_buf) +
+		       (addr - f->ra_start) * GAZE_BLOCK_SIZE;
 		return 0;
+	}
+	if (f->map_fd >= 0) {
+		zend = (addr / zb + 1) * zb;
+		n = (u32)min_t(u64, RA_BLOCKS, zend - addr);
+		n = (u32)min_t(u64, n, f->dev->nr_blocks - addr);
+		if (f->map)
+			munmap(f->map, f->map_len);
+		f->map_len = (size_t)n * GAZE_BLOCK_SIZE;
+		f->map = mmap(NULL, f->map_len, PROT_READ,
+			      MAP_SHARED | MAP_POPULATE, f->map_fd,
+			      (off_t)addr * GAZE_BLOCK_SIZE);
+		if (f->map == MAP_FAILED) {
+			f->map = NULL;
+			close(f->map_fd);
+			f->map_fd = -1;		/* fall back to reads */
+		} else {
+			f->ra_start = addr;
+			f->ra_n = n;
+			*blk = f->map;
+			return 0;
+		}
 	}
 	if (!f->ra_buf) {
 		f->ra_buf = malloc((size_t)RA_BLOCKS * GAZE_BLOCK_SIZE);
@@ -612,6 +646,41 @@ load_payload(struct fsck *f, __le64 **payp, u32 *nslots)
 	return 0;
 }
 
+/* table block n of table t through the cache; NULL when absent */
+static const void *
+tbl_block(struct fsck *f, u32 t, u32 n)
+{
+	struct fsck_tcache *c, *victim;
+	int i, l = f->tc_last[t];
+
+	if (n >= f->tbl_n[t] || !f->taddr[t][n])
+		return NULL;
+	if (l >= 0 && f->tc[l].stamp && f->tc[l].t == t && f->tc[l].n == n)
+		return f->tc[l].data;
+	victim = &f->tc[0];
+	for (i = 0; i < FSCK_TCACHE; i++) {
+		c = &f->tc[i];
+		if (c->stamp && c->t == t && c->n == n) {
+			c->stamp = ++f->tc_clock;
+			f->tc_last[t] = i;
+			return c->data;
+		}
+		if (c->stamp < victim->stamp)
+			victim = c;
+	}
+	if (!victim->data)
+		victim->data = malloc(GAZE_BLOCK_SIZE);
+	if (!victim->data || fsck_read(f, f->taddr[t][n], victim->data)) {
+		victim->stamp = 0;
+		return NULL;
+	}
+	victim->t = t;
+	victim->n = n;
+	victim->stamp = ++f->tc_clock;
+	f->tc_last[t] = (int)(victim - f->tc);
+	return victim->data;
+}
+
 static void *
 load_table_block(struct fsck *f, u32 t, u32 n, u64 addr, bool index)
 {
@@ -660,13 +729,19 @@ load_tables(struct fsck *f)
 	ret = load_payload(f, &pay, &nslots);
 	if (ret)
 		return ret;
+	f->tc = calloc(FSCK_TCACHE, sizeof(*f->tc));
+	if (!f->tc) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (t = 0; t < GAZE_NR_TABLES; t++) {
 		u32 ofs = le32_to_cpu(f->cp.tables[t].payload_ofs);
 		u32 nidx = le32_to_cpu(f->cp.tables[t].nr_index);
 
 		f->tbl_n[t] = le32_to_cpu(f->sb.table_blocks[t]);
-		f->tbl[t] = calloc(max(f->tbl_n[t], 1u), sizeof(void *));
-		if (!f->tbl[t]) {
+		f->taddr[t] = calloc(max(f->tbl_n[t], 1u), sizeof(u64));
+		f->tc_last[t] = -1;
+		if (!f->taddr[t]) {
 			ret = -ENOMEM;
 			goto out;
 		}
@@ -683,11 +758,15 @@ load_tables(struct fsck *f)
 			for (j = 0; j < GAZE_ADDRS_PER_BLOCK; j++) {
 				u64 ta = le64_to_cpu(ti->addr[j]);
 
+				void *tb;
+
 				n = i * GAZE_ADDRS_PER_BLOCK + j;
 				if (!ta || n >= f->tbl_n[t])
 					continue;
-				f->tbl[t][n] = load_table_block(f, t, n, ta,
-								false);
+				tb = load_table_block(f, t, n, ta, false);
+				if (tb)
+					f->taddr[t][n] = ta;
+				free(tb);
 			}
 			free(ib);
 		}
@@ -711,48 +790,49 @@ out:
 }
 
 u64
-fsck_imap_get(const struct fsck *f, u32 nid)
+fsck_imap_get(struct fsck *f, u32 nid)
 {
 	const struct gaze_imap_block *b;
 	u32 n = nid / GAZE_IMAP_PER_BLOCK;
 
 	if (n >= f->tbl_n[GAZE_TABLE_IMAP])
 		return 0;
-	b = f->tbl[GAZE_TABLE_IMAP][n];
+	b = tbl_block(f, GAZE_TABLE_IMAP, n);
 	return b ? le64_to_cpu(b->addr[nid % GAZE_IMAP_PER_BLOCK]) : 0;
 }
 
 const struct gaze_summary *
-fsck_summary_get(const struct fsck *f, u32 zi, u32 off)
+fsck_summary_get(struct fsck *f, u32 zi, u32 off)
 {
 	static const struct gaze_summary zero;
 	const struct gaze_summary_block *b;
 	u32 n = zi * f->lay.summary_blocks_per_zone +
 		off / GAZE_SUMMARY_PER_BLOCK;
 
-	b = f->tbl[GAZE_TABLE_SUMMARY][n];
+	b = tbl_block(f, GAZE_TABLE_SUMMARY, n);
 	return b ? &b->s[off % GAZE_SUMMARY_PER_BLOCK] : &zero;
 }
 
 static bool
-usage_bit(const struct fsck *f, u32 zi, u32 off)
+usage_bit(struct fsck *f, u32 zi, u32 off)
 {
 	const struct gaze_usage_block *b;
 	u32 n = zi * f->lay.usage_blocks_per_zone +
 		off / GAZE_USAGE_BITS_PER_BLOCK;
 	u32 bit = off % GAZE_USAGE_BITS_PER_BLOCK;
 
-	b = f->tbl[GAZE_TABLE_USAGE][n];
+	b = tbl_block(f, GAZE_TABLE_USAGE, n);
 	return b && (b->bits[bit / 8] & (1u << (bit % 8)));
 }
 
 const struct gaze_zinfo *
-fsck_zinfo_get(const struct fsck *f, u32 zi)
+fsck_zinfo_get(struct fsck *f, u32 zi)
 {
 	static const struct gaze_zinfo zero;
 	const struct gaze_zinfo_block *b;
 
-	b = f->tbl[GAZE_TABLE_ZINFO][zi / GAZE_ZINFO_PER_BLOCK];
+	b = tbl_block(f, GAZE_TABLE_ZINFO,
+		      zi / GAZE_ZINFO_PER_BLOCK);
 	return b ? &b->z[zi % GAZE_ZINFO_PER_BLOCK] : &zero;
 }
 
@@ -1236,7 +1316,7 @@ pass1(struct fsck *f)
 	for (nid = GAZE_ROOT_INO; nid < le32_to_cpu(f->sb.max_nid); nid++) {
 		if (nid % GAZE_IMAP_PER_BLOCK == 0 &&
 		    (nid / GAZE_IMAP_PER_BLOCK >= f->tbl_n[GAZE_TABLE_IMAP] ||
-		     !f->tbl[GAZE_TABLE_IMAP][nid / GAZE_IMAP_PER_BLOCK])) {
+		     !f->taddr[GAZE_TABLE_IMAP][nid / GAZE_IMAP_PER_BLOCK])) {
 			nid += GAZE_IMAP_PER_BLOCK - 1;
 			continue;
 		}
@@ -1808,6 +1888,16 @@ pass2(struct fsck *f)
 				     nid);
 		}
 	}
+	/* linked inodes on the orphan list: taken off it */
+	for (nid = GAZE_ROOT_INO; nid < f->nid_end; nid++) {
+		n = &f->nid[nid];
+		if (n->kind != FK_INODE || (n->flags & NF_EVICT) ||
+		    !(n->flags & NF_ORPHAN_LIST) || !(n->flags & NF_REACHED))
+			continue;
+		fsck_problem(f, true, "inode %u is on the orphan list but still linked",
+			     nid);
+		fsck_ifix_get(f, nid)->clear_orphan = true;
+	}
 	/* unreachable directories, from the top of each lost subtree */
 	for (nid = GAZE_ROOT_INO + 1; nid < f->nid_end; nid++) {
 		n = &f->nid[nid];
@@ -1866,7 +1956,7 @@ pass3_zone(struct fsck *f, u32 zi, u32 *nfree)
 	u32 zb = le32_to_cpu(f->sb.zone_blocks);
 	u32 cap = le32_to_cpu(f->sb.zone_cap);
 	u32 zone = f->lay.main_zone_start + zi;
-	const struct gaze_zinfo *z = fsck_zinfo_get(f, zi);
+	const struct gaze_zinfo zc = *fsck_zinfo_get(f, zi), *z = &zc;
 	u64 base = (u64)zi * zb;
 	u32 off, owned = 0, extra = 0, missing = 0, stale = 0;
 	int li = fsck_log_of_zone(f, zone);
@@ -1978,6 +2068,13 @@ fsck_check(struct fsck *f)
 	f->log_need = calloc(GAZE_MAX_LOGS, sizeof(u32));
 	if (!f->owned || !f->owned_node || !f->log_need)
 		return -ENOMEM;
+	if (f->dev->model == GAZE_ZM_EMULATED && f->name) {
+		struct stat st;
+
+		if (!stat(f->name, &st) && S_ISREG(st.st_mode) &&
+		    (u64)st.st_size >= f->dev->nr_blocks * GAZE_BLOCK_SIZE)
+			f->map_fd = open(f->name, O_RDONLY | O_CLOEXEC);
+	}
 	ret = pass1(f);
 	if (ret || f->fatal)
 		return ret;

@@ -104,6 +104,13 @@ struct fsck_ifix {
 	bool	clear_orphan;
 };
 
+#define FSCK_TCACHE	64	/* table blocks kept in memory */
+struct fsck_tcache {
+	u32	t, n;
+	u64	stamp;		/* 0 = empty */
+	u8	*data;
+};
+
 struct fsck_opts {
 	int	mode;		/* FSCK_MODE_* */
 	bool	force;		/* -f */
@@ -138,10 +145,14 @@ struct fsck {
 	u32			*orphans;
 	u32			nr_orphans;
 
-	/* tables: block pointers (NULL = absent, reads as zeros) */
-	void			**tbl[GAZE_NR_TABLES];
+	/* tables: block addresses (0 = absent or invalid: reads as zeros),
+	 * read on demand through a small cache */
+	u64			*taddr[GAZE_NR_TABLES];
 	u32			tbl_n[GAZE_NR_TABLES];
 	bool			tbl_bad;
+	struct fsck_tcache	*tc;
+	u64			tc_clock;
+	int			tc_last[GAZE_NR_TABLES];
 
 	/* device zones (write pointers) for the main area */
 	struct gaze_zone	*zones;		/* lay.nr_zones entries */
@@ -186,10 +197,14 @@ struct fsck {
 	struct gaze_json	*json;
 	bool			json_open;
 
-	/* block read-ahead for the node scan */
+	/* block read-ahead for the node scan: a buffer, or a window
+	 * mapped from an image file (no copy) */
 	u8			*ra_buf;
 	u64			ra_start;
 	u32			ra_n;
+	int			map_fd;
+	void			*map;
+	size_t			map_len;
 };
 
 void fsck_init(struct fsck *f, struct gaze_dev *dev, const char *name,
@@ -215,10 +230,11 @@ typedef int (*fsck_dirent_fn)(struct fsck *f, void *ctx, const char *name,
 			      u32 len, u32 ino, u8 dtype);
 int fsck_dir_walk(struct fsck *f, u32 dir, fsck_dirent_fn fn, void *ctx,
 		  bool report);
-u64 fsck_imap_get(const struct fsck *f, u32 nid);
-const struct gaze_summary *fsck_summary_get(const struct fsck *f, u32 zi,
-					    u32 off);
-const struct gaze_zinfo *fsck_zinfo_get(const struct fsck *f, u32 zi);
+/* table lookups through the cache: a returned pointer is valid until
+ * the next lookup */
+u64 fsck_imap_get(struct fsck *f, u32 nid);
+const struct gaze_summary *fsck_summary_get(struct fsck *f, u32 zi, u32 off);
+const struct gaze_zinfo *fsck_zinfo_get(struct fsck *f, u32 zi);
 int fsck_log_of_zone(const struct fsck *f, u32 zone);
 void fsck_progress(struct fsck *f, const char *phase, u64 done, u64 total);
 

@@ -123,7 +123,7 @@ repair_space(struct fsck *f, struct gaze_fs *fs)
 	for (zi = 0; zi < f->lay.main_zone_count; zi++) {
 		u64 base = (u64)zi * zb;
 		u64 zaddr = f->main_first + base;
-		const struct gaze_zinfo *z = fsck_zinfo_get(f, zi);
+		const struct gaze_zinfo zc = *fsck_zinfo_get(f, zi), *z = &zc;
 
 		memset(bits, 0, DIV_ROUND_UP(cap, 8) + 8);
 		owned = 0;
