@@ -1526,7 +1526,7 @@ gaze_cmd_dump_dir(const struct gaze_cmd *cmd, int argc, char **argv)
 	struct img im;
 	struct out o;
 	u64 iaddr;
-	u32 ino, flags, b, nb;
+	u32 ino, flags, b, nb = 0;
 	u8 *buf;
 	int ret = open_fs_cmd(cmd, argc, argv, &o, &im);
 

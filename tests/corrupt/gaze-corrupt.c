@@ -64,6 +64,7 @@ struct cx {
 	struct ent	*e;
 	u32		ne, cap;
 	const char	*kind;
+	u8		*pack_buf;	/* pack_read's buffer, freed at exit */
 };
 
 /* ---------------------------------------------------------------- */
@@ -556,6 +557,8 @@ pack_read(struct cx *c, struct pack *p)
 	p->b = calloc(p->nblocks + 1, BS);
 	if (!p->b)
 		die(c, "out of memory");
+	free(c->pack_buf);
+	c->pack_buf = p->b;
 	for (k = 0; k < p->nblocks; k++)
 		blk_read(c, p->addr + k, p->b + (size_t)k * BS);
 }
@@ -1992,6 +1995,7 @@ main(int argc, char **argv)
 	if (fsync(c.fd))
 		die(&c, "fsync: %s", strerror(errno));
 	close(c.fd);
+	free(c.pack_buf);
 	gaze_fs_close(c.fs);
 	gaze_dev_close(c.dev);
 	return 0;
