@@ -213,7 +213,8 @@ fsck_fini(struct fsck *f)
 	free(f->zones);
 	free(f->nid);
 	free(f->owned);
-	free(f->owned_node);
+	free(f->dirs);
+	free(f->xl);
 	free(f->log_need);
 	free(f->slots);
 	free(f->ents);
@@ -895,8 +896,6 @@ blk_claim(struct fsck *f, u64 addr, u8 type, u32 owner, u16 ofs, u32 ino)
 		return false;
 	}
 	BIT_SET(f->owned, idx);
-	if (type == GAZE_SUM_NODE)
-		BIT_SET(f->owned_node, idx);
 	li = fsck_log_of_zone(f, (u32)zone);
 	if (li >= 0 && off >= le32_to_cpu(f->cp.logs[li].offset) &&
 	    off + 1 > f->log_need[li])
@@ -994,12 +993,12 @@ claim_child(struct fsck *f, struct iwalk *w, u32 nid, u32 magic, u64 first,
 	int ret;
 
 	if (nid <= GAZE_ROOT_INO || nid >= f->nid_end ||
-	    f->nid[nid].kind != FK_NODE) {
+	    nid_kind(&f->nid[nid]) != FK_NODE) {
 		fsck_problem(f, false, "inode %u: %s node %u is %s",
 			     w->ino, what, nid,
-			     nid < f->nid_end && f->nid[nid].kind == FK_CHILD ?
+			     nid < f->nid_end && nid_kind(&f->nid[nid]) == FK_CHILD ?
 			     "used twice" :
-			     nid < f->nid_end && f->nid[nid].kind == FK_INODE ?
+			     nid < f->nid_end && nid_kind(&f->nid[nid]) == FK_INODE ?
 			     "an inode" : "not in use");
 		return NULL;
 	}
@@ -1043,8 +1042,7 @@ claim_child(struct fsck *f, struct iwalk *w, u32 nid, u32 magic, u64 first,
 		goto bad;
 	if (!blk_claim(f, addr, GAZE_SUM_NODE, nid, 0, w->ino))
 		goto bad_quiet;
-	f->nid[nid].kind = FK_CHILD;
-	f->nid[nid].found = w->ino;
+	nid_kind_set(&f->nid[nid], FK_CHILD);
 	f->valid_nodes++;
 	f->st.nodes++;
 	w->blocks++;
@@ -1053,7 +1051,7 @@ bad:
 	fsck_problem(f, false, "inode %u: %s node %u at %llu is invalid: %s",
 		     w->ino, what, nid, (unsigned long long)addr, why);
 bad_quiet:
-	f->nid[nid].kind = FK_BAD;
+	nid_kind_set(&f->nid[nid], FK_BAD);
 	return NULL;
 }
 
@@ -1190,6 +1188,94 @@ check_inode_size(struct fsck *f, struct iwalk *w, struct gaze_inode *in)
 	}
 }
 
+struct fsck_dir *
+fsck_dir_find(struct fsck *f, u32 ino)
+{
+	size_t lo = 0, hi = f->nr_dirs, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (f->dirs[mid].ino == ino)
+			return &f->dirs[mid];
+		if (f->dirs[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+struct fsck_xlink *
+fsck_xlink_find(struct fsck *f, u32 ino)
+{
+	size_t i;
+
+	for (i = 0; i < f->nr_xl; i++)
+		if (f->xl[i].ino == ino)
+			return &f->xl[i];
+	return NULL;
+}
+
+static void
+xlink_add(struct fsck *f, u32 ino, u32 nlink, u32 found)
+{
+	f->xl = fsck_grow(f->xl, &f->cap_xl, f->nr_xl, sizeof(*f->xl));
+	f->xl[f->nr_xl++] = (struct fsck_xlink){ ino, nlink, found };
+	f->nid[ino].links = FSCK_XLINK;
+}
+
+/* pass 1, in nid order: directories get an entry, others a count */
+static void
+links_init(struct fsck *f, u32 nid, const struct gaze_inode *in)
+{
+	u32 nlink = le32_to_cpu(in->nlink);
+
+	if (GAZE_S_ISDIR(le16_to_cpu(in->mode))) {
+		f->dirs = fsck_grow(f->dirs, &f->cap_dirs, f->nr_dirs,
+				    sizeof(*f->dirs));
+		f->dirs[f->nr_dirs++] = (struct fsck_dir){ .ino = nid,
+			.nlink = nlink, .parent = le32_to_cpu(in->parent) };
+		return;
+	}
+	if (nlink >= FSCK_XLINK)
+		xlink_add(f, nid, nlink, 0);
+	else
+		f->nid[nid].links = (u16)nlink;
+}
+
+/* nlink of an inode as stored (for messages) */
+static u32
+disk_nlink(struct fsck *f, u32 ino)
+{
+	struct gaze_inode *in = malloc(sizeof(*in));
+	u32 n = 0;
+
+	if (in && !fsck_read(f, fsck_imap_get(f, ino), in))
+		n = le32_to_cpu(in->nlink);
+	free(in);
+	return n;
+}
+
+/* pass 2: one more link found to non-directory ino */
+static void
+link_found(struct fsck *f, u32 ino)
+{
+	struct fsck_nid *n = &f->nid[ino];
+	struct fsck_xlink *x;
+
+	if (n->links == FSCK_XLINK) {
+		x = fsck_xlink_find(f, ino);
+		if (x)
+			x->found++;
+	} else if (!n->links) {
+		u32 d = disk_nlink(f, ino);
+
+		xlink_add(f, ino, d, d + 1);
+	} else {
+		n->links--;
+	}
+}
+
 static void
 check_inode(struct fsck *f, u32 nid, u64 addr, struct gaze_inode *in,
 	    struct iwalk *w)
@@ -1209,14 +1295,13 @@ check_inode(struct fsck *f, u32 nid, u64 addr, struct gaze_inode *in,
 	struct fsck_nid *n = &f->nid[nid];
 	size_t nslots = f->nr_slots;
 
-	n->kind = FK_INODE;
-	n->mode = mode;
-	n->nlink = le32_to_cpu(in->nlink);
-	n->parent = le32_to_cpu(in->parent);
+	nid_kind_set(n, FK_INODE);
+	n->kt = (u8)(FK_INODE | (GAZE_MODE_DTYPE(mode) << 3));
 	if (!blk_claim(f, addr, GAZE_SUM_NODE, nid, 0, nid)) {
-		n->kind = FK_BAD;
+		nid_kind_set(n, FK_BAD);
 		return;
 	}
+	links_init(f, nid, in);
 	f->valid_inodes++;
 	f->valid_nodes++;
 	f->st.inodes++;
@@ -1333,14 +1418,14 @@ pass1(struct fsck *f)
 	}
 	for (nid = GAZE_ROOT_INO; nid < f->nid_end; nid++)
 		if (fsck_imap_get(f, nid))
-			f->nid[nid].kind = FK_NODE;
+			nid_kind_set(&f->nid[nid], FK_NODE);
 	if (fsck_imap_get(f, GAZE_NID_RESERVED))
 		fsck_problem(f, false, "imap: the reserved nid 1 is in use");
 	for (i = 0; i < f->nr_orphans; i++) {
 		u32 o = f->orphans[i];
 
 		if (o <= GAZE_ROOT_INO || o >= f->nid_end ||
-		    f->nid[o].kind != FK_NODE) {
+		    nid_kind(&f->nid[o]) != FK_NODE) {
 			fsck_problem(f, true, "orphan list: %u is not an inode in use",
 				     o);
 			continue;
@@ -1355,7 +1440,7 @@ pass1(struct fsck *f)
 		struct gaze_inode *in;
 
 		fsck_progress(f, "pass 1: nodes", nid, f->nid_end - 1);
-		if (f->nid[nid].kind != FK_NODE)
+		if (nid_kind(&f->nid[nid]) != FK_NODE)
 			continue;
 		addr = fsck_imap_get(f, nid);
 		ret = fsck_read_ra(f, addr, &blk);
@@ -1384,7 +1469,7 @@ pass1(struct fsck *f)
 		if (ret) {
 			fsck_problem(f, false, "inode %u at %llu is invalid: %s",
 				     nid, (unsigned long long)addr, why);
-			f->nid[nid].kind = FK_BAD;
+			nid_kind_set(&f->nid[nid], FK_BAD);
 			ret = 0;
 			continue;
 		}
@@ -1393,17 +1478,17 @@ pass1(struct fsck *f)
 		check_inode(f, nid, addr, (struct gaze_inode *)w.buf[0], &w);
 	}
 	fsck_progress(f, "pass 1: nodes", 1, 1);
-	if (f->nid_end <= GAZE_ROOT_INO || f->nid[GAZE_ROOT_INO].kind != FK_INODE ||
-	    !GAZE_S_ISDIR(f->nid[GAZE_ROOT_INO].mode)) {
+	if (f->nid_end <= GAZE_ROOT_INO || nid_kind(&f->nid[GAZE_ROOT_INO]) != FK_INODE ||
+	    !nid_isdir(&f->nid[GAZE_ROOT_INO])) {
 		fsck_problem(f, false, "the root directory (inode 2) is missing or invalid");
 		f->fatal = true;
 	}
 	for (nid = GAZE_ROOT_INO; nid < f->nid_end; nid++) {
-		if (f->nid[nid].kind != FK_NODE)
+		if (nid_kind(&f->nid[nid]) != FK_NODE)
 			continue;
 		fsck_problem(f, false, "node %u at %llu is not used by any inode",
 			     nid, (unsigned long long)fsck_imap_get(f, nid));
-		f->nid[nid].kind = FK_BAD;
+		nid_kind_set(&f->nid[nid], FK_BAD);
 	}
 out:
 	for (i = 0; i < 4; i++)
@@ -1453,7 +1538,7 @@ dir_bmap(struct fsck *f, struct dwalk *d, u64 fblk)
 	if (fblk >= 2 * GAZE_ADDRS_PER_DNODE)
 		return 0;
 	nid = le32_to_cpu(nids[fblk / GAZE_ADDRS_PER_DNODE]);
-	if (!nid || nid >= f->nid_end || f->nid[nid].kind != FK_CHILD)
+	if (!nid || nid >= f->nid_end || nid_kind(&f->nid[nid]) != FK_CHILD)
 		return 0;
 	if (d->nb_nid != nid) {
 		if (fsck_read(f, fsck_imap_get(f, nid), d->nb))
@@ -1481,7 +1566,7 @@ dir_bmap_full(struct fsck *f, struct dwalk *d, u64 fblk)
 	if (k >= GAZE_NR_INDIRECT_NODES)
 		return 0;
 	nid = le32_to_cpu(d->in->nids[GAZE_NR_DIRECT_NODES + k]);
-	if (!nid || nid >= f->nid_end || f->nid[nid].kind != FK_CHILD)
+	if (!nid || nid >= f->nid_end || nid_kind(&f->nid[nid]) != FK_CHILD)
 		return 0;
 	if (fsck_read(f, fsck_imap_get(f, nid), d->nb))
 		return 0;
@@ -1489,7 +1574,7 @@ dir_bmap_full(struct fsck *f, struct dwalk *d, u64 fblk)
 	ind = (struct gaze_inode_ind *)d->nb;
 	r %= span;
 	c = le32_to_cpu(ind->nid[r / GAZE_ADDRS_PER_DNODE]);
-	if (!c || c >= f->nid_end || f->nid[c].kind != FK_CHILD)
+	if (!c || c >= f->nid_end || nid_kind(&f->nid[c]) != FK_CHILD)
 		return 0;
 	if (fsck_read(f, fsck_imap_get(f, c), d->nb))
 		return 0;
@@ -1789,33 +1874,36 @@ ns_entry(struct fsck *f, void *ctx, const char *name, u32 len, u32 ino,
 	u32 dir = b->dir;
 
 	if (ino <= GAZE_NID_RESERVED || ino >= f->nid_end ||
-	    f->nid[ino].kind != FK_INODE) {
+	    nid_kind(&f->nid[ino]) != FK_INODE) {
 		fsck_problem(f, false, "directory %u: entry '%.*s' points at %u, which is not a valid inode",
 			     dir, (int)len, name, ino);
 		fsck_add_ent(f, dir, name, len, ino, dtype, ENT_DROP);
 		return 0;
 	}
 	t = &f->nid[ino];
-	if (GAZE_S_ISDIR(t->mode)) {
-		if ((t->flags & NF_REACHED) || ino == GAZE_ROOT_INO) {
+	if (nid_isdir(t)) {
+		struct fsck_dir *td = fsck_dir_find(f, ino);
+		struct fsck_dir *dd = fsck_dir_find(f, dir);
+
+		if ((t->flags & NF_REACHED) || ino == GAZE_ROOT_INO || !td) {
 			fsck_problem(f, false, "directory %u: entry '%.*s' is a second link to directory %u",
 				     dir, (int)len, name, ino);
 			fsck_add_ent(f, dir, name, len, ino, dtype, ENT_DROP);
 			return 0;
 		}
 		t->flags |= NF_REACHED;
-		t->found = dir;
-		f->nid[dir].subdirs++;
+		td->found = dir;
+		if (dd)
+			dd->subdirs++;
 		bfs_push(b, ino);
 	} else {
 		t->flags |= NF_REACHED;
-		t->found++;
+		link_found(f, ino);
 	}
-	if (dtype != GAZE_MODE_DTYPE(t->mode)) {
+	if (dtype != nid_type(t)) {
 		fsck_problem(f, true, "directory %u: entry '%.*s' has file type %u, inode %u is type %u",
-			     dir, (int)len, name, dtype, ino,
-			     GAZE_MODE_DTYPE(t->mode));
-		fsck_add_ent(f, dir, name, len, ino, GAZE_MODE_DTYPE(t->mode),
+			     dir, (int)len, name, dtype, ino, nid_type(t));
+		fsck_add_ent(f, dir, name, len, ino, (u8)nid_type(t),
 			     ENT_TYPE);
 	}
 	return 0;
@@ -1844,12 +1932,14 @@ static u32
 ns_top(struct fsck *f, u32 dir)
 {
 	u32 top = dir, p, steps = 0;
+	struct fsck_dir *d;
 
 	for (;;) {
-		p = f->nid[top].parent;
+		d = fsck_dir_find(f, top);
+		p = d ? d->parent : 0;
 		if (p <= GAZE_NID_RESERVED || p >= f->nid_end || p == top ||
-		    f->nid[p].kind != FK_INODE ||
-		    !GAZE_S_ISDIR(f->nid[p].mode) ||
+		    nid_kind(&f->nid[p]) != FK_INODE ||
+		    !nid_isdir(&f->nid[p]) ||
 		    (f->nid[p].flags & NF_REACHED) || ++steps > 4096)
 			return top;
 		top = p;
@@ -1863,6 +1953,8 @@ pass2(struct fsck *f)
 {
 	struct bfs b = { 0 };
 	struct fsck_nid *n;
+	struct fsck_dir *d;
+	struct fsck_xlink *x;
 	u32 nid, top;
 	int ret;
 
@@ -1870,19 +1962,20 @@ pass2(struct fsck *f)
 	ret = ns_bfs(f, &b, GAZE_ROOT_INO);
 	if (ret)
 		goto out;
-	if (f->nid[GAZE_ROOT_INO].parent != GAZE_ROOT_INO) {
+	d = fsck_dir_find(f, GAZE_ROOT_INO);
+	if (d && d->parent != GAZE_ROOT_INO)
 		fsck_problem(f, true, "the root directory's parent is %u, not itself",
-			     f->nid[GAZE_ROOT_INO].parent);
-		f->nid[GAZE_ROOT_INO].found = GAZE_ROOT_INO;
-	} else {
-		f->nid[GAZE_ROOT_INO].found = GAZE_ROOT_INO;
-	}
+			     d->parent);
+	if (d)
+		d->found = GAZE_ROOT_INO;
 	/* orphans to release: unlinked, on the list */
 	for (nid = GAZE_ROOT_INO + 1; nid < f->nid_end; nid++) {
 		n = &f->nid[nid];
-		if (n->kind != FK_INODE || (n->flags & NF_REACHED))
+		if (nid_kind(n) != FK_INODE || (n->flags & NF_REACHED))
 			continue;
-		if ((n->flags & NF_ORPHAN_LIST) && !n->nlink) {
+		d = nid_isdir(n) ? fsck_dir_find(f, nid) : NULL;
+		if ((n->flags & NF_ORPHAN_LIST) &&
+		    (d ? !d->nlink : !n->links)) {
 			n->flags |= NF_EVICT | NF_REACHED;
 			fsck_problem(f, true, "orphan inode %u: to be released",
 				     nid);
@@ -1891,7 +1984,7 @@ pass2(struct fsck *f)
 	/* linked inodes on the orphan list: taken off it */
 	for (nid = GAZE_ROOT_INO; nid < f->nid_end; nid++) {
 		n = &f->nid[nid];
-		if (n->kind != FK_INODE || (n->flags & NF_EVICT) ||
+		if (nid_kind(n) != FK_INODE || (n->flags & NF_EVICT) ||
 		    !(n->flags & NF_ORPHAN_LIST) || !(n->flags & NF_REACHED))
 			continue;
 		fsck_problem(f, true, "inode %u is on the orphan list but still linked",
@@ -1901,8 +1994,8 @@ pass2(struct fsck *f)
 	/* unreachable directories, from the top of each lost subtree */
 	for (nid = GAZE_ROOT_INO + 1; nid < f->nid_end; nid++) {
 		n = &f->nid[nid];
-		if (n->kind != FK_INODE || (n->flags & NF_REACHED) ||
-		    !GAZE_S_ISDIR(n->mode))
+		if (nid_kind(n) != FK_INODE || (n->flags & NF_REACHED) ||
+		    !nid_isdir(n))
 			continue;
 		top = ns_top(f, nid);
 		f->nid[top].flags |= NF_LOST;
@@ -1915,31 +2008,45 @@ pass2(struct fsck *f)
 	}
 	for (nid = GAZE_ROOT_INO + 1; nid < f->nid_end; nid++) {
 		n = &f->nid[nid];
-		if (n->kind != FK_INODE || (n->flags & NF_REACHED))
+		if (nid_kind(n) != FK_INODE || (n->flags & NF_REACHED))
 			continue;
 		n->flags |= NF_LOST | NF_REACHED;
 		fsck_problem(f, false, "inode %u (%s) is not linked from any directory",
-			     nid, GAZE_S_ISREG(n->mode) ? "file" :
-			     GAZE_S_ISLNK(n->mode) ? "symlink" : "special file");
+			     nid, nid_type(n) == GAZE_MODE_DTYPE(GAZE_S_IFREG) ?
+			     "file" : nid_type(n) == GAZE_MODE_DTYPE(GAZE_S_IFLNK) ?
+			     "symlink" : "special file");
 	}
 	/* link counts and parents */
 	for (nid = GAZE_ROOT_INO; nid < f->nid_end; nid++) {
-		u32 want;
+		u32 want, have;
 
 		n = &f->nid[nid];
-		if (n->kind != FK_INODE || (n->flags & NF_EVICT))
+		if (nid_kind(n) != FK_INODE || (n->flags & (NF_EVICT | NF_LOST)))
 			continue;
-		if (GAZE_S_ISDIR(n->mode)) {
-			want = 2 + n->subdirs;
-			if (!(n->flags & NF_LOST) && n->parent != n->found)
+		if (nid_isdir(n)) {
+			d = fsck_dir_find(f, nid);
+			if (!d)
+				continue;
+			want = 2 + d->subdirs;
+			have = d->nlink;
+			if (d->parent != d->found)
 				fsck_problem(f, true, "directory %u: '..' is %u, but it is linked from %u",
-					     nid, n->parent, n->found);
+					     nid, d->parent, d->found);
+		} else if (n->links == FSCK_XLINK) {
+			x = fsck_xlink_find(f, nid);
+			if (!x)
+				continue;
+			want = x->found;
+			have = x->nlink;
 		} else {
-			want = n->found + ((n->flags & NF_LOST) ? 1 : 0);
+			if (!n->links)
+				continue;
+			have = disk_nlink(f, nid);
+			want = have - n->links;
 		}
-		if (n->nlink != want && !(n->flags & NF_LOST))
+		if (have != want)
 			fsck_problem(f, true, "inode %u: link count %u, counted %u",
-				     nid, n->nlink, want);
+				     nid, have, want);
 	}
 out:
 	free(b.q);
@@ -2064,9 +2171,8 @@ fsck_check(struct fsck *f)
 	f->main_blocks = (u64)f->lay.main_zone_count *
 			 le32_to_cpu(f->sb.zone_blocks);
 	f->owned = calloc(f->main_blocks / 8 + 1, 1);
-	f->owned_node = calloc(f->main_blocks / 8 + 1, 1);
 	f->log_need = calloc(GAZE_MAX_LOGS, sizeof(u32));
-	if (!f->owned || !f->owned_node || !f->log_need)
+	if (!f->owned || !f->log_need)
 		return -ENOMEM;
 	if (f->dev->model == GAZE_ZM_EMULATED && f->name) {
 		struct stat st;

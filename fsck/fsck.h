@@ -55,14 +55,48 @@
 #define NF_FIXINO	0x40	/* inode fields to fix (see struct fsck_ifix) */
 #define NF_SEEN		0x80	/* scratch */
 
-struct fsck_nid {
-	u32	nlink;		/* inodes: nlink on disk */
-	u32	found;		/* non-dirs: links found; dirs: linking dir */
-	u32	parent;		/* inodes: parent field on disk */
-	u32	subdirs;	/* dirs: subdirectories found */
-	u16	mode;
-	u8	kind;		/* FK_* */
+struct fsck_nid {		/* 4 bytes per node id in use */
+	u16	links;		/* non-dirs: nlink on disk minus links
+				 * found; 0xffff: counted in f->xl */
+	u8	kt;		/* FK_* (bits 0-2), mode >> 12 (bits 3-6) */
 	u8	flags;		/* NF_* */
+};
+#define FSCK_XLINK	0xffffu
+
+static inline u32 nid_kind(const struct fsck_nid *n)
+{
+	return n->kt & 7u;
+}
+
+static inline void nid_kind_set(struct fsck_nid *n, u32 k)
+{
+	n->kt = (u8)((n->kt & ~7u) | k);
+}
+
+static inline u32 nid_type(const struct fsck_nid *n)	/* DT_* */
+{
+	return n->kt >> 3;
+}
+
+static inline bool nid_isdir(const struct fsck_nid *n)
+{
+	return nid_type(n) == GAZE_MODE_DTYPE(GAZE_S_IFDIR);
+}
+
+/* directories (few): sorted by inode number */
+struct fsck_dir {
+	u32	ino;
+	u32	nlink;		/* on disk */
+	u32	parent;		/* on disk */
+	u32	found;		/* the directory that links it */
+	u32	subdirs;	/* subdirectories found */
+};
+
+/* link counts that do not fit fsck_nid.links */
+struct fsck_xlink {
+	u32	ino;
+	u32	nlink;		/* on disk */
+	u32	found;
 };
 
 /* a slot that must be cleared (bad pointer) */
@@ -160,9 +194,12 @@ struct fsck {
 	/* nodes */
 	struct fsck_nid		*nid;
 	u32			nid_end;	/* 1 + highest nid in the imap */
+	struct fsck_dir		*dirs;
+	size_t			nr_dirs, cap_dirs;
+	struct fsck_xlink	*xl;
+	size_t			nr_xl, cap_xl;
 	/* main-area ownership: 1 bit per block of the main area */
 	u8			*owned;
-	u8			*owned_node;	/* owned block is a node */
 	u64			main_first;	/* first main block address */
 	u64			main_blocks;	/* main_count * zone_blocks */
 	u32			*log_need;	/* per log: offset to reach */
@@ -236,6 +273,8 @@ u64 fsck_imap_get(struct fsck *f, u32 nid);
 const struct gaze_summary *fsck_summary_get(struct fsck *f, u32 zi, u32 off);
 const struct gaze_zinfo *fsck_zinfo_get(struct fsck *f, u32 zi);
 int fsck_log_of_zone(const struct fsck *f, u32 zone);
+struct fsck_dir *fsck_dir_find(struct fsck *f, u32 ino);
+struct fsck_xlink *fsck_xlink_find(struct fsck *f, u32 ino);
 void fsck_progress(struct fsck *f, const char *phase, u64 done, u64 total);
 
 #endif /* GAZE_FSCK_H */

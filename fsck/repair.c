@@ -106,7 +106,7 @@ repair_space(struct fsck *f, struct gaze_fs *fs)
 
 	/* node ids without a valid node */
 	for (nid = GAZE_ROOT_INO; nid < f->nid_end; nid++) {
-		if (f->nid[nid].kind != FK_BAD || !fsck_imap_get(f, nid))
+		if (nid_kind(&f->nid[nid]) != FK_BAD || !fsck_imap_get(f, nid))
 			continue;
 		ret = gaze_imap_set(fs, nid, 0);
 		if (ret)
@@ -171,9 +171,9 @@ repair_slot(struct fsck *f, struct gaze_fs *fs, const struct fsck_slot *s)
 	u32 magic;
 	int ret;
 
-	if (s->ino >= f->nid_end || f->nid[s->ino].kind != FK_INODE ||
+	if (s->ino >= f->nid_end || nid_kind(&f->nid[s->ino]) != FK_INODE ||
 	    s->node >= f->nid_end ||
-	    (s->node != s->ino && f->nid[s->node].kind != FK_CHILD))
+	    (s->node != s->ino && nid_kind(&f->nid[s->node]) != FK_CHILD))
 		return 0;		/* the owner itself is gone */
 	if (s->node == s->ino)
 		magic = GAZE_MAGIC_INODE;
@@ -217,7 +217,7 @@ repair_ifix(struct fsck *f, struct gaze_fs *fs, const struct fsck_ifix *x)
 	bool dirty = false;
 	int ret;
 
-	if (f->nid[x->ino].kind != FK_INODE || (f->nid[x->ino].flags & NF_EVICT))
+	if (nid_kind(&f->nid[x->ino]) != FK_INODE || (f->nid[x->ino].flags & NF_EVICT))
 		return 0;
 	ret = gaze_inode_get(fs, x->ino, &mb);
 	if (ret)
@@ -255,7 +255,7 @@ repair_ent(struct fsck *f, struct gaze_fs *fs, const struct fsck_ent *e)
 	struct gaze_mbuf *dmb;
 	int ret;
 
-	if (f->nid[e->dir].kind != FK_INODE || (f->nid[e->dir].flags & NF_DIRBAD))
+	if (nid_kind(&f->nid[e->dir]) != FK_INODE || (f->nid[e->dir].flags & NF_DIRBAD))
 		return 0;
 	ret = gaze_inode_get(fs, e->dir, &dmb);
 	if (ret)
@@ -289,10 +289,12 @@ keep_entry(struct fsck *f, void *ctx, const char *name, u32 len, u32 ino,
 	if (ino <= GAZE_NID_RESERVED || ino >= f->nid_end)
 		return 0;
 	t = &f->nid[ino];
-	if (t->kind != FK_INODE || (t->flags & NF_EVICT))
+	if (nid_kind(t) != FK_INODE || (t->flags & NF_EVICT))
 		return 0;
-	if (GAZE_S_ISDIR(t->mode)) {
-		if (t->found != k->dir || (t->flags & NF_SEEN) ||
+	if (nid_isdir(t)) {
+		struct fsck_dir *d = fsck_dir_find(f, ino);
+
+		if (!d || d->found != k->dir || (t->flags & NF_SEEN) ||
 		    ino == GAZE_ROOT_INO)
 			return 0;
 		t->flags |= NF_SEEN;
@@ -308,7 +310,7 @@ keep_entry(struct fsck *f, void *ctx, const char *name, u32 len, u32 ino,
 	memcpy(e->name, name, len);
 	e->len = (u16)len;
 	e->ino = ino;
-	e->dtype = GAZE_MODE_DTYPE(t->mode);
+	e->dtype = (u8)nid_type(t);
 	return 0;
 }
 
@@ -357,31 +359,47 @@ static int
 repair_links(struct fsck *f, struct gaze_fs *fs, u32 nid)
 {
 	struct fsck_nid *n = &f->nid[nid];
+	struct fsck_xlink *x = NULL;
+	struct fsck_dir *d = NULL;
 	struct gaze_mbuf *mb;
 	struct gaze_inode *in;
 	u32 want, parent;
 	int ret;
 
-	if (n->kind != FK_INODE || (n->flags & NF_EVICT))
+	if (nid_kind(n) != FK_INODE || (n->flags & NF_EVICT))
 		return 0;
-	if (GAZE_S_ISDIR(n->mode)) {
-		want = 2 + n->subdirs;
-		parent = (n->flags & NF_LOST) ? n->parent : n->found;
-	} else {
-		want = n->found;
-		parent = n->parent;
+	if (nid_isdir(n)) {
+		d = fsck_dir_find(f, nid);
+		if (!d)
+			return 0;
+		want = 2 + d->subdirs;
+		parent = (n->flags & NF_LOST) ? d->parent : d->found;
+		if (d->nlink == want && d->parent == parent)
+			return 0;
+	} else if (n->links == FSCK_XLINK) {
+		x = fsck_xlink_find(f, nid);
+		if (!x || x->nlink == x->found)
+			return 0;
+	} else if (!n->links) {
+		return 0;
 	}
-	if (n->nlink == want && n->parent == parent)
-		return 0;
 	ret = gaze_inode_get(fs, nid, &mb);
 	if (ret)
 		return ret;
 	in = mb->data;
-	in->nlink = cpu_to_le32(want);
-	in->parent = cpu_to_le32(parent);
+	if (d) {
+		in->nlink = cpu_to_le32(want);
+		in->parent = cpu_to_le32(parent);
+		d->nlink = want;
+	} else if (x) {
+		in->nlink = cpu_to_le32(x->found);
+		x->nlink = x->found;
+	} else {
+		in->nlink = cpu_to_le32(le32_to_cpu(in->nlink) - n->links);
+		n->links = 0;
+	}
 	gaze_mbuf_dirty(fs, mb);
 	gaze_mbuf_put(fs, mb);
-	n->nlink = want;
 	f->fixed++;
 	return 0;
 }
@@ -449,7 +467,7 @@ repair_reconnect(struct fsck *f, struct gaze_fs *fs, struct gaze_mbuf *lfmb,
 		len = k ? snprintf(name, sizeof(name), "#%u.%d", nid, k) :
 			  snprintf(name, sizeof(name), "#%u", nid);
 		ret = gaze_dir_add(fs, lfmb, name, (u32)len, nid,
-				   GAZE_MODE_DTYPE(n->mode));
+				   (u8)nid_type(n));
 		if (ret != -EEXIST || k > 100)
 			break;
 	}
@@ -459,7 +477,7 @@ repair_reconnect(struct fsck *f, struct gaze_fs *fs, struct gaze_mbuf *lfmb,
 	if (ret)
 		return ret;
 	in = mb->data;
-	if (GAZE_S_ISDIR(n->mode)) {
+	if (nid_isdir(n)) {
 		in->parent = cpu_to_le32(lf);
 		ret = gaze_inode_get(fs, lf, &pmb);
 		if (!ret) {
@@ -521,7 +539,7 @@ repair_tree(struct fsck *f, struct gaze_fs *fs)
 
 	mutex_lock(&fs->lock);
 	for (nid = GAZE_ROOT_INO; !ret && nid < f->nid_end; nid++)
-		if (f->nid[nid].kind == FK_INODE &&
+		if (nid_kind(&f->nid[nid]) == FK_INODE &&
 		    (f->nid[nid].flags & NF_DIRBAD))
 			ret = repair_preload_dir(f, fs, nid);
 	for (i = 0; !ret && i < f->nr_slots; i++)
@@ -531,13 +549,13 @@ repair_tree(struct fsck *f, struct gaze_fs *fs)
 	for (i = 0; !ret && i < f->nr_ents; i++)
 		ret = repair_ent(f, fs, &f->ents[i]);
 	for (nid = GAZE_ROOT_INO; !ret && nid < f->nid_end; nid++)
-		if (f->nid[nid].kind == FK_INODE &&
+		if (nid_kind(&f->nid[nid]) == FK_INODE &&
 		    (f->nid[nid].flags & NF_DIRBAD))
 			ret = repair_rebuild_dir(f, fs, nid);
 	for (nid = GAZE_ROOT_INO; !ret && nid < f->nid_end; nid++)
 		ret = repair_links(f, fs, nid);
 	for (nid = GAZE_ROOT_INO; !ret && nid < f->nid_end; nid++) {
-		if (f->nid[nid].kind != FK_INODE)
+		if (nid_kind(&f->nid[nid]) != FK_INODE)
 			continue;
 		if (f->nid[nid].flags & NF_EVICT)
 			ret = repair_evict(f, fs, nid);
@@ -556,7 +574,7 @@ repair_tree(struct fsck *f, struct gaze_fs *fs)
 	mutex_lock(&fs->lock);
 	ret = gaze_inode_get(fs, lf, &lfmb);
 	for (nid = GAZE_ROOT_INO + 1; !ret && nid < f->nid_end; nid++)
-		if (f->nid[nid].kind == FK_INODE && nid != lf &&
+		if (nid_kind(&f->nid[nid]) == FK_INODE && nid != lf &&
 		    (f->nid[nid].flags & NF_LOST))
 			ret = repair_reconnect(f, fs, lfmb, lf, nid);
 	if (lfmb)
