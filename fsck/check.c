@@ -33,7 +33,7 @@
 
 #include "fsck.h"
 
-#define RA_BLOCKS	64u
+#define RA_BLOCKS	32u
 
 /* ---------------------------------------------------------------- */
 /* Messages                                                          */
@@ -1391,6 +1391,7 @@ static int
 pass1(struct fsck *f)
 {
 	struct iwalk w = { 0 };
+	struct fsck_ra *ra = NULL;
 	u32 nid, i, last = 0;
 	const char *why;
 	void *blk;
@@ -1436,6 +1437,8 @@ pass1(struct fsck *f)
 		fsck_problem(f, true, "checkpoint: orphan flag does not match the list");
 
 	f->prog_last = -1;
+	if (fsck_ra_start(f, &ra))
+		ra = NULL;		/* reads without the thread */
 	for (nid = GAZE_ROOT_INO; nid < f->nid_end; nid++) {
 		struct gaze_inode *in;
 
@@ -1443,9 +1446,12 @@ pass1(struct fsck *f)
 		if (nid_kind(&f->nid[nid]) != FK_NODE)
 			continue;
 		addr = fsck_imap_get(f, nid);
-		ret = fsck_read_ra(f, addr, &blk);
-		if (ret)
-			goto out;
+		blk = (void *)fsck_ra_get(ra, addr);
+		if (!blk) {
+			ret = fsck_read_ra(f, addr, &blk);
+			if (ret)
+				goto out;
+		}
 		in = blk;
 		if (le32_to_cpu(in->hdr.magic) != GAZE_MAGIC_INODE)
 			continue;		/* a child node: claimed later */
@@ -1477,6 +1483,8 @@ pass1(struct fsck *f)
 		memcpy(w.buf[0], in, GAZE_BLOCK_SIZE);
 		check_inode(f, nid, addr, (struct gaze_inode *)w.buf[0], &w);
 	}
+	fsck_ra_stop(ra);
+	ra = NULL;
 	fsck_progress(f, "pass 1: nodes", 1, 1);
 	if (f->nid_end <= GAZE_ROOT_INO || nid_kind(&f->nid[GAZE_ROOT_INO]) != FK_INODE ||
 	    !nid_isdir(&f->nid[GAZE_ROOT_INO])) {
@@ -1491,6 +1499,7 @@ pass1(struct fsck *f)
 		nid_kind_set(&f->nid[nid], FK_BAD);
 	}
 out:
+	fsck_ra_stop(ra);
 	for (i = 0; i < 4; i++)
 		free(w.buf[i]);
 	return ret;
@@ -2174,13 +2183,6 @@ fsck_check(struct fsck *f)
 	f->log_need = calloc(GAZE_MAX_LOGS, sizeof(u32));
 	if (!f->owned || !f->log_need)
 		return -ENOMEM;
-	if (f->dev->model == GAZE_ZM_EMULATED && f->name) {
-		struct stat st;
-
-		if (!stat(f->name, &st) && S_ISREG(st.st_mode) &&
-		    (u64)st.st_size >= f->dev->nr_blocks * GAZE_BLOCK_SIZE)
-			f->map_fd = open(f->name, O_RDONLY | O_CLOEXEC);
-	}
 	ret = pass1(f);
 	if (ret || f->fatal)
 		return ret;

@@ -138,7 +138,7 @@ struct fsck_ifix {
 	bool	clear_orphan;
 };
 
-#define FSCK_TCACHE	64	/* table blocks kept in memory */
+#define FSCK_TCACHE	16	/* table blocks kept in memory */
 struct fsck_tcache {
 	u32	t, n;
 	u64	stamp;		/* 0 = empty */
@@ -275,6 +275,12 @@ const struct gaze_zinfo *fsck_zinfo_get(struct fsck *f, u32 zi);
 int fsck_log_of_zone(const struct fsck *f, u32 zone);
 struct fsck_dir *fsck_dir_find(struct fsck *f, u32 ino);
 struct fsck_xlink *fsck_xlink_find(struct fsck *f, u32 ino);
+/* readahead.c: the node scan's reader thread */
+struct fsck_ra;
+int fsck_ra_start(struct fsck *f, struct fsck_ra **rap);
+/* block addr if the reader has it (valid until the next call), else NULL */
+const void *fsck_ra_get(struct fsck_ra *ra, u64 addr);
+void fsck_ra_stop(struct fsck_ra *ra);
 void fsck_progress(struct fsck *f, const char *phase, u64 done, u64 total);
 
 #endif /* GAZE_FSCK_H */
