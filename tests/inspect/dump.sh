@@ -16,6 +16,7 @@ set -u
 
 : "${GAZE_BUILDDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 MKFS=$GAZE_BUILDDIR/mkfs/mkfs.gaze
+RTUTIL=$GAZE_BUILDDIR/tests/roundtrip/rtutil
 GAZECTL=$GAZE_BUILDDIR/gazectl/gazectl
 
 if ! command -v python3 >/dev/null 2>&1; then
@@ -77,6 +78,10 @@ mkdir -p "$T/big" "$T/small/sub" || exit 99
 head -c 10000 /dev/urandom >"$T/f10k"
 head -c 3000000 /dev/urandom >"$T/f3m"
 printf hello >"$T/small/tiny"
+head -c 7000000 /dev/urandom >"$T/f7m"
+ln "$T/f10k" "$T/small/f10k-link"
+"$RTUTIL" xattr "$T/f3m" user.a hello || exit 99
+"$RTUTIL" xattr-pattern "$T/small/tiny" user.big 3000 || exit 99
 ln -s f10k "$T/link"
 i=0
 while [ $i -lt 300 ]; do
@@ -156,6 +161,17 @@ eq "inode /f3m: blocks = data + one direct node" \
 eq "inode /f3m: node tree is one dnode from block 448" \
 	"$(j inode "$IMG" /f3m -- "[(t['kind'], t['first_fblk'], t['verify']) for t in d['node_tree']]")" \
 	"[('dnode', 448, 'ok')]"
+F7M_BLOCKS=$(( (7000000 + 4095) / 4096 ))
+eq "inode /f7m: every block mapped" "$(j inode "$IMG" /f7m -- "d['mapped_blocks']")" $F7M_BLOCKS
+eq "inode /f7m: two dnodes, an indirect node and its dnode" \
+	"$(j inode "$IMG" /f7m -- "[(t['kind'], t['depth'], t['first_fblk']) for t in d['node_tree']]")" \
+	"[('dnode', 1, 448), ('dnode', 1, 952), ('indirect', 1, 1456), ('dnode', 2, 1456)]"
+eq "inode /f7m: blocks = data + 4 nodes" "$(j inode "$IMG" /f7m -- "d['blocks']")" $((F7M_BLOCKS + 4))
+eq "inode /f10k: two links" "$(j inode "$IMG" /f10k -- "d['nlink']")" 2
+eq "inode /small/tiny: an xattr node (3000-byte value)" \
+	"$(j inode "$IMG" /small/tiny -- "d['xattr_nid'] > 0 and d['xattr_block'] > 0")" True
+eq "inode /f3m: inline xattrs in use" \
+	"$(j inode "$IMG" /f3m -- "d['inline_xattr_used'] > 0")" True
 eq "inode /f3m: map runs cover the file" \
 	"$(j inode "$IMG" /f3m -- "sum(r['count'] for r in d['block_map'])")" $F3M_BLOCKS
 eq "inode /small/tiny: inline, size 5" \
@@ -172,9 +188,12 @@ eq "dir /big: cookies are max(2, hash >> 1)" \
 	"$(j dir "$IMG" /big -- "all(e['cookie'] == max(2, e['hash'] >> 1) for e in d['entries'])")" True
 eq "dir /big: entries sorted by hash within buckets" \
 	"$(j dir "$IMG" /big -- "all(a['hash'] <= b['hash'] for a, b in zip(d['entries'], d['entries'][1:]) if a['bucket'] == b['bucket'])")" True
-eq "dir /small: inline with tiny and sub" \
+eq "dir /small: inline with f10k-link, sub and tiny" \
 	"$(j dir "$IMG" /small -- "(d['format'], sorted((e['name'], e['type']) for e in d['entries']))")" \
-	"('inline', [('sub', 'dir'), ('tiny', 'file')])"
+	"('inline', [('f10k-link', 'file'), ('sub', 'dir'), ('tiny', 'file')])"
+eq "dir /small: the link's entry has /f10k's inode" \
+	"$(j dir "$IMG" /small -- "[e['ino'] for e in d['entries'] if e['name'] == 'f10k-link'][0]")" \
+	"$(j inode "$IMG" /f10k -- "d['ino']")"
 eq "dir / of a fresh image holds lost+found" \
 	"$(j dir "$EMPTY" / -- "[e['name'] for e in d['entries']]")" "['lost+found']"
 
