@@ -35,6 +35,9 @@
 
 #define RA_BLOCKS	32u
 
+#define BIT_TEST(map, i)	((map)[(i) >> 3] & (1u << ((i) & 7)))
+#define BIT_SET(map, i)		((map)[(i) >> 3] |= (u8)(1u << ((i) & 7)))
+
 /* ---------------------------------------------------------------- */
 /* Messages                                                          */
 /* ---------------------------------------------------------------- */
@@ -214,12 +217,19 @@ fsck_fini(struct fsck *f)
 	free(f->nid);
 	free(f->owned);
 	free(f->dirs);
+	free(f->imap_bad);
+	f->imap_bad = NULL;
+	free(f->zinfo_raw);
+	f->zinfo_raw = NULL;
 	free(f->xl);
 	free(f->log_need);
 	free(f->slots);
 	free(f->ents);
 	free(f->ifix);
 	free(f->sumfix);
+	while (f->nr_salv)
+		free(f->salv[--f->nr_salv].blk);
+	free(f->salv);
 	free(f->orphans);
 	free(f->ra_buf);
 	f->msgs = NULL;
@@ -713,6 +723,12 @@ load_table_block(struct fsck *f, u32 t, u32 n, u64 addr, bool index)
 			     table_name[t], index ? "index" : "table", n,
 			     (unsigned long long)addr, why ? why : "read error");
 		f->tbl_bad = true;
+		if (t == GAZE_TABLE_IMAP && !index && f->imap_bad) {
+			BIT_SET(f->imap_bad, n);
+			/* bad entries only: the others are still used */
+			if (ret == -EFSCORRUPTED && why && !strncmp(why, "imap:", 5))
+				return blk;
+		}
 		free(blk);
 		return NULL;
 	}
@@ -740,6 +756,20 @@ load_tables(struct fsck *f)
 		u32 nidx = le32_to_cpu(f->cp.tables[t].nr_index);
 
 		f->tbl_n[t] = le32_to_cpu(f->sb.table_blocks[t]);
+		if (t == GAZE_TABLE_IMAP) {
+			f->imap_bad = calloc(f->tbl_n[t] / 8 + 1, 1);
+			if (!f->imap_bad) {
+				ret = -ENOMEM;
+				goto out;
+			}
+		}
+		if (t == GAZE_TABLE_ZINFO) {
+			f->zinfo_raw = calloc(max(f->tbl_n[t], 1u), sizeof(u64));
+			if (!f->zinfo_raw) {
+				ret = -ENOMEM;
+				goto out;
+			}
+		}
 		f->taddr[t] = calloc(max(f->tbl_n[t], 1u), sizeof(u64));
 		f->tc_last[t] = -1;
 		if (!f->taddr[t]) {
@@ -764,6 +794,8 @@ load_tables(struct fsck *f)
 				n = i * GAZE_ADDRS_PER_BLOCK + j;
 				if (!ta || n >= f->tbl_n[t])
 					continue;
+				if (t == GAZE_TABLE_ZINFO && f->zinfo_raw)
+					f->zinfo_raw[n] = ta;
 				tb = load_table_block(f, t, n, ta, false);
 				if (tb)
 					f->taddr[t][n] = ta;
@@ -798,8 +830,16 @@ fsck_imap_get(struct fsck *f, u32 nid)
 
 	if (n >= f->tbl_n[GAZE_TABLE_IMAP])
 		return 0;
+	u64 a, zb = le32_to_cpu(f->sb.zone_blocks);
+
 	b = tbl_block(f, GAZE_TABLE_IMAP, n);
-	return b ? le64_to_cpu(b->addr[nid % GAZE_IMAP_PER_BLOCK]) : 0;
+	a = b ? le64_to_cpu(b->addr[nid % GAZE_IMAP_PER_BLOCK]) : 0;
+	/* an entry outside the main area names no node */
+	if (a && (a < (u64)f->lay.main_zone_start * zb ||
+		  a >= (u64)(f->lay.main_zone_start + f->lay.main_zone_count) * zb ||
+		  a % zb >= le32_to_cpu(f->sb.zone_cap)))
+		return 0;
+	return a;
 }
 
 const struct gaze_summary *
@@ -841,8 +881,6 @@ fsck_zinfo_get(struct fsck *f, u32 zi)
 /* Block ownership                                                   */
 /* ---------------------------------------------------------------- */
 
-#define BIT_TEST(map, i)	((map)[(i) >> 3] & (1u << ((i) & 7)))
-#define BIT_SET(map, i)		((map)[(i) >> 3] |= (u8)(1u << ((i) & 7)))
 
 /* the log whose head is in zone, or -1 */
 int
@@ -977,6 +1015,142 @@ walk_addrs(struct fsck *f, struct iwalk *w, u32 owner, __le64 *addr, u32 n,
 	}
 }
 
+static int
+node_verify(struct fsck *f, const void *blk, u32 magic, u64 addr,
+	    const char **why)
+{
+	switch (magic) {
+	case GAZE_MAGIC_INODE:
+		return gaze_fmt_inode_verify(blk, &f->sb, addr, why);
+	case GAZE_MAGIC_DNODE:
+		return gaze_fmt_dnode_verify(blk, &f->sb, addr, why);
+	case GAZE_MAGIC_INODE_IND:
+		return gaze_fmt_ind_verify(blk, &f->sb, addr, why);
+	default:
+		return gaze_fmt_xattr_verify(blk, &f->sb, addr, why);
+	}
+}
+
+static bool
+xattrs_ok(const u8 *p, u32 used)
+{
+	const struct gaze_xattr_entry *e;
+	u32 pos = 0, len, i;
+
+	while (pos < used) {
+		if (used - pos < sizeof(*e))
+			return false;
+		e = (const void *)(p + pos);
+		len = ALIGN((u32)sizeof(*e) + e->name_len +
+			    le16_to_cpu(e->value_len), 4u);
+		if (!e->index || e->index > GAZE_XATTR_INDEX_MAX ||
+		    (!e->name_len && e->index < GAZE_XATTR_ACL_ACCESS) ||
+		    len > used - pos)
+			return false;
+		for (i = 0; i < e->name_len; i++)
+			if (!((const u8 *)(e + 1))[i])
+				return false;
+		pos += len;
+	}
+	return true;
+}
+
+/*
+ * A node whose header is sound (checksum, magic, place) but whose fields
+ * do not verify: fixes the fields that can be fixed without guessing
+ * (the node's identity from where it was reached, unknown flag bits,
+ * pointers out of range, a broken xattr region), in blk.  True when the
+ * result verifies; the caller records it for the repair.
+ */
+static bool
+node_salvage(struct fsck *f, void *blk, u32 magic, u64 addr, u32 nid,
+	     u32 ino, u64 first)
+{
+	struct gaze_mhdr *h = blk;
+	u32 max_nid = le32_to_cpu(f->sb.max_nid);
+	u32 i;
+
+	if (gaze_fmt_hdr_verify(blk, magic, f->uuid, addr, NULL))
+		return false;
+	h->nid = cpu_to_le32(nid);
+	h->ino = cpu_to_le32(ino);
+	if (magic != GAZE_MAGIC_INODE && magic != GAZE_MAGIC_XATTR)
+		h->index = cpu_to_le32((u32)first);
+	if (magic == GAZE_MAGIC_INODE) {
+		struct gaze_inode *in = blk;
+		u32 fl = le32_to_cpu(in->flags) & GAZE_IF_ALL;
+		u16 mode = le16_to_cpu(in->mode);
+
+		if (!GAZE_S_ISDIR(mode))
+			fl &= ~(GAZE_IF_INLINE_DENTRY | GAZE_IF_DIR_HASHED);
+		if (!GAZE_S_ISREG(mode) && !GAZE_S_ISLNK(mode))
+			fl &= ~GAZE_IF_INLINE_DATA;
+		if ((fl & GAZE_IF_INLINE_DENTRY) && (fl & GAZE_IF_DIR_HASHED))
+			return false;
+		if (gaze_fmt_compress_max_level(in->compress_algo) < 0 ||
+		    in->compress_level >
+		    gaze_fmt_compress_max_level(in->compress_algo) ||
+		    (fl & GAZE_IF_COMPRESS)) {
+			fl &= ~GAZE_IF_COMPRESS;
+			in->compress_algo = 0;
+			in->compress_level = 0;
+			in->compress_log_cluster = 0;
+		}
+		in->flags = cpu_to_le32(fl);
+		in->pad0 = 0;
+		memset(in->reserved, 0, sizeof(in->reserved));
+		for (i = 0; i < GAZE_NR_INODE_NIDS; i++)
+			if (le32_to_cpu(in->nids[i]) >= max_nid)
+				in->nids[i] = 0;
+		if (le32_to_cpu(in->xattr_nid) >= max_nid)
+			in->xattr_nid = 0;
+		if (le32_to_cpu(in->parent) >= max_nid)
+			in->parent = 0;
+		if (le16_to_cpu(in->inline_xattr_used) > GAZE_INLINE_XATTR_SIZE ||
+		    !xattrs_ok(in->i_xattr,
+			       le16_to_cpu(in->inline_xattr_used))) {
+			in->inline_xattr_used = 0;
+			memset(in->i_xattr, 0, sizeof(in->i_xattr));
+		}
+		if (in->dir_depth > GAZE_DIR_MAX_DEPTH)
+			return false;
+	} else if (magic == GAZE_MAGIC_INODE_IND) {
+		struct gaze_inode_ind *in = blk;
+
+		for (i = 0; i < GAZE_NIDS_PER_INDIRECT; i++)
+			if (le32_to_cpu(in->nid[i]) >= max_nid)
+				in->nid[i] = 0;
+	} else if (magic == GAZE_MAGIC_XATTR) {
+		struct gaze_xattr_block *xb = blk;
+
+		xb->pad = 0;
+		if (le32_to_cpu(xb->used) > sizeof(xb->body) ||
+		    !xattrs_ok(xb->body, le32_to_cpu(xb->used))) {
+			xb->used = 0;
+			memset(xb->body, 0, sizeof(xb->body));
+		}
+	}
+	gaze_fmt_csum_set(blk);
+	return !node_verify(f, blk, magic, addr, NULL);
+}
+
+static void
+salvage_add(struct fsck *f, u32 nid, u64 addr, const void *blk)
+{
+	struct fsck_salvage *s;
+
+	f->salv = fsck_grow(f->salv, &f->cap_salv, f->nr_salv,
+			    sizeof(*f->salv));
+	s = &f->salv[f->nr_salv];
+	s->blk = malloc(GAZE_BLOCK_SIZE);
+	if (!s->blk)
+		return;
+	memcpy(s->blk, blk, GAZE_BLOCK_SIZE);
+	s->nid = nid;
+	s->addr = addr;
+	f->nr_salv++;
+}
+
 /*
  * Reads child node nid of inode w->ino, expected magic and first file
  * block; on success claims its block and returns the buffer (level lvl).
@@ -1014,17 +1188,7 @@ claim_child(struct fsck *f, struct iwalk *w, u32 nid, u32 magic, u64 first,
 			     w->ino, what, nid, (unsigned long long)addr);
 		return NULL;
 	}
-	switch (magic) {
-	case GAZE_MAGIC_DNODE:
-		ret = gaze_fmt_dnode_verify(blk, &f->sb, addr, &why);
-		break;
-	case GAZE_MAGIC_INODE_IND:
-		ret = gaze_fmt_ind_verify(blk, &f->sb, addr, &why);
-		break;
-	default:
-		ret = gaze_fmt_xattr_verify(blk, &f->sb, addr, &why);
-		break;
-	}
+	ret = node_verify(f, blk, magic, addr, &why);
 	if (!ret && (le32_to_cpu(h->nid) != nid ||
 		     le32_to_cpu(h->ino) != w->ino)) {
 		why = "header names another node or owner";
@@ -1033,6 +1197,13 @@ claim_child(struct fsck *f, struct iwalk *w, u32 nid, u32 magic, u64 first,
 	if (!ret && magic != GAZE_MAGIC_XATTR && le32_to_cpu(h->index) != first) {
 		why = "covers other file blocks than its position";
 		ret = -EFSCORRUPTED;
+	}
+	if (ret == -EFSCORRUPTED && le64_to_cpu(h->seq) <= f->cp_seq &&
+	    node_salvage(f, blk, magic, addr, nid, w->ino, first)) {
+		fsck_problem(f, false, "inode %u: %s node %u at %llu: %s; fixed in place",
+			     w->ino, what, nid, (unsigned long long)addr, why);
+		salvage_add(f, nid, addr, blk);
+		ret = 0;
 	}
 	if (!ret && le64_to_cpu(h->seq) > f->cp_seq) {
 		why = "newer than the checkpoint";
@@ -1471,6 +1642,20 @@ pass1(struct fsck *f)
 				     nid, why);
 			f->nid[nid].flags |= NF_DIRBAD;
 			ret = 0;
+		}
+		if (ret == -EFSCORRUPTED &&
+		    le64_to_cpu(in->hdr.seq) <= f->cp_seq) {
+			memcpy(w.buf[0], in, GAZE_BLOCK_SIZE);
+			if (node_salvage(f, w.buf[0], GAZE_MAGIC_INODE, addr,
+					 nid, nid, 0)) {
+				fsck_problem(f, false, "inode %u at %llu: %s; fixed in place",
+					     nid, (unsigned long long)addr, why);
+				salvage_add(f, nid, addr, w.buf[0]);
+				check_inode(f, nid, addr,
+					    (struct gaze_inode *)w.buf[0], &w);
+				ret = 0;
+				continue;
+			}
 		}
 		if (ret) {
 			fsck_problem(f, false, "inode %u at %llu is invalid: %s",

@@ -129,6 +129,13 @@ struct fsck_sumfix {
 	struct gaze_summary	s;
 };
 
+/* a node rewritten from a repaired copy (fields fixed, checksum new) */
+struct fsck_salvage {
+	u32	nid;
+	u64	addr;
+	u8	*blk;
+};
+
 /* inode fields to fix */
 struct fsck_ifix {
 	u32	ino;
@@ -184,6 +191,9 @@ struct fsck {
 	u64			*taddr[GAZE_NR_TABLES];
 	u32			tbl_n[GAZE_NR_TABLES];
 	bool			tbl_bad;
+	u8			*imap_bad;	/* imap blocks to rewrite */
+	u64			*zinfo_raw;	/* zinfo block addresses,
+						 * invalid ones included */
 	struct fsck_tcache	*tc;
 	u64			tc_clock;
 	int			tc_last[GAZE_NR_TABLES];
@@ -213,6 +223,8 @@ struct fsck {
 	size_t			nr_ifix, cap_ifix;
 	struct fsck_sumfix	*sumfix;
 	size_t			nr_sumfix, cap_sumfix;
+	struct fsck_salvage	*salv;
+	size_t			nr_salv, cap_salv;
 
 	/* results */
 	u64			problems;	/* everything found */

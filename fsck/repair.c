@@ -101,12 +101,38 @@ repair_space(struct fsck *f, struct gaze_fs *fs)
 	size_t fx = 0;
 	u64 valid = 0;
 	u8 *bits;
-	u32 zi, off, nid, owned;
+	u32 zi, off, nid, owned, b;
 	int ret = 0;
 
+	/* imap blocks that did not verify: rewritten from what was used */
+	for (b = 0; b < f->tbl_n[GAZE_TABLE_IMAP]; b++) {
+		struct gaze_imap_block *ib;
+		struct gaze_mbuf *mb;
+		u32 i;
+
+		if (!(f->imap_bad[b >> 3] & (1u << (b & 7))))
+			continue;
+		ret = gaze_repair_table_block(fs, GAZE_TABLE_IMAP, b, &mb);
+		if (ret)
+			return ret;
+		ib = mb->data;
+		for (i = 0; i < GAZE_IMAP_PER_BLOCK; i++) {
+			nid = b * GAZE_IMAP_PER_BLOCK + i;
+			ib->addr[i] = 0;
+			if (nid > GAZE_NID_RESERVED && nid < f->nid_end &&
+			    nid_kind(&f->nid[nid]) != FK_BAD &&
+			    nid_kind(&f->nid[nid]) != FK_FREE)
+				ib->addr[i] = cpu_to_le64(fsck_imap_get(f, nid));
+		}
+		gaze_table_dirty(fs, mb);
+		gaze_mbuf_put(fs, mb);
+		f->fixed++;
+	}
 	/* node ids without a valid node */
 	for (nid = GAZE_ROOT_INO; nid < f->nid_end; nid++) {
-		if (nid_kind(&f->nid[nid]) != FK_BAD || !fsck_imap_get(f, nid))
+		if (nid_kind(&f->nid[nid]) != FK_BAD || !fsck_imap_get(f, nid) ||
+		    (f->imap_bad[(nid / GAZE_IMAP_PER_BLOCK) >> 3] &
+		     (1u << ((nid / GAZE_IMAP_PER_BLOCK) & 7))))
 			continue;
 		ret = gaze_imap_set(fs, nid, 0);
 		if (ret)
@@ -528,6 +554,30 @@ repair_preload_dir(struct fsck *f, struct gaze_fs *fs, u32 nid)
 	return 0;
 }
 
+/* a node whose fields check.c fixed: its copy replaces it in the cache */
+static int
+repair_salvaged(struct fsck *f, struct gaze_fs *fs,
+		const struct fsck_salvage *sv)
+{
+	struct gaze_mbuf *mb;
+	int ret;
+
+	if (sv->nid >= f->nid_end || nid_kind(&f->nid[sv->nid]) == FK_BAD)
+		return 0;
+	mb = gaze_mbuf_lookup(fs, GAZE_MB_NODE, sv->nid, 0);
+	if (!mb) {
+		ret = gaze_mbuf_read(fs, GAZE_MB_NODE, sv->nid, 0, sv->addr,
+				     &mb);
+		if (ret)
+			return ret;
+	}
+	memcpy(mb->data, sv->blk, GAZE_BLOCK_SIZE);
+	gaze_mbuf_dirty(fs, mb);
+	gaze_mbuf_put(fs, mb);
+	f->fixed++;
+	return 0;
+}
+
 static int
 repair_tree(struct fsck *f, struct gaze_fs *fs)
 {
@@ -538,6 +588,8 @@ repair_tree(struct fsck *f, struct gaze_fs *fs)
 	int ret = 0;
 
 	mutex_lock(&fs->lock);
+	for (i = 0; !ret && i < f->nr_salv; i++)
+		ret = repair_salvaged(f, fs, &f->salv[i]);
 	for (nid = GAZE_ROOT_INO; !ret && nid < f->nid_end; nid++)
 		if (nid_kind(&f->nid[nid]) == FK_INODE &&
 		    (f->nid[nid].flags & NF_DIRBAD))
@@ -583,6 +635,94 @@ repair_tree(struct fsck *f, struct gaze_fs *fs)
 	return ret;
 }
 
+static u32
+zone_owned(struct fsck *f, u32 zi)
+{
+	u64 base = (u64)zi * le32_to_cpu(f->sb.zone_blocks), i;
+	u32 cap = le32_to_cpu(f->sb.zone_cap), n = 0;
+
+	for (i = base; i < base + cap; i++)
+		if (f->owned[i >> 3] & (1u << (i & 7)))
+			n++;
+	return n;
+}
+
+/*
+ * Zone entries the core refuses at open (an invalid zinfo block, a FREE
+ * or PREFREE zone with valid blocks, a log head not OPEN) cannot be fixed
+ * through it.  On emulated zones the zinfo block is rewritten in place
+ * with the counted values: it then says what the tree says, which is no
+ * worse for any checkpoint that uses it.  Zoned devices: left as is.
+ */
+static int
+repair_zinfo_raw(struct fsck *f)
+{
+	struct gaze_zinfo_block *zb;
+	u32 n, i, zi, owned, main = f->lay.main_zone_count;
+	bool bad, refuse;
+	u64 addr, seq;
+	int ret = 0;
+
+	if (f->dev->model != GAZE_ZM_EMULATED || !f->zinfo_raw)
+		return 0;
+	zb = malloc(sizeof(*zb));
+	if (!zb)
+		return -ENOMEM;
+	for (n = 0; n < f->tbl_n[GAZE_TABLE_ZINFO] && !ret; n++) {
+		addr = f->zinfo_raw[n];
+		if (!addr)
+			continue;
+		bad = !f->taddr[GAZE_TABLE_ZINFO][n];
+		refuse = bad;
+		for (i = 0; i < GAZE_ZINFO_PER_BLOCK && !refuse; i++) {
+			const struct gaze_zinfo *z;
+
+			zi = n * GAZE_ZINFO_PER_BLOCK + i;
+			if (zi >= main)
+				break;
+			z = fsck_zinfo_get(f, zi);
+			if ((z->valid && (z->state == GAZE_ZS_FREE ||
+					  z->state == GAZE_ZS_PREFREE)) ||
+			    (fsck_log_of_zone(f, f->lay.main_zone_start + zi) >= 0 &&
+			     z->state != GAZE_ZS_OPEN))
+				refuse = true;
+		}
+		if (!refuse)
+			continue;
+		ret = fsck_read(f, addr, zb);
+		if (ret)
+			break;
+		seq = le64_to_cpu(zb->hdr.seq);
+		if (bad || seq > f->cp_seq)
+			seq = f->cp_seq;
+		for (i = 0; i < GAZE_ZINFO_PER_BLOCK; i++) {
+			struct gaze_zinfo *z = &zb->z[i];
+
+			zi = n * GAZE_ZINFO_PER_BLOCK + i;
+			if (zi >= main) {
+				memset(z, 0, sizeof(*z));
+				continue;
+			}
+			owned = zone_owned(f, zi);
+			z->state = zone_state(f, zi, owned);
+			z->valid = cpu_to_le32(owned);
+			if (z->log >= GAZE_NR_LOG_TYPES)
+				z->log = 0;
+			z->flags = 0;
+		}
+		gaze_fmt_hdr_init(zb, GAZE_MAGIC_ZINFO, f->uuid, addr, seq,
+				  GAZE_TABLE_ZINFO, 0, n);
+		gaze_fmt_csum_set(zb);
+		ret = f->dev->ops->write(f->dev, addr, 1, zb);
+		if (!ret)
+			f->fixed++;
+	}
+	if (!ret)
+		ret = f->dev->ops->flush(f->dev);
+	free(zb);
+	return ret;
+}
+
 int
 fsck_repair(struct fsck *f)
 {
@@ -594,6 +734,9 @@ fsck_repair(struct fsck *f)
 		if (ret)
 			return ret;
 	}
+	ret = repair_zinfo_raw(f);
+	if (ret)
+		return ret;
 	ret = gaze_fs_open(f->dev, 0, &fs);
 	if (ret) {
 		fprintf(stderr, "fsck.gaze: %s: the filesystem cannot be opened for repair: %s\n",
