@@ -145,7 +145,8 @@ repair_space(struct fsck *f, struct gaze_fs *fs)
 		ret = -ENOMEM;
 		goto out;
 	}
-	qsort(f->sumfix, f->nr_sumfix, sizeof(*f->sumfix), sumfix_cmp);
+	if (f->nr_sumfix)
+		qsort(f->sumfix, f->nr_sumfix, sizeof(*f->sumfix), sumfix_cmp);
 	for (zi = 0; zi < f->lay.main_zone_count; zi++) {
 		u64 base = (u64)zi * zb;
 		u64 zaddr = f->main_first + base;
