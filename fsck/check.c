@@ -26,9 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include "fsck.h"
@@ -187,7 +184,6 @@ fsck_init(struct fsck *f, struct gaze_dev *dev, const char *name,
 	if (!f->o.out)
 		f->o.out = stdout;
 	f->prog_last = -1;
-	f->map_fd = -1;
 }
 
 void
@@ -204,12 +200,7 @@ fsck_fini(struct fsck *f)
 		free(f->tc[i].data);
 	free(f->tc);
 	f->tc = NULL;
-	if (f->map)
-		munmap(f->map, f->map_len);
-	f->map = NULL;
-	if (f->map_fd >= 0)
-		close(f->map_fd);
-	f->map_fd = -1;
+
 	for (k = 0; k < f->nr_msgs; k++)
 		free(f->msgs[k]);
 	free(f->msgs);
@@ -252,30 +243,8 @@ fsck_read_ra(struct fsck *f, u64 addr, void **blk)
 	int ret;
 
 	if (f->ra_n && addr >= f->ra_start && addr < f->ra_start + f->ra_n) {
-		*blk = (f->map ? (u8 *)f->map : f->ra_buf) +
-		       (addr - f->ra_start) * GAZE_BLOCK_SIZE;
+		*blk = f->ra_buf + (addr - f->ra_start) * GAZE_BLOCK_SIZE;
 		return 0;
-	}
-	if (f->map_fd >= 0) {
-		zend = (addr / zb + 1) * zb;
-		n = (u32)min_t(u64, RA_BLOCKS, zend - addr);
-		n = (u32)min_t(u64, n, f->dev->nr_blocks - addr);
-		if (f->map)
-			munmap(f->map, f->map_len);
-		f->map_len = (size_t)n * GAZE_BLOCK_SIZE;
-		f->map = mmap(NULL, f->map_len, PROT_READ,
-			      MAP_SHARED | MAP_POPULATE, f->map_fd,
-			      (off_t)addr * GAZE_BLOCK_SIZE);
-		if (f->map == MAP_FAILED) {
-			f->map = NULL;
-			close(f->map_fd);
-			f->map_fd = -1;		/* fall back to reads */
-		} else {
-			f->ra_start = addr;
-			f->ra_n = n;
-			*blk = f->map;
-			return 0;
-		}
 	}
 	if (!f->ra_buf) {
 		f->ra_buf = malloc((size_t)RA_BLOCKS * GAZE_BLOCK_SIZE);

@@ -246,14 +246,10 @@ struct fsck {
 	struct gaze_json	*json;
 	bool			json_open;
 
-	/* block read-ahead for the node scan: a buffer, or a window
-	 * mapped from an image file (no copy) */
+	/* reads of the node scan that the reader thread did not have */
 	u8			*ra_buf;
 	u64			ra_start;
 	u32			ra_n;
-	int			map_fd;
-	void			*map;
-	size_t			map_len;
 };
 
 void fsck_init(struct fsck *f, struct gaze_dev *dev, const char *name,
