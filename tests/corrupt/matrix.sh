@@ -35,6 +35,10 @@
 #   any     the newest checkpoint itself is damaged; falling back to the
 #           previous one may lose what only the newest recorded, so
 #           missing files are accepted, but present files must match
+#           (mkfs.gaze -d commits once at its end, so for the image made
+#           here the previous checkpoint is the empty filesystem and the
+#           whole tree goes: these kinds test detection and a clean
+#           result, not salvage)
 #
 # Environment: GAZE_BUILDDIR (set by make check), MATRIX_KINDS (space
 # separated subset, default all), MATRIX_SEED (default 1).  Needs root
