@@ -208,6 +208,10 @@ fsck_fini(struct fsck *f)
 	free(f->nid);
 	free(f->owned);
 	free(f->dirs);
+	for (i = 0; f->imap_over && i < f->tbl_n[GAZE_TABLE_IMAP]; i++)
+		free(f->imap_over[i]);
+	free(f->imap_over);
+	f->imap_over = NULL;
 	free(f->imap_bad);
 	f->imap_bad = NULL;
 	free(f->zinfo_raw);
@@ -801,6 +805,8 @@ fsck_imap_get(struct fsck *f, u32 nid)
 		return 0;
 	u64 a, zb = le32_to_cpu(f->sb.zone_blocks);
 
+	if (f->imap_over && f->imap_over[n])
+		return f->imap_over[n][nid % GAZE_IMAP_PER_BLOCK];
 	b = tbl_block(f, GAZE_TABLE_IMAP, n);
 	a = b ? le64_to_cpu(b->addr[nid % GAZE_IMAP_PER_BLOCK]) : 0;
 	/* an entry outside the main area names no node */
@@ -1505,6 +1511,77 @@ check_inode(struct fsck *f, u32 nid, u64 addr, struct gaze_inode *in,
 	}
 }
 
+/*
+ * Entries of imap blocks that cannot be read: every valid node block's
+ * summary names its nid, so the newest block whose header carries that
+ * nid is taken as the node (the repair writes the block again).
+ */
+static int
+imap_rebuild(struct fsck *f)
+{
+	u32 zb = le32_to_cpu(f->sb.zone_blocks);
+	u32 cap = le32_to_cpu(f->sb.zone_cap);
+	u32 nb = f->tbl_n[GAZE_TABLE_IMAP], b, zi, off, nid, n = 0;
+	struct gaze_mhdr *h, *o;
+	u8 *blk;
+	u64 addr, *slot;
+
+	for (b = 0; b < nb; b++)
+		if (BIT_TEST(f->imap_bad, b) && !f->taddr[GAZE_TABLE_IMAP][b])
+			n++;
+	if (!n)
+		return 0;
+	f->imap_over = calloc(nb, sizeof(*f->imap_over));
+	blk = malloc(2 * GAZE_BLOCK_SIZE);
+	if (!f->imap_over || !blk) {
+		free(blk);
+		return -ENOMEM;
+	}
+	for (b = 0; b < nb; b++)
+		if (BIT_TEST(f->imap_bad, b) && !f->taddr[GAZE_TABLE_IMAP][b]) {
+			f->imap_over[b] = calloc(GAZE_IMAP_PER_BLOCK, sizeof(u64));
+			if (!f->imap_over[b]) {
+				free(blk);
+				return -ENOMEM;
+			}
+		}
+	h = (void *)blk;
+	o = (void *)(blk + GAZE_BLOCK_SIZE);
+	for (zi = 0; zi < f->lay.main_zone_count; zi++) {
+		for (off = 0; off < cap; off++) {
+			const struct gaze_summary *s = fsck_summary_get(f, zi, off);
+			u32 magic;
+
+			if (s->type != GAZE_SUM_NODE)
+				continue;
+			nid = le32_to_cpu(s->nid);
+			b = nid / GAZE_IMAP_PER_BLOCK;
+			if (b >= nb || !f->imap_over[b] || nid <= GAZE_NID_RESERVED)
+				continue;
+			addr = (u64)(f->lay.main_zone_start + zi) * zb + off;
+			if (fsck_read(f, addr, h))
+				continue;
+			magic = le32_to_cpu(h->magic);
+			if ((magic != GAZE_MAGIC_INODE && magic != GAZE_MAGIC_DNODE &&
+			     magic != GAZE_MAGIC_INODE_IND &&
+			     magic != GAZE_MAGIC_XATTR) ||
+			    gaze_fmt_hdr_verify(h, magic, f->uuid, addr, NULL) ||
+			    le32_to_cpu(h->nid) != nid ||
+			    le64_to_cpu(h->seq) > f->cp_seq)
+				continue;
+			slot = &f->imap_over[b][nid % GAZE_IMAP_PER_BLOCK];
+			if (*slot && !fsck_read(f, *slot, o) &&
+			    le64_to_cpu(o->seq) >= le64_to_cpu(h->seq))
+				continue;
+			*slot = addr;
+		}
+	}
+	free(blk);
+	fsck_problem(f, false, "%u unreadable imap blocks: node addresses taken from the summaries",
+		     n);
+	return 0;
+}
+
 /* a directory inode that verifies once its inline entries are ignored */
 static bool
 inline_dir_ok(struct fsck *f, u32 nid, u64 addr, const struct gaze_inode *in)
@@ -1542,7 +1619,9 @@ pass1(struct fsck *f)
 	for (nid = GAZE_ROOT_INO; nid < le32_to_cpu(f->sb.max_nid); nid++) {
 		if (nid % GAZE_IMAP_PER_BLOCK == 0 &&
 		    (nid / GAZE_IMAP_PER_BLOCK >= f->tbl_n[GAZE_TABLE_IMAP] ||
-		     !f->taddr[GAZE_TABLE_IMAP][nid / GAZE_IMAP_PER_BLOCK])) {
+		     (!f->taddr[GAZE_TABLE_IMAP][nid / GAZE_IMAP_PER_BLOCK] &&
+		      !(f->imap_over &&
+			f->imap_over[nid / GAZE_IMAP_PER_BLOCK])))) {
 			nid += GAZE_IMAP_PER_BLOCK - 1;
 			continue;
 		}
@@ -2337,6 +2416,9 @@ fsck_check(struct fsck *f)
 	f->log_need = calloc(GAZE_MAX_LOGS, sizeof(u32));
 	if (!f->owned || !f->log_need)
 		return -ENOMEM;
+	ret = imap_rebuild(f);
+	if (ret)
+		return ret;
 	ret = pass1(f);
 	if (ret || f->fatal)
 		return ret;

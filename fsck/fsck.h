@@ -192,6 +192,9 @@ struct fsck {
 	u32			tbl_n[GAZE_NR_TABLES];
 	bool			tbl_bad;
 	u8			*imap_bad;	/* imap blocks to rewrite */
+	u64			**imap_over;	/* entries of unreadable imap
+						 * blocks, found through the
+						 * summaries */
 	u64			*zinfo_raw;	/* zinfo block addresses,
 						 * invalid ones included */
 	struct fsck_tcache	*tc;
