@@ -94,8 +94,12 @@ fsck_progress(struct fsck *f, const char *phase, u64 done, u64 total)
 
 	if (!f->o.progress || !total)
 		return;
-	pct = (int)(done * 100 / total);
-	if (pct == f->prog_last && done != total)
+	if (phase != f->prog_phase) {
+		f->prog_phase = phase;
+		f->prog_last = -1;
+	}
+	pct = (int)(min(done, total) * 100 / total);
+	if (pct == f->prog_last)
 		return;
 	f->prog_last = pct;
 	fprintf(stderr, "\r%s: %3d%%%s", phase, pct, done == total ? "\n" : "");

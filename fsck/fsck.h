@@ -246,6 +246,7 @@ struct fsck {
 	/* progress */
 	u64			prog_total, prog_done;
 	int			prog_last;
+	const char		*prog_phase;
 	struct gaze_json	*json;
 	bool			json_open;
 
