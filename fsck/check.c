@@ -873,6 +873,39 @@ fsck_log_of_zone(const struct fsck *f, u32 zone)
 	return -1;
 }
 
+/* does node nid (as the imap has it) hold addr in slot ofs? */
+static bool
+summary_owner_points(struct fsck *f, u32 nid, u32 ofs, u64 addr)
+{
+	struct gaze_dnode *dn;
+	u64 a = nid > GAZE_NID_RESERVED ? fsck_imap_get(f, nid) : 0;
+	bool yes = false;
+	u32 magic;
+
+	if (!a)
+		return false;
+	dn = malloc(sizeof(*dn));
+	if (!dn || fsck_read(f, a, dn) ||
+	    gaze_fmt_hdr_verify(dn, le32_to_cpu(dn->hdr.magic), f->uuid, a,
+				NULL))
+		goto out;
+	magic = le32_to_cpu(dn->hdr.magic);
+	if (magic == GAZE_MAGIC_INODE) {
+		struct gaze_inode *in = (void *)dn;
+
+		yes = ofs < GAZE_ADDRS_PER_INODE &&
+		      !(le32_to_cpu(in->flags) & (GAZE_IF_INLINE_DATA |
+						  GAZE_IF_INLINE_DENTRY)) &&
+		      le64_to_cpu(in->i.addr[ofs]) == addr;
+	} else if (magic == GAZE_MAGIC_DNODE) {
+		yes = ofs < GAZE_ADDRS_PER_DNODE &&
+		      le64_to_cpu(dn->addr[ofs]) == addr;
+	}
+out:
+	free(dn);
+	return yes;
+}
+
 /*
  * Claims main block addr for (type, owner, ofs).  Returns false when the
  * pointer must be dropped: outside the main area, past the device's
@@ -907,6 +940,16 @@ blk_claim(struct fsck *f, u64 addr, u8 type, u32 owner, u16 ofs, u32 ino)
 			     (unsigned long long)zone);
 		return false;
 	}
+	s = fsck_summary_get(f, zi, off);
+	if (type == GAZE_SUM_DATA && s->type == GAZE_SUM_DATA &&
+	    le32_to_cpu(s->nid) != owner &&
+	    summary_owner_points(f, le32_to_cpu(s->nid), le16_to_cpu(s->ofs),
+				 addr)) {
+		fsck_problem(f, false, "inode %u: block %llu (node %u slot %u) belongs to node %u",
+			     ino, (unsigned long long)addr, owner, ofs,
+			     le32_to_cpu(s->nid));
+		return false;
+	}
 	if (BIT_TEST(f->owned, idx)) {
 		fsck_problem(f, false, "inode %u: block %llu (node %u slot %u) is already used by another owner",
 			     ino, (unsigned long long)addr, owner, ofs);
@@ -917,7 +960,7 @@ blk_claim(struct fsck *f, u64 addr, u8 type, u32 owner, u16 ofs, u32 ino)
 	if (li >= 0 && off >= le32_to_cpu(f->cp.logs[li].offset) &&
 	    off + 1 > f->log_need[li])
 		f->log_need[li] = off + 1;
-	s = fsck_summary_get(f, zi, off);
+	s = fsck_summary_get(f, zi, off);	/* the cache may have moved */
 	if (s->type != type || le32_to_cpu(s->nid) != owner ||
 	    le16_to_cpu(s->ofs) != ofs) {
 		f->space_bad = true;

@@ -70,7 +70,7 @@ IND=$("$POKE" "$BASE" child "$BIG" 2) || fail "poke child"
 case_ "indirect node checksum" 4 "indirect node $IND" badcrc "$IND"
 BUCKET=$("$POKE" "$BASE" fblk "$MANY" 1024) || fail "poke fblk"
 case_ "directory bucket checksum" 4 "block 1024 at" blk-flip "$BUCKET"
-case_ "data block used twice" 4 "already used" slot "$FIVEK" 1 "$DATA"
+case_ "data block used twice" 4 "belongs to node" slot "$FIVEK" 1 "$DATA"
 case_ "block outside the main area" 4 "outside the main area" \
 	slot "$FIVEK" 1 5
 
