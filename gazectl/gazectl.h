@@ -55,5 +55,13 @@ int gaze_cmd_info(const struct gaze_cmd *cmd, int argc, char **argv);
 int gaze_cmd_gc_stats(const struct gaze_cmd *cmd, int argc, char **argv);
 int gaze_cmd_tune(const struct gaze_cmd *cmd, int argc, char **argv);
 int gaze_cmd_gc(const struct gaze_cmd *cmd, int argc, char **argv);
+/* inspect.c: gazectl dump ... (raw on-disk structures, read-only) */
+int gaze_cmd_dump_super(const struct gaze_cmd *cmd, int argc, char **argv);
+int gaze_cmd_dump_cp(const struct gaze_cmd *cmd, int argc, char **argv);
+int gaze_cmd_dump_zones(const struct gaze_cmd *cmd, int argc, char **argv);
+int gaze_cmd_dump_inode(const struct gaze_cmd *cmd, int argc, char **argv);
+int gaze_cmd_dump_dir(const struct gaze_cmd *cmd, int argc, char **argv);
+int gaze_cmd_dump_usage(const struct gaze_cmd *cmd, int argc, char **argv);
+int gaze_cmd_dump_block(const struct gaze_cmd *cmd, int argc, char **argv);
 
 #endif /* GAZE_GAZECTL_H */

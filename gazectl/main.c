@@ -36,6 +36,110 @@ static int cmd_help(const struct gaze_cmd *cmd, int argc, char **argv);
 #define MNT_NOTE \
 	"\n" \
 	"MNT is the mount point of a GAZE filesystem, or any file in it.\n"
+#define DUMP_NOTE \
+	"\n" \
+	"IMAGE is opened read-only and never written.\n" \
+	"\n" \
+	"      --json       print one JSON object with the same fields\n"
+
+static const struct gaze_cmd gaze_dump_cmds[] = {
+	{
+		.name = "super",
+		.fn = gaze_cmd_dump_super,
+		.summary = "show both superblock copies field by field",
+		.usage = "[--json] IMAGE",
+		.help =
+"Show the primary superblock (block 0) and the secondary copy (block 0\n"
+"of the second checkpoint zone): the verifier's verdict, whether the\n"
+"secondary matches the primary, the block header and every field.\n"
+"Works on an image too damaged to open.\n"
+DUMP_NOTE,
+		.min_args = 1, .max_args = 1,
+	},
+	{
+		.name = "cp",
+		.fn = gaze_cmd_dump_cp,
+		.summary = "show the checkpoint packs of both checkpoint zones",
+		.usage = "[--json] IMAGE",
+		.help =
+"Walk both checkpoint zones and show every pack found: position, seq,\n"
+"size, verdict and which pack is current (the newest valid one); for\n"
+"valid packs the flags, counters, log heads, table roots and the orphan\n"
+"list.  The walk of a zone stops at the first invalid pack.  Exit 1\n"
+"when no valid pack exists.\n"
+DUMP_NOTE,
+		.min_args = 1, .max_args = 1,
+	},
+	{
+		.name = "zones",
+		.fn = gaze_cmd_dump_zones,
+		.summary = "show the zone table",
+		.usage = "[--json] IMAGE",
+		.help =
+"One row per zone: class (checkpoint, meta, main), the filesystem's\n"
+"state of it, the log (temperature) that wrote it, valid blocks, the\n"
+"write pointer as the filesystem sees it (fs_wp, blocks from the zone\n"
+"start) and the device's condition and write pointer (dev_wp, '-' for\n"
+"zones without one, e.g. emulated zones on an image file).\n"
+DUMP_NOTE,
+		.min_args = 1, .max_args = 1,
+	},
+	{
+		.name = "inode",
+		.fn = gaze_cmd_dump_inode,
+		.summary = "show an inode, its block map and node tree",
+		.usage = "[--json] IMAGE INO|PATH",
+		.help =
+"Show inode INO (a number) or the inode PATH names (symlinks are not\n"
+"followed; a name made of digits needs a leading '/'): its block\n"
+"address and verdict, header, every field, the\n"
+"block map as runs 'file blocks -> device blocks', and the tree of\n"
+"direct, indirect and double indirect nodes.\n"
+DUMP_NOTE,
+		.min_args = 2, .max_args = 2,
+	},
+	{
+		.name = "dir",
+		.fn = gaze_cmd_dump_dir,
+		.summary = "show the raw entries of a directory",
+		.usage = "[--json] IMAGE INO|PATH",
+		.help =
+"Show a directory's format (inline or hashed), its buckets, and every\n"
+"stored entry in storage order: bucket, name hash, readdir cookie,\n"
+"inode, type and name.  '.' and '..' are not stored ('..' is the\n"
+"parent field).\n"
+DUMP_NOTE,
+		.min_args = 2, .max_args = 2,
+	},
+	{
+		.name = "usage",
+		.fn = gaze_cmd_dump_usage,
+		.summary = "show space usage by zone state and log",
+		.usage = "[--json] IMAGE",
+		.help =
+"Sum the main-area zones by state (free, open, full, prefree) and by\n"
+"log: zones, valid blocks, invalid blocks (written but no longer\n"
+"valid) and free blocks (not yet written); then the checkpoint's\n"
+"counters and the capacity.\n"
+DUMP_NOTE,
+		.min_args = 1, .max_args = 1,
+	},
+	{
+		.name = "block",
+		.fn = gaze_cmd_dump_block,
+		.summary = "decode one block",
+		.usage = "[--json] IMAGE ADDR",
+		.help =
+"Show where block ADDR (4 KiB units from the device start) lies, and\n"
+"for a main-area block its usage bit and summary entry; decode its\n"
+"metadata header (stored and computed crc) and summarise its body by\n"
+"type with the verifier's verdict.  Blocks without a header are\n"
+"reported as zeros or as file data.\n"
+DUMP_NOTE,
+		.min_args = 2, .max_args = 2,
+	},
+	{ .name = NULL }
+};
 
 static const struct gaze_cmd gaze_cmds[] = {
 	{
@@ -176,6 +280,14 @@ MNT_NOTE
 "  -w, --wait       also write checkpoints until the zone is free for\n"
 "                   reuse, and print how long it all took\n",
 		.min_args = 1, .max_args = 1,
+	},
+	{
+		.name = "dump",
+		.summary = "show on-disk structures of an unmounted image",
+		.usage = "COMMAND [--json] IMAGE [ARG]",
+		.help =
+"Decode the raw structures of an unmounted image, read-only.\n",
+		.sub = gaze_dump_cmds,
 	},
 	{ .name = NULL }
 };

@@ -752,4 +752,26 @@ int gaze_ns_enter(struct gaze_fs *fs, u32 ino, bool rw,
 		  struct gaze_mbuf **imbp);
 int gaze_ns_leave(struct gaze_fs *fs, struct gaze_mbuf *mb, bool rw, int err);
 
+/* ---------------------------------------------------------------- */
+/* repair.c: offline repair (fsck.gaze); fs->lock held, read-write   */
+/* ---------------------------------------------------------------- */
+/* table block for rewriting: as stored, or zeroed when the stored block
+ * does not verify; ref held */
+int gaze_repair_table_block(struct gaze_fs *fs, u32 table, u32 block,
+			    struct gaze_mbuf **mbp);
+/*
+ * Sets main zone zi (counted from main_zone_start): usage bits (bit i of
+ * bits = block i of the zone), summaries (zone_cap entries), valid count,
+ * state and log; only table blocks that change are dirtied.  The space
+ * state in memory is stale until gaze_repair_space_reload().
+ */
+int gaze_repair_zone_set(struct gaze_fs *fs, u32 zi, const u8 *bits,
+			 const struct gaze_summary *sums, u32 valid, u8 state,
+			 u8 log);
+/* reloads the space state from the tables, as a mount does, with the
+ * checkpoint counters and log heads (moved forward only; log_offset may
+ * be NULL) the repair counted */
+int gaze_repair_space_reload(struct gaze_fs *fs, u64 valid_blocks,
+			     u64 valid_nodes, const u32 *log_offset);
+
 #endif /* GAZE_CORE_H */

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fsck.h - the checker and repairer of GAZE, as a library: a struct fsck
+ * context works on an open zone device (any lib/zdev backend, the RAM
+ * emulator included, so a fuzz harness can run it on an image in memory).
+ *
+ *   check.c   reads the superblocks, the newest valid checkpoint, the
+ *             four tables and every node, then checks ownership of every
+ *             main-area block, zone states, the namespace and link counts
+ *             (fsck_check);
+ *   repair.c  fixes what check found through the shared core, opened
+ *             read-write: space tables rebuilt from the tree, bad nodes
+ *             and entries dropped, lost inodes reconnected, counts fixed,
+ *             and one new checkpoint at the end (fsck_repair);
+ *   main.c    the fsck.gaze command line.
+ *
+ * Memory is a few bytes per node id in use and one bit per main-area
+ * block, plus the table blocks that are stored (absent ones cost nothing).
+ */
+#ifndef GAZE_FSCK_H
+#define GAZE_FSCK_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "gaze_core.h"
+#include "gaze_util.h"
+
+/* fsck(8) exit bits */
+#define FSCK_EXIT_OK		0
+#define FSCK_EXIT_FIXED		1
+#define FSCK_EXIT_REBOOT	2
+#define FSCK_EXIT_UNCORRECTED	4
+#define FSCK_EXIT_ERROR		8
+#define FSCK_EXIT_USAGE		16
+#define FSCK_EXIT_CANCELED	32
+
+#define FSCK_MODE_CHECK		0	/* -n: never write */
+#define FSCK_MODE_PREEN		1	/* -p/-a: safe fixes only */
+#define FSCK_MODE_YES		2	/* -y: fix all it can */
+
+/* per node id state (check.c) */
+#define FK_FREE		0	/* no imap entry */
+#define FK_NODE		1	/* imap entry, not an inode, not yet claimed */
+#define FK_INODE	2
+#define FK_CHILD	3	/* map / xattr node claimed by an inode */
+#define FK_BAD		4	/* unreadable or invalid: dropped on repair */
+
+#define NF_REACHED	0x01	/* linked from the tree */
+#define NF_ORPHAN_LIST	0x02	/* on the checkpoint's orphan list */
+#define NF_DIRBAD	0x04	/* directory must be rebuilt */
+#define NF_LOST		0x08	/* to reconnect into lost+found */
+#define NF_EVICT	0x10	/* orphan to release */
+#define NF_CLAIMED	0x20	/* child node claimed once */
+#define NF_FIXINO	0x40	/* inode fields to fix (see struct fsck_ifix) */
+#define NF_SEEN		0x80	/* scratch */
+
+struct fsck_nid {		/* 4 bytes per node id in use */
+	u16	links;		/* non-dirs: nlink on disk minus links
+				 * found; 0xffff: counted in f->xl */
+	u8	kt;		/* FK_* (bits 0-2), mode >> 12 (bits 3-6) */
+	u8	flags;		/* NF_* */
+};
+#define FSCK_XLINK	0xffffu
+
+static inline u32 nid_kind(const struct fsck_nid *n)
+{
+	return n->kt & 7u;
+}
+
+static inline void nid_kind_set(struct fsck_nid *n, u32 k)
+{
+	n->kt = (u8)((n->kt & ~7u) | k);
+}
+
+static inline u32 nid_type(const struct fsck_nid *n)	/* DT_* */
+{
+	return n->kt >> 3;
+}
+
+static inline bool nid_isdir(const struct fsck_nid *n)
+{
+	return nid_type(n) == GAZE_MODE_DTYPE(GAZE_S_IFDIR);
+}
+
+/* directories (few): sorted by inode number */
+struct fsck_dir {
+	u32	ino;
+	u32	nlink;		/* on disk */
+	u32	parent;		/* on disk */
+	u32	found;		/* the directory that links it */
+	u32	subdirs;	/* subdirectories found */
+};
+
+/* link counts that do not fit fsck_nid.links */
+struct fsck_xlink {
+	u32	ino;
+	u32	nlink;		/* on disk */
+	u32	found;
+};
+
+/* a slot that must be cleared (bad pointer) */
+#define SLOT_ADDR	1	/* addr[ofs] of node `node` */
+#define SLOT_NID	2	/* nids[ofs] of inode / nid[ofs] of indirect */
+#define SLOT_XATTR	3	/* xattr_nid of inode */
+#define SLOT_IXATTR	4	/* inline xattr region of inode */
+struct fsck_slot {
+	u32	node;
+	u32	ofs;
+	u32	ino;
+	u32	what;
+};
+
+/* a directory entry to drop or retype */
+#define ENT_DROP	1
+#define ENT_TYPE	2
+struct fsck_ent {
+	u32	dir;
+	u32	ino;
+	u8	dtype;
+	u8	action;
+	u16	len;
+	char	name[GAZE_NAME_MAX + 1];
+};
+
+/* a summary entry the tree disagrees with */
+struct fsck_sumfix {
+	u64			addr;
+	struct gaze_summary	s;
+};
+
+/* a node rewritten from a repaired copy (fields fixed, checksum new) */
+struct fsck_salvage {
+	u32	nid;
+	u64	addr;
+	u8	*blk;
+};
+
+/* inode fields to fix */
+struct fsck_ifix {
+	u32	ino;
+	u64	size;		/* new size, or ~0 */
+	u64	blocks;		/* counted blocks */
+	u32	nentries;	/* dirs: entries counted, or ~0 */
+	bool	clear_orphan;
+};
+
+#define FSCK_TCACHE	16	/* table blocks kept in memory */
+struct fsck_tcache {
+	u32	t, n;
+	u64	stamp;		/* 0 = empty */
+	u8	*data;
+};
+
+struct fsck_opts {
+	int	mode;		/* FSCK_MODE_* */
+	bool	force;		/* -f */
+	bool	verbose;	/* -v */
+	bool	progress;	/* -C or a tty */
+	bool	json;
+	FILE	*out;		/* messages (stdout) */
+};
+
+struct fsck_stats {
+	u64	inodes, dirs, files, symlinks, others;
+	u64	nodes, data_blocks, dir_blocks;
+	u64	valid_blocks;
+};
+
+struct fsck {
+	struct fsck_opts	o;
+	struct gaze_dev		*dev;
+	const char		*name;
+	struct gaze_super	sb;		/* copy in use */
+	struct gaze_layout	lay;
+	u8			uuid[16];
+	int			sb_copy;	/* copy in use (0/1) */
+	bool			sb_fix;		/* rewrite superblock copies */
+	bool			sb_bad[2];
+
+	/* the checkpoint in use */
+	struct gaze_cp_head	cp;
+	u64			cp_seq;
+	u32			cp_zone, cp_off;
+	bool			cp_fallback;	/* a newer pack was invalid */
+	u32			*orphans;
+	u32			nr_orphans;
+
+	/* tables: block addresses (0 = absent or invalid: reads as zeros),
+	 * read on demand through a small cache */
+	u64			*taddr[GAZE_NR_TABLES];
+	u32			tbl_n[GAZE_NR_TABLES];
+	bool			tbl_bad;
+	u8			*imap_bad;	/* imap blocks to rewrite */
+	u64			**imap_over;	/* entries of unreadable imap
+						 * blocks, found through the
+						 * summaries */
+	u64			*zinfo_raw;	/* zinfo block addresses,
+						 * invalid ones included */
+	struct fsck_tcache	*tc;
+	u64			tc_clock;
+	int			tc_last[GAZE_NR_TABLES];
+
+	/* device zones (write pointers) for the main area */
+	struct gaze_zone	*zones;		/* lay.nr_zones entries */
+
+	/* nodes */
+	struct fsck_nid		*nid;
+	u32			nid_end;	/* 1 + highest nid in the imap */
+	struct fsck_dir		*dirs;
+	size_t			nr_dirs, cap_dirs;
+	struct fsck_xlink	*xl;
+	size_t			nr_xl, cap_xl;
+	/* main-area ownership: 1 bit per block of the main area */
+	u8			*owned;
+	u64			main_first;	/* first main block address */
+	u64			main_blocks;	/* main_count * zone_blocks */
+	u32			*log_need;	/* per log: offset to reach */
+
+	/* what repair needs */
+	struct fsck_slot	*slots;
+	size_t			nr_slots, cap_slots;
+	struct fsck_ent		*ents;
+	size_t			nr_ents, cap_ents;
+	struct fsck_ifix	*ifix;
+	size_t			nr_ifix, cap_ifix;
+	struct fsck_sumfix	*sumfix;
+	size_t			nr_sumfix, cap_sumfix;
+	struct fsck_salvage	*salv;
+	size_t			nr_salv, cap_salv;
+
+	/* results */
+	u64			problems;	/* everything found */
+	u64			unsafe;		/* of those, not safe for -p */
+	bool			space_bad;	/* space tables need a rebuild */
+	bool			cp_counts_bad;
+	bool			fatal;		/* cannot check further */
+	u64			fixed;
+	struct fsck_stats	st;
+	u64			valid_nodes, valid_inodes;
+
+	/* messages kept for --json */
+	char			**msgs;
+	size_t			nr_msgs;
+
+	/* progress */
+	u64			prog_total, prog_done;
+	int			prog_last;
+	const char		*prog_phase;
+	struct gaze_json	*json;
+	bool			json_open;
+
+	/* reads of the node scan that the reader thread did not have */
+	u8			*ra_buf;
+	u64			ra_start;
+	u32			ra_n;
+};
+
+void fsck_init(struct fsck *f, struct gaze_dev *dev, const char *name,
+	       const struct fsck_opts *o);
+void fsck_fini(struct fsck *f);
+/* reads and checks; 0 or -errno (an operational error, f->fatal for a
+ * filesystem that cannot be checked further) */
+int fsck_check(struct fsck *f);
+/* quick look: superblock and checkpoint only; 1 if cleanly unmounted */
+int fsck_is_clean(struct fsck *f);
+/* after fsck_check: fixes through the core; 0 or -errno */
+int fsck_repair(struct fsck *f);
+
+/* check.c helpers shared with repair.c */
+void fsck_problem(struct fsck *f, bool safe, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void fsck_info(struct fsck *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int fsck_read(struct fsck *f, u64 addr, void *buf);
+/* directory entries as read (good ones only); fn returns non-zero to
+ * stop; returns 0, or -EFSCORRUPTED when part of the dir is unreadable */
+typedef int (*fsck_dirent_fn)(struct fsck *f, void *ctx, const char *name,
+			      u32 len, u32 ino, u8 dtype);
+int fsck_dir_walk(struct fsck *f, u32 dir, fsck_dirent_fn fn, void *ctx,
+		  bool report);
+/* table lookups through the cache: a returned pointer is valid until
+ * the next lookup */
+u64 fsck_imap_get(struct fsck *f, u32 nid);
+const struct gaze_summary *fsck_summary_get(struct fsck *f, u32 zi, u32 off);
+const struct gaze_zinfo *fsck_zinfo_get(struct fsck *f, u32 zi);
+int fsck_log_of_zone(const struct fsck *f, u32 zone);
+struct fsck_dir *fsck_dir_find(struct fsck *f, u32 ino);
+struct fsck_xlink *fsck_xlink_find(struct fsck *f, u32 ino);
+/* readahead.c: the node scan's reader thread */
+struct fsck_ra;
+int fsck_ra_start(struct fsck *f, struct fsck_ra **rap);
+/* block addr if the reader has it (valid until the next call), else NULL */
+const void *fsck_ra_get(struct fsck_ra *ra, u64 addr);
+void fsck_ra_stop(struct fsck_ra *ra);
+void fsck_progress(struct fsck *f, const char *phase, u64 done, u64 total);
+
+#endif /* GAZE_FSCK_H */

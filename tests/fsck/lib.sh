@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0
+# lib.sh - sourced by the fsck.gaze tests (tests/fsck/*.sh).
+#
+# Environment (set by make check): GAZE_BUILDDIR, GAZE_SRCDIR.  Run by hand:
+#   GAZE_BUILDDIR=$PWD/build sh tests/fsck/clean.sh
+set -u
+
+: "${GAZE_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${GAZE_BUILDDIR:=$GAZE_SRCDIR/build}"
+FSCK="$GAZE_BUILDDIR/fsck/fsck.gaze"
+MKFS="$GAZE_BUILDDIR/mkfs/mkfs.gaze"
+POKE="$GAZE_BUILDDIR/tests/fsck/poke"
+GAZECTL="$GAZE_BUILDDIR/gazectl/gazectl"
+TEST_NAME=$(basename "$0" .sh)
+
+for p in "$FSCK" "$MKFS" "$POKE"; do
+	[ -x "$p" ] || { echo "$TEST_NAME: $p not built" >&2; exit 99; }
+done
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/gaze-fsck-$TEST_NAME.XXXXXX") ||
+	{ echo "$TEST_NAME: cannot make a temp dir" >&2; exit 99; }
+trap 'rm -rf "$T"' EXIT
+unset GAZE_TEST_MOUNTINFO
+
+NCHECKS=0
+
+fail()
+{
+	echo "FAIL: $TEST_NAME: $*" >&2
+	if [ -s "$T/out" ]; then echo "--- stdout:" >&2; cat "$T/out" >&2; fi
+	if [ -s "$T/err" ]; then echo "--- stderr:" >&2; cat "$T/err" >&2; fi
+	exit 1
+}
+
+pass()
+{
+	NCHECKS=$((NCHECKS + 1))
+	echo "ok $NCHECKS - $*"
+}
+
+# fsck ARGS...: runs fsck.gaze; $rc, $T/out, $T/err
+fsck()
+{
+	"$FSCK" "$@" </dev/null >"$T/out" 2>"$T/err"
+	rc=$?
+	return 0
+}
+
+expect_rc()
+{
+	[ "$rc" -eq "$1" ] || fail "${2:-fsck.gaze}: exit status $rc, expected $1"
+}
+
+expect_out()
+{
+	grep -q -e "$1" "$T/out" || fail "stdout lacks '$1'"
+}
+
+expect_err()
+{
+	grep -q -e "$1" "$T/err" || fail "stderr lacks '$1'"
+}
+
+sha()
+{
+	sha256sum "$1" | cut -d' ' -f1
+}
+
+# a small tree with every file type, hard links, a hashed directory, a
+# file mapped through direct and indirect nodes, xattrs when possible
+mktree()
+{
+	local d=$1 i
+	mkdir -p "$d/a/b/c" "$d/many" "$d/empty"
+	echo hello >"$d/file"
+	printf 'x%.0s' $(seq 1 5000) >"$d/a/five-k"
+	head -c 7000000 /dev/urandom >"$d/a/b/big"
+	ln "$d/file" "$d/a/b/c/hard"
+	ln -s file "$d/sym"
+	ln -s "$(printf 'p%.0s' $(seq 1 3800))" "$d/longsym"
+	mkfifo "$d/fifo"
+	for i in $(seq 1 700); do : >"$d/many/entry-number-$i"; done
+	setfattr -n user.test -v value "$d/file" 2>/dev/null || true
+	truncate -s 20M "$d/a/sparse"
+}
+
+# mkimage IMAGE [MKFS ARGS...]: a fresh 256 MiB image
+mkimage()
+{
+	local img=$1
+	shift
+	rm -f "$img"
+	"$MKFS" -q -s 256M "$@" "$img" >"$T/mkfs.out" 2>&1 ||
+		fail "mkfs.gaze $*: $(cat "$T/mkfs.out")"
+}
+
+# ino IMAGE PATH: inode number of PATH inside the image
+ino()
+{
+	"$GAZECTL" ls -d --json "$1" "$2" |
+		sed -n 's/^\[{"ino":\([0-9]*\),.*/\1/p'
+}
+
+finish()
+{
+	echo "1..$NCHECKS"
+	exit 0
+}

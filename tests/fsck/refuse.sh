@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# refuse.sh - usage errors exit 16 writing nothing; a device mounted
+# read-write is refused (exit 8) in every mode; mounted read-only only
+# -n runs (through GAZE_TEST_MOUNTINFO, a stand-in mount table); files
+# that are not GAZE give exit 8.
+. "$(dirname "$0")/lib.sh"
+
+IMG=$T/img
+mkimage "$IMG"
+sum=$(sha "$IMG")
+
+for args in "" "-n -y $IMG" "-p -y $IMG" "-Q $IMG" "$IMG $IMG" "-Cx $IMG"; do
+	fsck $args
+	expect_rc 16 "fsck.gaze $args"
+	expect_err "Try 'fsck.gaze --help'."
+	[ -s "$T/out" ] && fail "usage error wrote to stdout"
+	pass "usage error: '$args' exits 16"
+done
+fsck --help
+expect_rc 0 "--help"
+expect_out "Usage: fsck.gaze"
+fsck --version
+expect_rc 0 "--version"
+expect_out "fsck.gaze"
+pass "--help and --version"
+
+cat >"$T/mountinfo" <<EOM
+29 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw
+40 29 7:0 / /mnt/gaze rw,relatime shared:9 - gaze $IMG rw
+EOM
+for m in -n -fn -p -y; do
+	GAZE_TEST_MOUNTINFO=$T/mountinfo fsck $m "$IMG"
+	expect_rc 8 "fsck.gaze $m on a read-write mount"
+	expect_err "is mounted read-write on /mnt/gaze"
+	pass "read-write mount refused with $m"
+done
+sed -i 's|/mnt/gaze rw,relatime|/mnt/gaze ro,relatime|' "$T/mountinfo"
+for m in -p -y -fy; do
+	GAZE_TEST_MOUNTINFO=$T/mountinfo fsck $m "$IMG"
+	expect_rc 8 "fsck.gaze $m on a read-only mount"
+	expect_err "only -n is allowed"
+	pass "read-only mount refused with $m"
+done
+GAZE_TEST_MOUNTINFO=$T/mountinfo fsck -fn "$IMG"
+expect_rc 0 "fsck.gaze -fn on a read-only mount"
+pass "read-only mount checked with -n"
+[ "$(sha "$IMG")" = "$sum" ] || fail "a refused run modified the image"
+pass "image untouched by refused runs"
+
+truncate -s 64M "$T/zero"
+fsck -fn "$T/zero"
+expect_rc 8 "fsck.gaze on zeros"
+expect_err "no valid superblock"
+pass "not a GAZE filesystem: exit 8"
+fsck -fn "$T/missing"
+expect_rc 8 "fsck.gaze on a missing file"
+pass "missing device: exit 8"
+finish
