@@ -392,8 +392,18 @@ gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp)
 		if (ret)
 			goto out_free;
 	}
-	/* orphans of an unclean shutdown: freed now, unless still open */
+	/*
+	 * orphans of an unclean shutdown: freed now, unless still open.  A
+	 * damaged list does not stop the mount: its inodes only keep their
+	 * space until fsck.gaze finds them (the next checkpoint writes an
+	 * empty list).
+	 */
 	ret = gaze_orphans_load(fs);
+	if (ret == -EFSCORRUPTED) {
+		gaze_warn("the orphan list of checkpoint %llu is damaged and ignored; run fsck.gaze",
+			  (unsigned long long)fs->cp_seq);
+		ret = 0;
+	}
 	if (!ret && !(flags & (GAZE_FS_RDONLY | GAZE_FS_KEEP_ORPHANS)))
 		ret = gaze_orphans_recover(fs);
 	if (ret)
