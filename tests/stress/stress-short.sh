@@ -13,4 +13,8 @@ rc=0
 "$S" --seed 20261130 --threads 1 --time 8 || rc=1
 "$S" --seed 20261130 --threads 4 --time 8 --device-size 40M || rc=1
 "$S" --threads 3 --time 10 --zone-size 2M --device-size 256M --max-open 6 || rc=1
+# fsck.gaze -fn after every recovery must find the filesystem clean
+F=$B/fsck/fsck.gaze
+[ -x "$F" ] || { echo "fsck.gaze not built: $F" >&2; exit 99; }
+"$S" --threads 2 --time 12 --fsck "$F" || rc=1
 exit $rc
