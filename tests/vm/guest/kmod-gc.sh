@@ -21,6 +21,7 @@ B=$GAZE_BUILDDIR
 KO=$B/${KMOD:-kmod-gc}/gaze.ko
 MKFS=$B/mkfs/mkfs.gaze
 GAZECTL=$B/gazectl/gazectl
+FSCK=$B/fsck/fsck.gaze
 . "$GAZE_SRCDIR/tests/vm/guest/lib.sh"
 M=/tmp/gz/mnt
 mkdir -p $M
@@ -122,6 +123,9 @@ phase() # background_gc value
 	ok "background_gc=$1: and after umount + mount"
 	run umount $M
 	[ $rc -eq 0 ] || fail "umount"
+	run "$FSCK" -f -n $D
+	[ $rc -eq 0 ] || fail "fsck.gaze -fn after umount: exit $rc"
+	ok "background_gc=$1: fsck.gaze -fn finds the filesystem clean"
 	dmesg | grep 'gaze' | grep -v 'module verification' |
 		grep -iE 'error|corrupt|failed|warn' >$W/err &&
 		fail "gaze errors in the kernel log"
@@ -212,6 +216,9 @@ wait
 ok "fsfreeze holds writes and thaws with background_gc=sync"
 run umount $M
 [ $rc -eq 0 ] || fail "umount after the gazectl checks"
+run "$FSCK" -f -n $D
+[ $rc -eq 0 ] || fail "fsck.gaze -fn after the gazectl checks: exit $rc"
+ok "fsck.gaze -fn clean after gc, tune and freeze"
 run rmmod gaze
 [ $rc -eq 0 ] || fail "rmmod gaze"
 ok "rmmod gaze"
