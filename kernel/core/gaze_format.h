@@ -258,7 +258,7 @@ struct gaze_imap_block {
 #define GAZE_ZS_FREE		0	/* empty, may be allocated */
 #define GAZE_ZS_OPEN		1	/* a log head is in it */
 #define GAZE_ZS_FULL		2	/* written to capacity (or finished) */
-#define GAZE_ZS_PREFREE		3	/* emptied by GC, reset after next cp */
+#define GAZE_ZS_PREFREE		3	/* emptied; FREE after two more cps */
 
 struct gaze_zinfo {
 	__le32	valid;			/* valid blocks in the zone */
