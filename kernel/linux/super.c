@@ -179,12 +179,32 @@ static int gaze_write_inode(struct inode *inode, struct writeback_control *wbc)
 	return ret ? gaze_error(inode->i_sb, ret, "write_inode") : 0;
 }
 
+/*
+ * freeze: the VFS has written back every dirty page and called sync_fs
+ * (a checkpoint) before this; the GC thread is stopped so nothing moves
+ * while frozen, and started again at thaw.  Called with s_umount held.
+ */
+static int gaze_freeze_fs(struct super_block *sb)
+{
+	gaze_bggc_stop(GAZE_SB(sb));
+	return 0;
+}
+
+static int gaze_unfreeze_fs(struct super_block *sb)
+{
+	if (!sb_rdonly(sb))
+		gaze_bggc_start(GAZE_SB(sb));
+	return 0;
+}
+
 static const struct super_operations gaze_sops = {
 	.alloc_inode	= NULL,		/* plain struct inode */
 	.write_inode	= gaze_write_inode,
 	.evict_inode	= gaze_evict_inode,
 	.put_super	= gaze_put_super,
 	.sync_fs	= gaze_sync_fs,
+	.freeze_fs	= gaze_freeze_fs,
+	.unfreeze_fs	= gaze_unfreeze_fs,
 	.statfs		= gaze_statfs,
 	.show_options	= gaze_show_options,
 };

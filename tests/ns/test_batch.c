@@ -233,5 +233,6 @@ main(void)
 	compare(fs, ino, "after close + open");
 	check_map(fs, ino, "after close + open");
 	tap_ok(!gaze_fs_close(fs), "close again");
+	gaze_dev_close(d);
 	return tap_done();
 }
