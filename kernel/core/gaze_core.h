@@ -218,7 +218,8 @@ struct gaze_gc_stats {
 	u64	bg_runs;		/* background steps that moved a zone */
 	u64	checkpoints;		/* checkpoints GC wrote to free zones */
 	u64	time_ns;		/* time spent in gaze_gc_zone + cps */
-	u64	zone_ns_max;		/* longest gaze_gc_zone */
+	u64	zone_ns_total;		/* gaze_gc_zone calls that emptied a zone */
+	u64	zone_ns_max;		/* ... the longest of them */
 	/* gaze_gc_zone durations: [i] counts [2^i, 2^(i+1)) microseconds */
 	u64	hist[32];
 	u64	user_blocks;		/* file data blocks written for users */

@@ -288,6 +288,7 @@ gc_account_zone(struct gaze_fs *fs, u64 ns, bool done)
 	fs->gc.time_ns += ns;
 	if (!done)
 		return;
+	fs->gc.zone_ns_total += ns;
 	if (ns > fs->gc.zone_ns_max)
 		fs->gc.zone_ns_max = ns;
 	while (us > 1 && b < ARRAY_SIZE(fs->gc.hist) - 1) {

@@ -319,7 +319,7 @@ static void gaze_gc_stats_fill(struct gaze_fs *fs, struct gaze_ioc_gc_stats *s)
 	s->zones_foreground = g->zones_fg;
 	s->blocks_moved = g->data_moved + g->nodes_moved;
 	s->blocks_user = g->user_blocks;
-	s->reclaim_ns_total = g->time_ns;
+	s->reclaim_ns_total = g->zone_ns_total;
 	s->reclaim_ns_max = g->zone_ns_max;
 	BUILD_BUG_ON(ARRAY_SIZE(g->hist) != GAZE_GC_HIST);
 	for (i = 0; i < GAZE_GC_HIST; i++)

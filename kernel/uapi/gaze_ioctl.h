@@ -90,7 +90,7 @@ struct gaze_ioc_gc_stats {
 	__u64	zones_foreground;	/* reclaimed because space ran out */
 	__u64	blocks_moved;		/* valid blocks GC rewrote */
 	__u64	blocks_user;		/* blocks written for users */
-	__u64	reclaim_ns_total, reclaim_ns_max;
+	__u64	reclaim_ns_total, reclaim_ns_max;	/* per reclaimed zone */
 	/* reclaims by duration: bucket i counts [2^i, 2^(i+1)) us */
 	__u64	reclaim_hist[GAZE_GC_HIST];
 	struct gaze_ioc_gc_stage stage[GAZE_GC_STAGES];
