@@ -225,6 +225,9 @@ struct gaze_gc_stats {
 	u64	user_blocks;		/* file data blocks written for users */
 };
 
+#define GAZE_GCP_MAX_JOBS_	4	/* = GAZE_GCP_MAX_JOBS */
+#define GAZE_GCP_NONE		((u32)-1)
+
 struct gaze_fs {
 	struct gaze_dev		*dev;
 	struct gaze_super	sb;		/* raw, as verified at open */
@@ -247,6 +250,14 @@ struct gaze_fs {
 	int			gc_policy;	/* GAZE_GC_*, or _POLICY_DEFAULT */
 	u32			*orphans;	/* orphan.c: inode numbers */
 	u32			nr_orphans, orphan_cap;
+	/* gcpipe.c: zones pinned by in-flight jobs (GAZE_GCP_NONE: free
+	 * slot) and what they will free; fs->lock */
+	u32			gcp_zone[GAZE_GCP_MAX_JOBS_];
+	u32			gcp_gain[GAZE_GCP_MAX_JOBS_];
+	/* write reservations (space.c): blocks promised to dirty data;
+	 * resv_lock */
+	spinlock_t		resv_lock;
+	u64			resv_blocks;
 };
 
 /* ---------------------------------------------------------------- */
@@ -467,6 +478,125 @@ int gaze_gc_background(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
 		       bool force, bool *more);
 /* writes the checkpoints that turn every PREFREE zone FREE (two) */
 int gaze_gc_settle(struct gaze_fs *fs);
+
+/* ---------------------------------------------------------------- */
+/* gcpipe.c: reclaiming a zone in four stages (the pipelined GC).    */
+/* A job walks one victim zone in batches; each batch goes through   */
+/* the stages in order.  The module runs each stage on its own       */
+/* thread with bounded queues between them; tests run them in turn.  */
+/* Locking: preread, prewrite, write, begin and end need fs->lock;   */
+/* gaze_gcp_read must be called WITHOUT it (it only reads blocks).   */
+/* ---------------------------------------------------------------- */
+#define GAZE_GCP_BATCH		64	/* blocks per batch, at most */
+#define GAZE_GCP_MAX_JOBS	GAZE_GCP_MAX_JOBS_ /* victims in flight at once */
+
+/* gaze_gcp_ent.act: what the later stages do with the block */
+#define GAZE_GCP_SKIP		0	/* nothing (no longer valid, done) */
+#define GAZE_GCP_NODE		1	/* node: re-dirtied by prewrite */
+#define GAZE_GCP_DATA		2	/* file data: copy, move the slot */
+#define GAZE_GCP_DIR		3	/* uncached directory block: copy with
+					 * its header renewed, move the slot */
+
+struct gaze_gcp_ent {
+	u64			addr;	/* the block in the victim */
+	struct gaze_summary	sum;	/* its owner, as preread saw it */
+	u8			act;	/* GAZE_GCP_* */
+	void			*buf;	/* GAZE_BLOCK_SIZE, the caller's page */
+};
+
+struct gaze_gcp_job {
+	u32	zone;			/* the victim (absolute zone) */
+	u32	cursor;			/* next block offset preread scans */
+	u32	valid0;			/* valid blocks when it began */
+	u32	slot;			/* index in fs->gcp_zone[] */
+	u64	t0;			/* gaze_time_ns() at begin */
+	u64	moved;			/* blocks the job rewrote */
+	int	err;			/* first error; later stages skip */
+	bool	scanned;		/* preread reached the zone's end */
+};
+
+struct gaze_gcp_batch {
+	struct list_head	link;	/* the caller's queues */
+	struct gaze_gcp_job	*job;
+	u32			nr;	/* entries in ent[] */
+	u32			nbuf;	/* entries that need a buffer (read) */
+	struct gaze_gcp_ent	ent[GAZE_GCP_BATCH];
+};
+
+/*
+ * Starts a job on `zone` (FULL, not a log head), or on the best victim
+ * when zone is GAZE_GCP_ANY (policy as gaze_gc_select).  The zone is
+ * pinned: no victim selection picks it again and it does not become
+ * FREE, even if it empties, until gaze_gcp_end; its invalid blocks count
+ * in gaze_gcp_gain.  -ENOENT: no victim; -EBUSY: GAZE_GCP_MAX_JOBS in
+ * flight or the zone is already being collected.
+ */
+#define GAZE_GCP_ANY		((u32)-1)
+int gaze_gcp_begin(struct gaze_fs *fs, u32 zone, int policy,
+		   struct gaze_gcp_job *job);
+/*
+ * Stage 1, preread: scans from job->cursor for up to `max` (at most
+ * GAZE_GCP_BATCH) valid blocks, filling addr, sum and act (NODE or
+ * DATA; buf left to the caller).  batch->nbuf counts entries needing a
+ * buffer (act != NODE).  batch->nr == 0 and job->scanned: the zone is done.
+ */
+int gaze_gcp_preread(struct gaze_fs *fs, struct gaze_gcp_job *job,
+		     struct gaze_gcp_batch *b, u32 max);
+/* Stage 2, read (NO fs->lock): reads every entry with act != NODE,
+ * runs of consecutive blocks in one device request each */
+int gaze_gcp_read(struct gaze_fs *fs, struct gaze_gcp_batch *b);
+/*
+ * Stage 3, prewrite: checks each entry against the current state (still
+ * valid, same owner; the owner's slot or the imap points at it: otherwise
+ * SKIP, the block was overwritten, truncated, punched or deleted in the
+ * meantime and is never brought back), verifies owners and directory
+ * blocks, loads the owner nodes into the cache, re-dirties nodes and
+ * cached directory blocks (their flush moves them), and marks the rest
+ * DATA or DIR.
+ */
+int gaze_gcp_prewrite(struct gaze_fs *fs, struct gaze_gcp_batch *b);
+/*
+ * Stage 4, write: for the DATA/DIR entries whose block is STILL valid
+ * with the same owner slot (checked again, under the same lock as the
+ * move), allocates destinations in the cold data log, writes them in
+ * runs with one device request each, then points the slots at them and
+ * invalidates the old blocks.  Returns the first error (also in
+ * job->err).
+ */
+int gaze_gcp_write(struct gaze_fs *fs, struct gaze_gcp_batch *b);
+/*
+ * Ends a job (after its last batch, or on error): flushes the re-dirtied
+ * nodes and directory blocks, checks the zone is empty (PREFREE), counts
+ * it and its time in fs->gc, and unpins it.  Returns job->err or the
+ * flush's error.
+ */
+int gaze_gcp_end(struct gaze_fs *fs, struct gaze_gcp_job *job);
+/* blocks that in-flight jobs will free: sum of (cap - valid0) */
+u64 gaze_gcp_gain(struct gaze_fs *fs);
+/* is `zone` pinned by a job? (space.c keeps it PREFREE; select skips) */
+bool gaze_gcp_zone_busy(const struct gaze_fs *fs, u32 zone);
+/* vectored block I/O: the device's readv/writev when it has them, else
+ * block by block; bufs[i] is one GAZE_BLOCK_SIZE block */
+int gaze_blocks_readv(struct gaze_fs *fs, u64 addr, u32 nr, void *const *bufs);
+int gaze_blocks_writev(struct gaze_fs *fs, u64 addr, u32 nr,
+		       void *const *bufs);
+
+/* ---------------------------------------------------------------- */
+/* Write reservations (space.c), for selective blocking: buffered     */
+/* data accepted into memory is promised a block, so writeback never */
+/* meets ENOSPC.  Caller holds fs->resv_lock (a spinlock: these are  */
+/* called from write_begin without fs->lock); the counts they read   */
+/* from fs->lock's state are READ_ONCE snapshots, see space.c.       */
+/* ---------------------------------------------------------------- */
+/*
+ * Reserves nr blocks for dirty data: 0, -ENOSPC (the filesystem is full
+ * even after every possible reclaim: the write fails) or -EAGAIN (space
+ * exists but only once GC frees it: wait and retry).  `overwrite`: the
+ * blocks replace blocks the file already has (no logical growth).
+ */
+int gaze_resv_get(struct gaze_fs *fs, u32 nr, bool overwrite);
+/* gives back reservations (written back, truncated, or dropped) */
+void gaze_resv_put(struct gaze_fs *fs, u32 nr);
 
 /* ---------------------------------------------------------------- */
 /* Namespace (inode.c bmap.c dir.c xattr.c namei.c)                  */

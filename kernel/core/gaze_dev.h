@@ -48,6 +48,13 @@ struct gaze_dev_ops {
 	int (*reset)(struct gaze_dev *d, u32 zone, u32 nr);
 	int (*finish)(struct gaze_dev *d, u32 zone);
 	int (*flush)(struct gaze_dev *d);
+	/*
+	 * optional (NULL: the core goes block by block): nr consecutive
+	 * blocks from/to nr separate GAZE_BLOCK_SIZE buffers (the GC's
+	 * pages), one request; writev follows write's zone rules
+	 */
+	int (*readv)(struct gaze_dev *d, u64 blk, u32 nr, void *const *bufs);
+	int (*writev)(struct gaze_dev *d, u64 blk, u32 nr, void *const *bufs);
 };
 
 struct gaze_dev {
