@@ -579,8 +579,7 @@ mutator(void *arg)
 			if (!e) {
 				for (i = (u32)b0; i < FBLKS; i++)
 					t->bgen[f * FBLKS + i] = 0;
-				if (t->size[f] > b0 * BS)
-					t->size[f] = b0 * BS;
+				t->size[f] = b0 * BS;	/* may extend */
 			}
 		} else {
 			b0 = (r >> 16) % FBLKS;
@@ -607,8 +606,12 @@ model_check(struct mt *t)
 	u32 f, i, bad = 0;
 
 	for (f = 0; f < NFILES && !bad; f++) {
-		if (file_size(t->fs, t->ino[f]) != t->size[f])
+		if (file_size(t->fs, t->ino[f]) != t->size[f]) {
+			printf("# file %u: size %llu, model %llu\n", f,
+			       (unsigned long long)file_size(t->fs, t->ino[f]),
+			       (unsigned long long)t->size[f]);
 			bad++;
+		}
 		for (i = 0; i * BS < t->size[f] && !bad; i++)
 			bad += check_range(t->fs, t->ino[f], f,
 					   t->bgen[f * FBLKS + i], i, 1);
