@@ -43,6 +43,7 @@ fs_alloc(struct gaze_dev *dev, u32 flags)
 	fs->cache_limit = FS_DEFAULT_CACHE_LIMIT;
 	fs->gc_policy = GAZE_GC_POLICY_DEFAULT;
 	mutex_init(&fs->lock);
+	spin_lock_init(&fs->resv_lock);
 	return fs;
 }
 
