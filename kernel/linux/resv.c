@@ -32,9 +32,13 @@
  * reserved page is reclaimed (release_folio).  Migration moves the mark
  * with the page (filemap_migrate_folio).
  *
- * selective_blocking=0 (the baseline): nothing is reserved; a writer
- * waits, counted as blocked, as long as any reclaim runs
- * (sbi->gc_running > 0), like F2FS's writers wait for its GC.
+ * selective_blocking=0 (the baseline): a writer waits, counted as
+ * blocked, as long as any reclaim runs (sbi->gc_running > 0), like
+ * F2FS's writers wait for its GC; then it reserves on the logical rule
+ * alone (as F2FS counts a block at write_begin): no pacing by GC
+ * progress (-EAGAIN) and no dirty cap.  Without that logical
+ * reservation the fill-to-full test (tests/vm/kmod-resv.sh) sees
+ * accepted writes fail with ENOSPC at fsync.
  *
  * Locking and deadlocks: a writer waits holding i_rwsem (and freeze
  * protection) only: never a page lock, never fs->lock, never
@@ -189,6 +193,24 @@ static bool gaze_resv_overwrite(struct inode *inode, pgoff_t index)
 	return !ret && nr && addr != GAZE_NULL_ADDR;
 }
 
+/*
+ * Foreground GC asked for the blocks the reservations need beyond the
+ * free zones (the log room and in-flight gain count too); fs->lock.
+ */
+static u64 gaze_resv_need(struct gaze_fs *fs)
+{
+	u64 uf, phys, zones, have, extra, need;
+	u32 floor = gaze_space_user_floor(fs);
+
+	gaze_resv_snapshot(fs, &uf, &phys);
+	zones = (u64)gaze_space_free_zones(fs) + gaze_space_nr_prefree(fs);
+	have = zones > floor ? (zones - floor) * le32_to_cpu(fs->sb.zone_cap) :
+	       0;
+	extra = phys > have ? phys - have : 0;	/* log room + gain */
+	need = READ_ONCE(fs->resv_blocks) + 1;
+	return need > extra ? need - extra : 1;
+}
+
 /* a reclaim now, in the writer (no page lock held), when none runs */
 static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
 {
@@ -200,7 +222,7 @@ static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
 	gaze_gc_running_begin(sbi);
 	nofs = gaze_nofs_begin();
 	mutex_lock(&fs->lock);
-	gaze_gc_balance(fs, READ_ONCE(fs->resv_blocks) + 1);
+	gaze_gc_balance(fs, gaze_resv_need(fs));
 	gaze_space_publish(fs);
 	mutex_unlock(&fs->lock);
 	gaze_nofs_end(nofs);
@@ -286,15 +308,37 @@ static bool gaze_resv_wanted(struct address_space *mapping, pgoff_t index)
 	return want;
 }
 
+/* the baseline: the logical rule only (as F2FS counts a block at
+ * write_begin), no pacing by GC progress nor dirty cap */
+static int gaze_resv_take_logical(struct inode *inode, pgoff_t index,
+				  void **held)
+{
+	struct gaze_fs *fs = GAZE_FS(inode->i_sb);
+	bool ow = gaze_resv_overwrite(inode, index);
+	int ret;
+
+	spin_lock(&fs->resv_lock);
+	ret = gaze_resv_get_logical(fs, 1, ow);
+	spin_unlock(&fs->resv_lock);
+	if (!ret)
+		*held = ow ? GAZE_RESV_OVER : GAZE_RESV_NEW;
+	return ret;
+}
+
 int gaze_resv_write_begin(struct address_space *mapping, pgoff_t index,
 			  void **held)
 {
 	struct inode *inode = mapping->host;
 	struct gaze_sb_info *sbi = GAZE_SB(inode->i_sb);
+	int ret;
 
 	*held = NULL;
-	if (!READ_ONCE(sbi->selective))
-		return gaze_resv_wait_gc(sbi);
+	if (!READ_ONCE(sbi->selective)) {
+		ret = gaze_resv_wait_gc(sbi);
+		if (ret || !gaze_resv_wanted(mapping, index))
+			return ret;
+		return gaze_resv_take_logical(inode, index, held);
+	}
 	if (!gaze_resv_wanted(mapping, index))
 		return 0;
 	return gaze_resv_take(inode, index, held);
@@ -314,8 +358,7 @@ int gaze_resv_attach(struct folio *folio, void **held)
 		return 0;
 	}
 	/* cleaned by writeback since the look: reserve again */
-	if (READ_ONCE(sbi->selective) && !folio_test_dirty(folio) &&
-	    !gaze_resv_marked(folio))
+	if (!folio_test_dirty(folio) && !gaze_resv_marked(folio))
 		return -EAGAIN;
 	return 0;
 }
