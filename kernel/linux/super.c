@@ -124,6 +124,8 @@ static int gaze_statfs(struct dentry *dentry, struct kstatfs *buf)
 	bfree = gaze_space_free_blocks(fs);
 	used = fs->valid_inodes;
 	mutex_unlock(&fs->lock);
+	/* blocks promised to dirty pages (resv.c) are not free */
+	bfree -= min_t(u64, bfree, READ_ONCE(fs->resv_blocks));
 	files = le32_to_cpu(fs->sb.max_nid) - (GAZE_ROOT_INO + 1);
 
 	buf->f_type = GAZE_SUPER_MAGIC;
