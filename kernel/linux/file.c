@@ -549,6 +549,61 @@ out_unlock:
 	return ret;
 }
 
+/*
+ * A shared writable mapping dirties a page here (page_mkwrite): it takes
+ * the page's reservation as write_begin does (resv.c), before the page
+ * lock; -ENOSPC is SIGBUS for the store.  Writeback write-protects the
+ * page again, so the next store reserves anew.
+ */
+static vm_fault_t gaze_page_mkwrite(struct vm_fault *vmf)
+{
+	struct folio *folio = page_folio(vmf->page);
+	struct inode *inode = file_inode(vmf->vma->vm_file);
+	vm_fault_t ret = VM_FAULT_LOCKED;
+	void *held;
+	int err;
+
+	sb_start_pagefault(inode->i_sb);
+	file_update_time(vmf->vma->vm_file);
+	err = gaze_resv_write_begin(inode->i_mapping, folio->index, &held);
+	if (err) {
+		ret = vmf_error(err);
+		goto out;
+	}
+	folio_lock(folio);
+	if (folio->mapping != inode->i_mapping ||
+	    folio_pos(folio) >= i_size_read(inode)) {
+		/* truncated meanwhile: let the fault start over */
+		folio_unlock(folio);
+		gaze_resv_drop(inode, &held);
+		ret = VM_FAULT_NOPAGE;
+		goto out;
+	}
+	if (gaze_resv_attach(folio, &held)) {
+		folio_unlock(folio);
+		ret = VM_FAULT_NOPAGE;	/* cleaned meanwhile: fault again */
+		goto out;
+	}
+	folio_mark_dirty(folio);
+	folio_wait_stable(folio);
+out:
+	sb_end_pagefault(inode->i_sb);
+	return ret;
+}
+
+static const struct vm_operations_struct gaze_file_vm_ops = {
+	.fault		= filemap_fault,
+	.map_pages	= filemap_map_pages,
+	.page_mkwrite	= gaze_page_mkwrite,
+};
+
+static int gaze_file_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	file_accessed(file);
+	vma->vm_ops = &gaze_file_vm_ops;
+	return 0;
+}
+
 int gaze_shutdown(struct super_block *sb, u32 how)
 {
 	struct gaze_fs *fs;
@@ -586,7 +641,7 @@ const struct file_operations gaze_file_operations = {
 	.llseek		= generic_file_llseek,
 	.read_iter	= generic_file_read_iter,
 	.write_iter	= generic_file_write_iter,
-	.mmap		= generic_file_mmap,
+	.mmap		= gaze_file_mmap,
 	.open		= generic_file_open,
 	.fsync		= gaze_fsync,
 	.fallocate	= gaze_fallocate,

@@ -22,8 +22,8 @@
  * An overwrite (the page's block is mapped on disk: gaze_file_map, one
  * fs->lock round per newly dirtied page) does not grow the filesystem,
  * so it passes the logical rule; anything else (holes, past EOF, inline
- * files) reserves as new.  Pages dirtied through mmap are not reserved
- * (no page_mkwrite hook yet); their writeback works as before.
+ * files) reserves as new.  A shared writable mapping reserves the same
+ * way in page_mkwrite (file.c).
  *
  * The reservation is given back exactly once, by whoever clears the mark:
  * writeback of the page succeeded or failed for good (file.c, calling
