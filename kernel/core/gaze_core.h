@@ -413,6 +413,13 @@ int gaze_nodes_flush(struct gaze_fs *fs);
 int gaze_cp_write(struct gaze_fs *fs, u32 flags);
 /* finds the newest valid pack in the two checkpoint zones */
 int gaze_cp_find(struct gaze_fs *fs);
+/* blocks a checkpoint pack may take at most (head, payload, trailer) */
+u32 gaze_cp_max_pack(const struct gaze_super *sb);
+/* payload blocks and trailer (rest: the pack after its head) of a pack
+ * whose head verified; fsck shares it.  0 or -EFSCORRUPTED/-EFSBADCRC */
+int gaze_cp_verify_pack(const struct gaze_super *sb,
+			const struct gaze_cp_head *head, const u8 *rest,
+			u64 blkaddr, const char **why);
 /* finishes a partly written sequential checkpoint zone (not the active
  * one): keeps it out of the device's active-zone count */
 int gaze_cp_zone_finish(struct gaze_fs *fs, u32 zone);

@@ -17,6 +17,8 @@ vm_kmod "$BUILD/kmod-fsx"
 G=$HERE/guest/kmod-fsx.sh
 vm_guest zns "$G" -z 256 -Z 8 -N zoned.max_open=12,zoned.max_active=12 \
 	-e DEV=nvme -e KMOD=kmod-fsx
-vm_guest nullb "$G" -e DEV=nullb -e KMOD=kmod-fsx
-vm_guest virtio "$G" -d 512 -e DEV=virtio -e KMOD=kmod-fsx
+# fewer operations on the other two (null_blk is the slowest under TCG)
+vm_guest nullb "$G" -e DEV=nullb -e KMOD=kmod-fsx -e NOPS=1200 -e ROUNDS=3
+vm_guest virtio "$G" -d 512 -e DEV=virtio -e KMOD=kmod-fsx -e NOPS=1500 \
+	-e ROUNDS=3
 exit $vm_fail
