@@ -19,6 +19,12 @@
  *   discard / nodiscard           on regular devices (emulated zones),
  *                                 whether a zone reset discards the zone;
  *                                 zoned devices always reset their zones
+ *   selective_blocking=on|off     buffered writes go on during GC against
+ *                                 write reservations (on, default) or wait
+ *                                 while GC runs (off); see resv.c
+ *   dirty_limit=PCT               cap on reserved (dirty) pages, % of RAM
+ *                                 (1..90; default the superblock's
+ *                                 dirty_limit_pct)
  *
  * Remount: rw -> ro writes a clean checkpoint and makes the core instance
  * read-only in place; ro -> rw opens a new read-write instance on the same
@@ -118,6 +124,8 @@ static int gaze_statfs(struct dentry *dentry, struct kstatfs *buf)
 	bfree = gaze_space_free_blocks(fs);
 	used = fs->valid_inodes;
 	mutex_unlock(&fs->lock);
+	/* blocks promised to dirty pages (resv.c) are not free */
+	bfree -= min_t(u64, bfree, READ_ONCE(fs->resv_blocks));
 	files = le32_to_cpu(fs->sb.max_nid) - (GAZE_ROOT_INO + 1);
 
 	buf->f_type = GAZE_SUPER_MAGIC;
@@ -153,6 +161,10 @@ static int gaze_show_options(struct seq_file *seq, struct dentry *root)
 	seq_puts(seq, o->discard ? ",discard" : ",nodiscard");
 	if (o->noacl)
 		seq_puts(seq, ",noacl");
+	seq_printf(seq, ",selective_blocking=%s",
+		   o->selective_blocking ? "on" : "off");
+	if (o->dirty_limit)
+		seq_printf(seq, ",dirty_limit=%u", o->dirty_limit);
 	return 0;
 }
 
@@ -213,7 +225,14 @@ static const struct super_operations gaze_sops = {
 /* mount options                                                     */
 /* ---------------------------------------------------------------- */
 
-enum { Opt_errors, Opt_background_gc, Opt_discard, Opt_acl };
+enum { Opt_errors, Opt_background_gc, Opt_discard, Opt_acl,
+	Opt_selective_blocking, Opt_dirty_limit };
+
+static const struct constant_table gaze_param_onoff[] = {
+	{ "off",	0 },
+	{ "on",		1 },
+	{}
+};
 
 static const struct constant_table gaze_param_errors[] = {
 	{ "continue",	GAZE_ERRORS_CONTINUE },
@@ -234,6 +253,9 @@ static const struct fs_parameter_spec gaze_param_specs[] = {
 	fsparam_enum("background_gc", Opt_background_gc, gaze_param_bggc),
 	fsparam_flag_no("discard", Opt_discard),
 	fsparam_flag_no("acl", Opt_acl),
+	fsparam_enum("selective_blocking", Opt_selective_blocking,
+		     gaze_param_onoff),
+	fsparam_u32("dirty_limit", Opt_dirty_limit),
 	{}
 };
 
@@ -262,6 +284,14 @@ static int gaze_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_acl:
 		o->noacl = r.negated;
+		break;
+	case Opt_selective_blocking:
+		o->selective_blocking = r.uint_32;
+		break;
+	case Opt_dirty_limit:
+		if (r.uint_32 < 1 || r.uint_32 > 90)
+			return invalfc(fc, "dirty_limit must be 1..90");
+		o->dirty_limit = r.uint_32;
 		break;
 	}
 	return 0;
@@ -337,6 +367,7 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 		goto out_bdev;
 	}
 	sb->s_fs_info = sbi;
+	gaze_resv_init(sbi);
 	sb->s_magic = GAZE_SUPER_MAGIC;
 	sb->s_op = &gaze_sops;
 	sb->s_xattr = gaze_xattr_handlers;
@@ -455,6 +486,9 @@ static int gaze_reconfigure(struct fs_context *fc)
 	}
 	sbi->opts = *o;
 	sbi->error_logged = false;
+	WRITE_ONCE(sbi->selective, o->selective_blocking);
+	WRITE_ONCE(sbi->dirty_pct, o->dirty_limit ? o->dirty_limit :
+		   sbi->sb_dirty_pct);
 	sb->s_flags = (sb->s_flags & ~SB_POSIXACL) |
 		      (o->noacl ? 0 : SB_POSIXACL);
 	gaze_bdev_set_discard(sbi->dev, o->discard);
@@ -488,6 +522,7 @@ static int gaze_init_fs_context(struct fs_context *fc)
 		o->errors = GAZE_ERRORS_RO;
 		o->background_gc = GAZE_BGGC_ON;
 		o->discard = true;
+		o->selective_blocking = true;
 	}
 	fc->fs_private = o;
 	fc->ops = &gaze_context_ops;
