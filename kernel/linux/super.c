@@ -83,6 +83,8 @@ static void gaze_put_super(struct super_block *sb)
 	int ret;
 
 	gaze_bggc_stop(sbi);
+	/* the pipeline's jobs end (releasing their zones) before the close */
+	gaze_gcp_exit(sbi);
 	nofs = gaze_nofs_begin();
 	ret = gaze_fs_close(sbi->fs);
 	if (ret)
@@ -313,6 +315,8 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->opts = *o;
 	INIT_LIST_HEAD(&sbi->retired);
 	mutex_init(&sbi->tune_lock);
+	atomic_set(&sbi->gc_running, 0);
+	init_waitqueue_head(&sbi->gc_progress);
 	if (!sb_set_blocksize(sb, GAZE_BLOCK_SIZE)) {
 		pr_err("gaze: %s: cannot use a block size of %u\n", sb->s_id,
 		       GAZE_BLOCK_SIZE);
@@ -368,11 +372,22 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 		ret = -ENOMEM;
 		goto out_fs;
 	}
-	/* without the thread, foreground GC still frees space */
-	if (!sb_rdonly(sb))
+	ret = gaze_gcp_init(sbi);
+	if (ret) {
+		pr_err("gaze: %s: cannot allocate the GC page pool: %d\n",
+		       sb->s_id, ret);
+		goto out_root;
+	}
+	/* without the threads, foreground GC still frees space */
+	if (!sb_rdonly(sb)) {
+		gaze_gcp_start(sbi);
 		gaze_bggc_start(sbi);
+	}
 	return 0;
 
+out_root:
+	dput(sb->s_root);
+	sb->s_root = NULL;
 out_fs:
 	/* inodes are gone (iput above); nothing was changed: just free */
 	sbi->fs->flags |= GAZE_FS_RDONLY;
@@ -440,8 +455,9 @@ static int gaze_reconfigure(struct fs_context *fc)
 	int ret = 0;
 
 	sync_filesystem(sb);
-	/* the thread is restarted below with the new options, if wanted */
+	/* the threads are restarted below with the new options, if wanted */
 	gaze_bggc_stop(sbi);
+	gaze_gcp_stop(sbi);
 	nofs = gaze_nofs_begin();
 	if (want_ro && !sb_rdonly(sb))
 		ret = gaze_remount_ro(sb);
@@ -449,8 +465,10 @@ static int gaze_reconfigure(struct fs_context *fc)
 		ret = gaze_remount_rw(sb);
 	gaze_nofs_end(nofs);
 	if (ret) {
-		if (!sb_rdonly(sb))
+		if (!sb_rdonly(sb)) {
+			gaze_gcp_start(sbi);
 			gaze_bggc_start(sbi);
+		}
 		return ret;
 	}
 	sbi->opts = *o;
@@ -458,8 +476,10 @@ static int gaze_reconfigure(struct fs_context *fc)
 	sb->s_flags = (sb->s_flags & ~SB_POSIXACL) |
 		      (o->noacl ? 0 : SB_POSIXACL);
 	gaze_bdev_set_discard(sbi->dev, o->discard);
-	if (!want_ro)
+	if (!want_ro) {
+		gaze_gcp_start(sbi);
 		gaze_bggc_start(sbi);
+	}
 	return 0;
 }
 

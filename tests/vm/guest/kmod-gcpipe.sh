@@ -1,0 +1,230 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# kmod-gcpipe.sh - runs INSIDE the test guest (tests/vm/run-guest.sh): the
+# pipelined GC and the GC page pool of gaze.ko on the emulated NVMe ZNS
+# namespace (nvme0n1, 64 MiB, 2 MiB zones).
+#
+# Twice, with gc_pool=1 and with gc_pool=0 (gc_pipeline=1 both times):
+#  (a) gcpipe_model.py overwrites, truncates, punches holes in, deletes
+#      and recreates 16 files of up to 1 MiB (each block a pattern of
+#      file, generation and offset; the model in a state file), checking
+#      files with read() and mmap after dropping the caches, while this
+#      script reclaims zones with `gazectl gc --wait` in a loop; after
+#      umount, fsck.gaze -fn must be clean and, after a new mount, every
+#      file must hold its latest content;
+#  (b) gc-stats: blocks went through all four stages, and the pool
+#      counters match the switch (page-cache time only with gc_pool=0);
+# then (c) fsfreeze, remount read-only, umount (lazy) and GAZE_IOC_SHUTDOWN
+# issued while a reclaim runs: nothing hangs, fsck.gaze -fn is clean.
+# The kernel log must show no gaze error, and no WARNING/BUG (run-guest).
+# Environment: GAZE_BUILDDIR (gaze.ko in $GAZE_BUILDDIR/$KMOD).  TAP out.
+set -u
+B=$GAZE_BUILDDIR
+KO=$B/${KMOD:-kmod-gcpipe}/gaze.ko
+MKFS=$B/mkfs/mkfs.gaze
+GAZECTL=$B/gazectl/gazectl
+FSCK=$B/fsck/fsck.gaze
+MODEL="python3 $GAZE_SRCDIR/tests/vm/guest/gcpipe_model.py"
+. "$GAZE_SRCDIR/tests/vm/guest/lib.sh"
+M=/tmp/gz/mnt
+S=$W/model.json
+mkdir -p $M
+
+[ -f "$KO" ] || fail "$KO not built"
+modprobe libcrc32c
+run insmod "$KO"
+[ $rc -eq 0 ] || fail "insmod $KO"
+gz_device nvme
+ok "$D: $(cat /sys/block/${D#/dev/}/queue/zoned), zone $(($(cat /sys/block/${D#/dev/}/queue/chunk_sectors) / 2048)) MiB"
+
+# a JSON field of gc-stats (the last run's $W/out)
+stat_get() # python expression on d
+{
+	python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" <$W/out
+}
+
+gcstats()
+{
+	run "$GAZECTL" gc-stats --json $M
+	[ $rc -eq 0 ] || fail "gazectl gc-stats --json: exit $rc"
+}
+
+fresh() # mount options
+{
+	run "$MKFS" -f $D
+	[ $rc -eq 0 ] || fail "mkfs.gaze $D: exit $rc"
+	run mount -t gaze -o "$1" $D $M
+	[ $rc -eq 0 ] || fail "mount -o $1: exit $rc"
+}
+
+fsck_clean() # what
+{
+	run "$FSCK" -f -n $D
+	[ $rc -eq 0 ] || fail "fsck.gaze -fn after $1: exit $rc"
+}
+
+phase() # gc_pool value
+{
+	pool=$1
+	fresh background_gc=off
+	run "$GAZECTL" tune $M gc_pipeline=1 gc_pool=$pool gc_queue_depth=2
+	[ $rc -eq 0 ] || fail "tune gc_pipeline=1 gc_pool=$pool"
+	n_thr=$(ps | grep -c '[g]aze_gcp_')
+	[ "$n_thr" -eq 4 ] || fail "$n_thr gaze_gcp_* threads, not 4"
+	run "$GAZECTL" gc-stats --reset $M
+	[ $rc -eq 0 ] || fail "gc-stats --reset"
+	rm -f $W/model.rc
+	($MODEL mutate $M $S 500 $((7 + pool)) >$W/model.out 2>&1
+	 echo $? >$W/model.rc) &
+	gcs=0 gcok=0
+	while [ ! -e $W/model.rc ]; do
+		"$GAZECTL" gc --wait $M >$W/gc.out 2>&1
+		grc=$?
+		gcs=$((gcs + 1))
+		if [ $grc -eq 0 ]; then
+			grep -q 'reclaimed zone' $W/gc.out && gcok=$((gcok + 1))
+		elif ! grep -qE 'No space|Device or resource busy' $W/gc.out
+		then
+			cat $W/gc.out >$W/out
+			fail "gazectl gc --wait during the mutations: exit $grc"
+		fi
+	done
+	wait
+	mrc=$(cat $W/model.rc)
+	cat $W/model.out >$W/out
+	[ $mrc -eq 0 ] || fail "gc_pool=$pool: mutations / checks during GC: exit $mrc"
+	[ $gcok -gt 0 ] || fail "gc_pool=$pool: no zone reclaimed in $gcs tries"
+	ok "gc_pool=$pool: 500 overwrites, truncates, punches and deletes, read and mmap checks, $gcok of $gcs gc --wait reclaimed a zone"
+	# a few more reclaims now that files hold their final content
+	i=0
+	while [ $i -lt 4 ]; do
+		"$GAZECTL" gc --wait $M >/dev/null 2>&1
+		i=$((i + 1))
+	done
+	gcstats
+	st=$(stat_get 'd["zones_reclaimed"], min(s["blocks"] for s in d["stages"]), d["pool_blocks"], d["pages_gc"], d["pool_used_max"], d["pool_cache_ns"], int(d["pipeline"]), int(d["pool"]), d["stages"][1]["blocks"]') ||
+		fail "gc-stats --json does not parse"
+	set -- $st
+	[ "$1" -gt 0 ] || fail "gc_pool=$pool: no zone reclaimed ($st)"
+	[ "$2" -gt 0 ] || fail "gc_pool=$pool: a stage saw no block ($st)"
+	[ "$3" -ge 64 ] && [ "$4" -gt 0 ] ||
+		fail "gc_pool=$pool: pool size / pages ($st)"
+	[ "$7" -eq 1 ] && [ "$8" -eq "$pool" ] ||
+		fail "gc_pool=$pool: switches in gc-stats ($st)"
+	if [ "$pool" -eq 1 ]; then
+		[ "$5" -gt 0 ] && [ "$5" -le "$3" ] && [ "$6" -eq 0 ] ||
+			fail "gc_pool=1: pool use / page-cache time ($st)"
+	else
+		[ "$6" -gt 0 ] || fail "gc_pool=0: no page-cache time ($st)"
+	fi
+	[ "$4" -ge "$9" ] || fail "gc_pool=$pool: fewer pages than blocks read ($st)"
+	ok "gc_pool=$pool: gc-stats: zones, pages, pool blocks, used max, cache ns, pipeline, pool, blocks read = $st"
+	run "$GAZECTL" gc-stats $M
+	grep -q '^stage write' $W/out && grep -q '^GC pages' $W/out ||
+		fail "gc-stats text lacks the stage or pool lines"
+	run umount $M
+	[ $rc -eq 0 ] || fail "umount after the mutations"
+	fsck_clean "the mutations with gc_pool=$pool"
+	run mount -t gaze $D $M
+	[ $rc -eq 0 ] || fail "mount after the mutations"
+	run $MODEL verify $M $S
+	[ $rc -eq 0 ] || fail "gc_pool=$pool: content after umount + mount"
+	ok "gc_pool=$pool: fsck.gaze -fn clean, every file holds its latest content after a new mount"
+	run umount $M
+	[ $rc -eq 0 ] || fail "umount"
+}
+
+phase 1
+phase 0
+
+# --- (c) freeze, remount-ro, umount, shutdown while a reclaim runs ---------
+# fills zones with half-valid data: 1 MiB files, every other one rewritten
+fill()
+{
+	i=0
+	while [ $i -lt 16 ]; do
+		dd if=/dev/urandom of=$M/h$i bs=1M count=1 status=none ||
+			fail "fill h$i"
+		i=$((i + 1))
+	done
+	sync -f $M
+	i=0
+	while [ $i -lt 16 ]; do
+		dd if=/dev/urandom of=$M/h$i bs=1M count=1 conv=notrunc \
+			seek=0 status=none || fail "rewrite h$i"
+		i=$((i + 2))
+	done
+	sync -f $M
+}
+
+gc_bg()
+{
+	"$GAZECTL" gc --wait $M >$W/gcbg.out 2>&1 &
+	gpid=$!
+}
+
+fresh background_gc=off
+fill
+gc_bg
+run fsfreeze -f $M
+frc=$rc
+run fsfreeze -u $M
+[ $frc -eq 0 ] && [ $rc -eq 0 ] || fail "fsfreeze -f / -u during gc: $frc / $rc"
+wait $gpid || { cat $W/gcbg.out >$W/out; fail "gc --wait across a freeze"; }
+ok "fsfreeze during a reclaim: waits for it, thaws, the reclaim succeeded"
+
+gc_bg
+run mount -o remount,ro $M
+rorc=$rc
+wait $gpid
+grc=$?
+if [ $rorc -eq 0 ]; then
+	run mount -o remount,rw $M
+	[ $rc -eq 0 ] || fail "remount rw after remount ro"
+fi
+[ $grc -eq 0 ] || grep -q 'Read-only' $W/gcbg.out ||
+	{ cat $W/gcbg.out >$W/out; fail "gc --wait across remount-ro: exit $grc"; }
+ok "remount-ro during a reclaim: remount exit $rorc, gc exit $grc, no hang"
+
+gc_bg
+run umount -l $M
+[ $rc -eq 0 ] || fail "umount -l during a reclaim"
+wait $gpid
+grc=$?
+i=0
+while grep -q '^gaze ' /proc/modules && [ "$(cat /sys/module/gaze/refcnt)" != 0 ] &&
+	[ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+[ "$(cat /sys/module/gaze/refcnt)" = 0 ] || fail "the filesystem is still held after a lazy umount"
+fsck_clean "a lazy umount during a reclaim"
+ok "lazy umount during a reclaim: gc exit $grc, the superblock went away, fsck clean"
+
+run mount -t gaze -o background_gc=off $D $M
+[ $rc -eq 0 ] || fail "mount for the shutdown check"
+fill
+gc_bg
+run $MODEL shutdown $M 2
+[ $rc -eq 0 ] || fail "GAZE_IOC_SHUTDOWN during a reclaim"
+wait $gpid
+grc=$?
+run umount $M
+[ $rc -eq 0 ] || fail "umount after shutdown"
+fsck_clean "a shutdown during a reclaim"
+ok "GAZE_IOC_SHUTDOWN (no log flush) during a reclaim: gc exit $grc, umount, fsck clean"
+
+run mount -t gaze $D $M
+[ $rc -eq 0 ] || fail "mount after the shutdown"
+run umount $M
+[ $rc -eq 0 ] || fail "umount"
+fsck_clean "mounting after the shutdown"
+dmesg | grep 'gaze' | grep -v 'module verification' | grep -v 'shut down' |
+	grep -iE 'error|corrupt|failed|warn' >$W/err &&
+	fail "gaze errors in the kernel log"
+ok "no gaze error in the kernel log"
+run rmmod gaze
+[ $rc -eq 0 ] || fail "rmmod gaze"
+ok "rmmod gaze"
+echo "1..$n"
