@@ -53,6 +53,8 @@ struct gaze_mount_opts {
 	unsigned int	background_gc;	/* GAZE_BGGC_* */
 	bool		discard;
 	bool		noacl;		/* mount option noacl */
+	unsigned int	gc_pipeline;	/* gc_pipeline=on|off (gcpipe.c) */
+	unsigned int	gc_pool;	/* gc_pool=on|off */
 };
 
 struct gaze_sb_info {

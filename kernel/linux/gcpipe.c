@@ -56,7 +56,7 @@
 #define GAZE_GCP_STAGES		4
 #define GAZE_GCP_DEPTH_DEF	4
 #define GAZE_GCP_POOL_DEFAULT	1024		/* 4 MiB */
-#define GAZE_GCP_POOL_MAX	262144		/* 1 GiB */
+#define GAZE_GCP_POOL_MAX	1048576		/* 4 GiB, as mkfs.gaze --gc-pool */
 
 static const char *const gaze_gcp_stage_name[GAZE_GCP_STAGES] = {
 	"preread", "read", "prewrite", "write"
@@ -812,8 +812,8 @@ int gaze_gcp_init(struct gaze_sb_info *sbi)
 	struct inode *inode;
 	int i, ret;
 
-	sbi->gc_pipeline = 1;
-	sbi->gc_pool = 1;
+	sbi->gc_pipeline = sbi->opts.gc_pipeline;
+	sbi->gc_pool = sbi->opts.gc_pool;
 	sbi->gc_queue_depth = depth >= 1 && depth <= 64 ? depth :
 			      GAZE_GCP_DEPTH_DEF;
 	if (!want)

@@ -311,7 +311,7 @@ static const struct gaze_tunable gaze_tunables[] = {
 	{ "gc_pool", 0, 1,
 	  "GC pages from the page pool (1) or through a private page cache (0)",
 	  gaze_tget_pool, gaze_tset_pool },
-	{ "gc_pool_blocks", GAZE_GCP_BATCH, 262144,
+	{ "gc_pool_blocks", GAZE_GCP_BATCH, 1048576,
 	  "GC page pool size, in 4 KiB blocks (shrinks as pages come back)",
 	  gaze_gcp_pool_blocks, gaze_gcp_set_pool_blocks },
 	{ "gc_queue_depth", 1, 64,

@@ -15,6 +15,12 @@
  *                                 bg_gc_high_pct without pausing, off
  *                                 leaves only the foreground GC that
  *                                 writes run when free zones run short
+ *   gc_pipeline=on|off            GC through the four stage threads
+ *                                 (default on; gcpipe.c) or the baseline
+ *                                 zone move under fs->lock
+ *   gc_pool=on|off                GC pages from the page pool (default
+ *                                 on) or through a private page cache
+ *                                 (both also tunables: GAZE_IOC_TUNE)
  *   acl / noacl                   POSIX ACLs (default acl; see xattr.c)
  *   discard / nodiscard           on regular devices (emulated zones),
  *                                 whether a zone reset discards the zone;
@@ -153,6 +159,10 @@ static int gaze_show_options(struct seq_file *seq, struct dentry *root)
 	seq_printf(seq, ",errors=%s", errs[o->errors]);
 	seq_printf(seq, ",background_gc=%s", bggc[o->background_gc]);
 	seq_puts(seq, o->discard ? ",discard" : ",nodiscard");
+	if (!READ_ONCE(GAZE_SB(root->d_sb)->gc_pipeline))
+		seq_puts(seq, ",gc_pipeline=off");
+	if (!READ_ONCE(GAZE_SB(root->d_sb)->gc_pool))
+		seq_puts(seq, ",gc_pool=off");
 	if (o->noacl)
 		seq_puts(seq, ",noacl");
 	return 0;
@@ -215,7 +225,14 @@ static const struct super_operations gaze_sops = {
 /* mount options                                                     */
 /* ---------------------------------------------------------------- */
 
-enum { Opt_errors, Opt_background_gc, Opt_discard, Opt_acl };
+enum { Opt_errors, Opt_background_gc, Opt_discard, Opt_acl, Opt_gc_pipeline,
+       Opt_gc_pool };
+
+static const struct constant_table gaze_param_onoff[] = {
+	{ "off",	0 },
+	{ "on",		1 },
+	{}
+};
 
 static const struct constant_table gaze_param_errors[] = {
 	{ "continue",	GAZE_ERRORS_CONTINUE },
@@ -236,6 +253,8 @@ static const struct fs_parameter_spec gaze_param_specs[] = {
 	fsparam_enum("background_gc", Opt_background_gc, gaze_param_bggc),
 	fsparam_flag_no("discard", Opt_discard),
 	fsparam_flag_no("acl", Opt_acl),
+	fsparam_enum("gc_pipeline", Opt_gc_pipeline, gaze_param_onoff),
+	fsparam_enum("gc_pool", Opt_gc_pool, gaze_param_onoff),
 	{}
 };
 
@@ -264,6 +283,12 @@ static int gaze_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_acl:
 		o->noacl = r.negated;
+		break;
+	case Opt_gc_pipeline:
+		o->gc_pipeline = r.uint_32;
+		break;
+	case Opt_gc_pool:
+		o->gc_pool = r.uint_32;
 		break;
 	}
 	return 0;
@@ -372,7 +397,7 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 		ret = -ENOMEM;
 		goto out_fs;
 	}
-	ret = gaze_gcp_init(sbi);
+	ret = gaze_gcp_init(sbi);	/* takes opts.gc_pipeline, gc_pool */
 	if (ret) {
 		pr_err("gaze: %s: cannot allocate the GC page pool: %d\n",
 		       sb->s_id, ret);
@@ -472,6 +497,8 @@ static int gaze_reconfigure(struct fs_context *fc)
 		return ret;
 	}
 	sbi->opts = *o;
+	WRITE_ONCE(sbi->gc_pipeline, o->gc_pipeline);
+	WRITE_ONCE(sbi->gc_pool, o->gc_pool);
 	sbi->error_logged = false;
 	sb->s_flags = (sb->s_flags & ~SB_POSIXACL) |
 		      (o->noacl ? 0 : SB_POSIXACL);
@@ -504,10 +531,15 @@ static int gaze_init_fs_context(struct fs_context *fc)
 		return -ENOMEM;
 	if (fc->purpose == FS_CONTEXT_FOR_RECONFIGURE) {
 		*o = GAZE_SB(fc->root->d_sb)->opts;
+		/* the switches as tuned since */
+		o->gc_pipeline = READ_ONCE(GAZE_SB(fc->root->d_sb)->gc_pipeline);
+		o->gc_pool = READ_ONCE(GAZE_SB(fc->root->d_sb)->gc_pool);
 	} else {
 		o->errors = GAZE_ERRORS_RO;
 		o->background_gc = GAZE_BGGC_ON;
 		o->discard = true;
+		o->gc_pipeline = 1;
+		o->gc_pool = 1;
 	}
 	fc->fs_private = o;
 	fc->ops = &gaze_context_ops;

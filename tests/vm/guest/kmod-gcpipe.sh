@@ -67,7 +67,15 @@ fsck_clean() # what
 phase() # gc_pool value
 {
 	pool=$1
-	fresh background_gc=off
+	if [ $pool -eq 1 ]; then
+		fresh background_gc=off
+	else
+		fresh background_gc=off,gc_pool=off
+		grep " $M gaze " /proc/mounts | grep -q "gc_pool=off" ||
+			fail "gc_pool=off not in /proc/mounts"
+		run "$GAZECTL" tune $M
+		grep -q '^gc_pool  *0 ' $W/out || fail "mount -o gc_pool=off: tune shows $(grep gc_pool $W/out)"
+	fi
 	run "$GAZECTL" tune $M gc_pipeline=1 gc_pool=$pool gc_queue_depth=2
 	[ $rc -eq 0 ] || fail "tune gc_pipeline=1 gc_pool=$pool"
 	n_thr=$(ps | grep -c '[g]aze_gcp_')
@@ -220,6 +228,38 @@ run mount -t gaze $D $M
 run umount $M
 [ $rc -eq 0 ] || fail "umount"
 fsck_clean "mounting after the shutdown"
+
+# figures only (no timed assertion): one zone with and without the pipeline
+fresh background_gc=off
+fill
+# the pool resized online: a reclaim through 64 pages reuses them
+run "$GAZECTL" tune $M gc_pool_blocks=64
+[ $rc -eq 0 ] || fail "tune gc_pool_blocks=64"
+run "$GAZECTL" tune $M gc_pool_blocks=63
+[ $rc -eq 2 ] && grep -q 'out of range 64' $W/err || fail "gc_pool_blocks=63 accepted: exit $rc"
+run "$GAZECTL" gc-stats --reset $M
+run "$GAZECTL" gc --wait $M
+[ $rc -eq 0 ] || fail "gc --wait with a 64-page pool: exit $rc"
+gcstats
+st=$(stat_get 'd["pool_blocks"], d["pool_used_max"], d["pages_gc"], d["stages"][1]["blocks"]') ||
+	fail "gc-stats --json does not parse"
+set -- $st
+[ "$1" -eq 64 ] && [ "$2" -gt 0 ] && [ "$2" -le 64 ] && [ "$3" -gt 0 ] &&
+	[ "$3" -eq "$4" ] || fail "pool of 64: size, used max, pages, blocks read = $st"
+run "$GAZECTL" tune $M gc_pool_blocks=2048
+gcstats
+[ "$(stat_get 'd["pool_blocks"]')" -eq 2048 ] || fail "the pool did not grow to 2048"
+ok "gc_pool_blocks shrinks and grows online; a reclaim with a 64-page pool: size, used max, pages, blocks read = $st"
+for p in 1 0 1 0; do
+	run "$GAZECTL" tune $M gc_pipeline=$p
+	run "$GAZECTL" gc --wait $M
+	[ $rc -eq 0 ] || fail "gc --wait with gc_pipeline=$p: exit $rc"
+	echo "# gc_pipeline=$p: $(cat $W/out)"
+done
+run umount $M
+[ $rc -eq 0 ] || fail "umount after the figures"
+fsck_clean "the pipeline on/off reclaims"
+ok "gazectl gc --wait with gc_pipeline=1 and 0 alternately, fsck clean"
 dmesg | grep 'gaze' | grep -v 'module verification' | grep -v 'shut down' |
 	grep -iE 'error|corrupt|failed|warn' >$W/err &&
 	fail "gaze errors in the kernel log"
