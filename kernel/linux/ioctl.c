@@ -318,7 +318,7 @@ static const struct gaze_tunable gaze_tunables[] = {
 	  "batches of 64 blocks each queue between two GC stages holds",
 	  gaze_tget_depth, gaze_tset_depth },
 	{ "selective_blocking", 0, 1,
-	  "writers wait for GC only when their reservation fails (1) or always (0)",
+	  "selective blocking: writers wait for GC only when their reservation fails (1)",
 	  gaze_tget_sel, gaze_tset_sel },
 	{ "dirty_limit_pct", 1, 90,
 	  "dirty file data the filesystem accepts, in % of RAM",
