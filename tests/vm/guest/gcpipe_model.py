@@ -96,7 +96,7 @@ def check(d, model, f, how):
                 (how, f, len(got), len(want)))
         for b in range(0, len(want), BS):
             if got[b:b + BS] != want[b:b + BS]:
-                h = struct.unpack('<IIII', got[b:b + 16] + bytes(16))[:4]
+                h = struct.unpack('<IIII', (got[b:b + 16] + bytes(16))[:16])
                 die('%s: f%d block %d differs (holds magic/file/gen/blk '
                     '%x/%d/%d/%d)' % (how, f, b // BS, *h))
 
