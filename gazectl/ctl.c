@@ -288,9 +288,9 @@ gc_stats_text(const struct gaze_ioc_gc_stats *s)
 		       " blocks, deepest queue %u\n", ctl_stage_names[i],
 		       s->stage[i].busy_ns / 1e6, s->stage[i].wait_ns / 1e6,
 		       (uint64_t)s->stage[i].items, s->stage[i].qdepth_max);
-	printf("page pool:         %" PRIu64 " blocks, at most %" PRIu64
-	       " in use\n", (uint64_t)s->pool_blocks,
-	       (uint64_t)s->pool_used_max);
+	printf("page pool:         %" PRIu64 " blocks, %" PRIu64 " in use now,"
+	       " at most %" PRIu64 "\n", (uint64_t)s->pool_blocks,
+	       (uint64_t)s->pool_used, (uint64_t)s->pool_used_max);
 	printf("GC pages:          %" PRIu64 " taken, getting them %.3f ms, "
 	       "page cache insert/remove %.3f ms\n", (uint64_t)s->pages_gc,
 	       s->pool_alloc_ns / 1e6, s->pool_cache_ns / 1e6);
@@ -338,6 +338,7 @@ gc_stats_json(const struct gaze_ioc_gc_stats *s)
 	}
 	gaze_json_arr_end(&j);
 	gaze_json_u64(&j, "pool_blocks", s->pool_blocks);
+	gaze_json_u64(&j, "pool_used", s->pool_used);
 	gaze_json_u64(&j, "pool_used_max", s->pool_used_max);
 	gaze_json_u64(&j, "pool_alloc_ns", s->pool_alloc_ns);
 	gaze_json_u64(&j, "pool_cache_ns", s->pool_cache_ns);

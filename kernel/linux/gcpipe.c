@@ -782,6 +782,7 @@ void gaze_gcp_stats(struct gaze_sb_info *sbi, struct gaze_ioc_gc_stats *st,
 	}
 	st->pool_blocks = g->nr;
 	st->pool_used_max = g->used_max;
+	st->pool_used = g->nr - g->nfree;
 	st->pool_alloc_ns = g->alloc_ns;
 	st->pool_cache_ns = g->cache_ns;
 	st->pages_gc = g->pages_gc;

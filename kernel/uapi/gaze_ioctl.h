@@ -107,7 +107,8 @@ struct gaze_ioc_gc_stats {
 	 * (gc_pool=0 only), pages handed to GC */
 	__u64	pool_alloc_ns, pool_cache_ns;
 	__u64	pages_gc;
-	__u64	reserved_out[13];
+	__u64	pool_used;		/* pool pages in use now */
+	__u64	reserved_out[12];
 };
 
 /* ---- GAZE_IOC_TUNE: list, read and set tunables --------------------------- */
