@@ -131,6 +131,17 @@ phase() # gc_pool value
 	run "$GAZECTL" gc-stats $M
 	grep -q '^stage write' $W/out && grep -q '^GC pages' $W/out ||
 		fail "gc-stats text lacks the stage or pool lines"
+	run timeout 4 "$GAZECTL" gc-stats --json --watch 1 $M
+	[ "$(grep -c '"pool_blocks"' $W/out)" -ge 2 ] ||
+		fail "gc-stats --watch 1 printed $(grep -c '"pool_blocks"' $W/out) reports in 4 s"
+	run "$GAZECTL" tune $M
+	for key in gc_pipeline gc_pool gc_pool_blocks gc_queue_depth \
+		selective_blocking dirty_limit_pct; do
+		grep -q "^$key " $W/out || fail "tune list lacks $key"
+	done
+	run "$GAZECTL" tune $M gc_queue_depth=65
+	[ $rc -eq 2 ] && grep -q 'out of range 1..64' $W/err ||
+		fail "gc_queue_depth=65: exit $rc"
 	run umount $M
 	[ $rc -eq 0 ] || fail "umount after the mutations"
 	fsck_clean "the mutations with gc_pool=$pool"
