@@ -478,6 +478,17 @@ int gaze_gc_background(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
 		       bool force, bool *more);
 /* writes the checkpoints that turn every PREFREE zone FREE (two) */
 int gaze_gc_settle(struct gaze_fs *fs);
+/* gc.c internals gcpipe.c shares: owner node nid whatever its type (tmp:
+ * a scratch block; ref held); is an owner node a directory's; verify a
+ * directory block and re-dirty its cached copy (*done); lifetime
+ * counters for the checkpoint; time of one reclaim */
+int gaze_gc_node_get(struct gaze_fs *fs, u32 nid, void *tmp,
+		     struct gaze_mbuf **mbp);
+int gaze_gc_owner_is_dir(struct gaze_fs *fs, struct gaze_mbuf *owner,
+			 bool *dir);
+int gaze_gc_dir_block(struct gaze_fs *fs, u64 addr, void *blk, bool *done);
+void gaze_gc_count_cp(struct gaze_fs *fs, u64 zones, u64 moved);
+void gaze_gc_account_zone(struct gaze_fs *fs, u64 ns, bool done);
 
 /* ---------------------------------------------------------------- */
 /* gcpipe.c: reclaiming a zone in four stages (the pipelined GC).    */
@@ -519,6 +530,7 @@ struct gaze_gcp_batch {
 	struct list_head	link;	/* the caller's queues */
 	struct gaze_gcp_job	*job;
 	u32			nr;	/* entries in ent[] */
+	int			err;	/* the read stage's error */
 	u32			nbuf;	/* entries that need a buffer (read) */
 	struct gaze_gcp_ent	ent[GAZE_GCP_BATCH];
 };

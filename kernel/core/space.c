@@ -939,6 +939,38 @@ gaze_blocks_write(struct gaze_fs *fs, u64 addr, u32 nr, const void *buf)
 	return ret;
 }
 
+int
+gaze_blocks_readv(struct gaze_fs *fs, u64 addr, u32 nr, void *const *bufs)
+{
+	u32 i;
+	int ret = 0;
+
+	if (fs->dev->ops->readv)
+		return fs->dev->ops->readv(fs->dev, addr, nr, bufs);
+	for (i = 0; i < nr && !ret; i++)
+		ret = fs->dev->ops->read(fs->dev, addr + i, 1, bufs[i]);
+	return ret;
+}
+
+int
+gaze_blocks_writev(struct gaze_fs *fs, u64 addr, u32 nr, void *const *bufs)
+{
+	u32 i;
+	int ret = 0;
+
+	if (fs->flags & GAZE_FS_RDONLY)
+		return -EROFS;
+	if (!fs->dev->ops->writev) {
+		for (i = 0; i < nr && !ret; i++)
+			ret = gaze_blocks_write(fs, addr + i, 1, bufs[i]);
+		return ret;
+	}
+	ret = fs->dev->ops->writev(fs->dev, addr, nr, bufs);
+	if (ret)
+		space_write_failed(fs, addr + nr - 1);
+	return ret;
+}
+
 u64
 gaze_space_free_blocks(struct gaze_fs *fs)
 {
@@ -1174,7 +1206,9 @@ gaze_space_cp_committed(struct gaze_fs *fs)
 	for (zi = 0; zi < sp->main_count; zi++) {
 		if (sp->zones[zi].state != GAZE_ZS_PREFREE)
 			continue;
-		if (++sp->zones[zi].cps < 2)
+		/* a zone a GC job still reads from stays until it ends */
+		if (++sp->zones[zi].cps < 2 ||
+		    gaze_gcp_zone_busy(fs, sp->main_start + zi))
 			continue;
 		sp->zones[zi].state = GAZE_ZS_FREE;
 		sp->nr_free++;
