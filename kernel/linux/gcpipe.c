@@ -550,9 +550,11 @@ static int gaze_gcp_preread_thread(struct gaze_gcp *g)
 	return 0;
 }
 
-/* stages 2..4 on one batch; returns the time it worked */
+/* stages 2..4 on one batch; returns the time it worked.  *written: the
+ * batch left the write stage (and its job may have ended: do not touch
+ * the job after this) */
 static u64 gaze_gcp_stage_run(struct gaze_gcp *g, int s,
-			      struct gaze_gcp_mbatch *mb, bool *ended)
+			      struct gaze_gcp_mbatch *mb, bool *written)
 {
 	struct gaze_gcp_mjob *j = MJOB(&mb->b);
 	struct gaze_fs *fs = j->fs;
@@ -561,7 +563,7 @@ static u64 gaze_gcp_stage_run(struct gaze_gcp *g, int s,
 	bool last;
 	int ret = 0;
 
-	*ended = false;
+	*written = false;
 	if (s == 1) {
 		if (!gaze_gcp_failed(g, j))
 			ret = gaze_gcp_read(fs, &mb->b);
@@ -588,7 +590,7 @@ static u64 gaze_gcp_stage_run(struct gaze_gcp *g, int s,
 		spin_unlock(&g->lock);
 		if (last)
 			gaze_gcp_job_end(g, j);
-		*ended = true;
+		*written = true;
 	}
 	mutex_unlock(&fs->lock);
 	gaze_nofs_end(nofs);
@@ -603,24 +605,24 @@ static u32 gaze_gcp_items(int s, struct gaze_gcp_mbatch *mb)
 static int gaze_gcp_stage_thread(struct gaze_gcp *g, int s)
 {
 	struct gaze_gcp_mbatch *mb;
-	u64 wait, busy, t;
-	bool ended;
+	bool written, active;
+	u64 wait, busy;
 	u32 n;
 
 	for (;;) {
 		wait = 0;
 		/* waiting for the first batch after idling is not counted */
 		spin_lock(&g->lock);
-		t = g->njobs ? 1 : 0;
+		active = g->njobs > 0;
 		spin_unlock(&g->lock);
 		mb = gaze_gcp_pop(g, s, &wait);
 		if (!mb)
 			break;
-		if (!t)
+		if (!active)
 			wait = 0;
 		n = gaze_gcp_items(s, mb);
-		busy = gaze_gcp_stage_run(g, s, mb, &ended);
-		if (ended) {
+		busy = gaze_gcp_stage_run(g, s, mb, &written);
+		if (written) {
 			gaze_gcp_bufs_put(g, mb);
 			kfree(mb);
 			wake_up_all(&g->sbi->gc_progress);
