@@ -281,13 +281,13 @@ run "$GAZECTL" gc-stats --reset $M
 run "$GAZECTL" tune $M bg_gc_high_pct=100 bg_gc_low_pct=100 background_gc=sync
 [ $rc -eq 0 ] || fail "tune background_gc=sync"
 i=0
-while [ $i -lt 60 ]; do
+while [ $i -lt 120 ]; do
 	gcstats
 	[ "$(stat_get 'd["zones_reclaimed"] > 0 and d["stages"][3]["blocks"] > 0')" = True ] && break
 	sleep 1
 	i=$((i + 1))
 done
-[ $i -lt 60 ] || fail "background GC (sync) reclaimed nothing through the pipeline in 60 s: $(cat $W/out)"
+[ $i -lt 120 ] || fail "background GC (sync) reclaimed nothing through the pipeline in 120 s: $(cat $W/out)"
 bgz=$(stat_get 'd["zones_reclaimed"]')
 run umount $M
 [ $rc -eq 0 ] || fail "umount with background GC running"
