@@ -46,6 +46,7 @@ fs_alloc(struct gaze_dev *dev, u32 flags)
 	for (i = 0; i < GAZE_GCP_MAX_JOBS; i++)
 		fs->gcp_zone[i] = GAZE_GCP_NONE;
 	mutex_init(&fs->lock);
+	spin_lock_init(&fs->resv_lock);
 	return fs;
 }
 

@@ -413,6 +413,13 @@ int gaze_nodes_flush(struct gaze_fs *fs);
 int gaze_cp_write(struct gaze_fs *fs, u32 flags);
 /* finds the newest valid pack in the two checkpoint zones */
 int gaze_cp_find(struct gaze_fs *fs);
+/* blocks a checkpoint pack may take at most (head, payload, trailer) */
+u32 gaze_cp_max_pack(const struct gaze_super *sb);
+/* payload blocks and trailer (rest: the pack after its head) of a pack
+ * whose head verified; fsck shares it.  0 or -EFSCORRUPTED/-EFSBADCRC */
+int gaze_cp_verify_pack(const struct gaze_super *sb,
+			const struct gaze_cp_head *head, const u8 *rest,
+			u64 blkaddr, const char **why);
 /* finishes a partly written sequential checkpoint zone (not the active
  * one): keeps it out of the device's active-zone count */
 int gaze_cp_zone_finish(struct gaze_fs *fs, u32 zone);
@@ -609,6 +616,22 @@ int gaze_blocks_writev(struct gaze_fs *fs, u64 addr, u32 nr,
 int gaze_resv_get(struct gaze_fs *fs, u32 nr, bool overwrite);
 /* gives back reservations (written back, truncated, or dropped) */
 void gaze_resv_put(struct gaze_fs *fs, u32 nr);
+/* gaze_resv_get without the physical rule (-ENOSPC only): for a writer
+ * that waited long enough; writeback's foreground GC finds the room */
+int gaze_resv_get_logical(struct gaze_fs *fs, u32 nr, bool overwrite);
+/* the published counts the rules use (free user blocks, blocks writable
+ * without waiting for GC); any context */
+void gaze_resv_snapshot(struct gaze_fs *fs, u64 *user_free, u64 *phys);
+/*
+ * fs->lock: refreshes those counts.  space.c calls it wherever they
+ * change; gcpipe.c calls it after changing fs->gcp_zone/gcp_gain (begin
+ * and end of a job).
+ */
+void gaze_space_publish(struct gaze_fs *fs);
+/* fs->lock: file data writeback (namei.c gaze_file_write*) spends the
+ * reservations; `over` blocks of it replace mapped blocks */
+void gaze_space_wb_begin(struct gaze_fs *fs, u32 over);
+void gaze_space_wb_end(struct gaze_fs *fs);
 
 /* ---------------------------------------------------------------- */
 /* Namespace (inode.c bmap.c dir.c xattr.c namei.c)                  */

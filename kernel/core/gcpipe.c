@@ -130,6 +130,7 @@ gaze_gcp_begin(struct gaze_fs *fs, u32 zone, int policy,
 	job->t0 = gaze_time_ns();
 	fs->gcp_zone[slot] = zone;
 	fs->gcp_gain[slot] = gcp_cap(fs) - min(u.valid, gcp_cap(fs));
+	gaze_space_publish(fs);		/* the gain, for write reservations */
 	return 0;
 }
 
@@ -532,6 +533,7 @@ gaze_gcp_end(struct gaze_fs *fs, struct gaze_gcp_job *job)
 	gaze_gc_account_zone(fs, gaze_time_ns() - job->t0, !ret);
 	fs->gcp_zone[job->slot] = GAZE_GCP_NONE;
 	fs->gcp_gain[job->slot] = 0;
+	gaze_space_publish(fs);
 	if (!job->err)
 		job->err = ret;
 	return ret;

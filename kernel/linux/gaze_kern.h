@@ -20,6 +20,8 @@
  *   gc.c     background garbage collection thread    (gaze_bggc_*)
  *   gcpipe.c the pipelined GC's stage threads and the GC page pool
  *            (gaze_gcp_* in the module, on the core's staged GC API)
+ *   resv.c   selective blocking: write reservations of buffered
+ *            writes, blocked-writer counters         (gaze_resv_*)
  *   ioctl.c  GAZE_IOC_* (info, gc-stats, tune, gc) for gazectl
  *
  * Locking: the core serialises itself with fs->lock (a mutex taken by
@@ -55,6 +57,8 @@ struct gaze_mount_opts {
 	bool		noacl;		/* mount option noacl */
 	unsigned int	gc_pipeline;	/* gc_pipeline=on|off (gcpipe.c) */
 	unsigned int	gc_pool;	/* gc_pool=on|off */
+	bool		selective_blocking;	/* selective_blocking=on|off */
+	unsigned int	dirty_limit;	/* dirty_limit=PCT, 0 = superblock's */
 };
 
 struct gaze_sb_info {
@@ -87,13 +91,19 @@ struct gaze_sb_info {
 	struct gaze_gcp		*gcp;
 	unsigned int		gc_pipeline, gc_pool, gc_queue_depth;
 	/*
-	 * GC in progress (pipelined jobs or baseline zone moves started by
-	 * the module: background thread, GAZE_IOC_GC), and a wait queue
-	 * woken after every batch the pipeline wrote and every reclaim's
-	 * end: writers that wait for space (resv.c) sleep on it.
+	 * Selective blocking (resv.c).  gc_running: reclaims in progress
+	 * (whoever reclaims brackets it with gaze_gc_running_begin/end);
+	 * gc_progress: woken when a reclaim ends or reservations are given
+	 * back.  selective, dirty_pct: tunables, READ_ONCE.  The blocked
+	 * writer counters: blocked_lock.
 	 */
-	atomic_t		gc_running;
 	wait_queue_head_t	gc_progress;
+	atomic_t		gc_running;
+	bool			selective;
+	unsigned int		dirty_pct, sb_dirty_pct;
+	spinlock_t		blocked_lock;
+	u64			writers_blocked;
+	u64			blocked_ns_total, blocked_ns_max;
 };
 
 /*
@@ -224,19 +234,38 @@ void gaze_gcp_stats(struct gaze_sb_info *sbi, struct gaze_ioc_gc_stats *st,
 int gaze_gcp_set_pool_blocks(struct gaze_sb_info *sbi, u64 v);
 u64 gaze_gcp_pool_blocks(struct gaze_sb_info *sbi);
 
-/*
- * resv.c (selective blocking): tunables "selective_blocking" (0/1) and
- * "dirty_limit_pct" (1..90), read (set false) or written; -ENOENT for a
- * name it does not know.  gaze_resv_stats fills writers_blocked,
- * blocked_ns_total, blocked_ns_max, reserved_now, selective_blocking.
- */
-int gaze_resv_tune(struct gaze_sb_info *sbi, const char *name, u64 *val,
-		   bool set);
-void gaze_resv_stats(struct gaze_sb_info *sbi, struct gaze_ioc_gc_stats *st,
-		     bool reset);
-
 /* ioctl.c: the GAZE_IOC_* ioctls (uapi/gaze_ioctl.h) */
 long gaze_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
+
+/* resv.c: selective blocking (write reservations for buffered writes) */
+struct gaze_ioc_gc_stats;
+/* fill_super, once sbi->fs and sbi->opts are set */
+void gaze_resv_init(struct gaze_sb_info *sbi);
+/*
+ * write_begin: before the page is locked, waits as the mode says and
+ * takes a reservation into *held when the page needs one (-ENOSPC: the
+ * write fails); with the page locked, gaze_resv_attach marks it (or gives
+ * *held back if it was reserved meanwhile; -EAGAIN: unlock, put and start
+ * over); gaze_resv_drop gives *held back on an error in between.
+ */
+int gaze_resv_write_begin(struct address_space *mapping, pgoff_t index,
+			  void **held);
+int gaze_resv_attach(struct folio *folio, void **held);
+void gaze_resv_drop(struct inode *inode, void **held);
+/* the page's reservation, if any, is given back (page locked) */
+void gaze_resv_release(struct folio *folio);
+void gaze_invalidate_folio(struct folio *folio, size_t offset, size_t len);
+bool gaze_release_folio(struct folio *folio, gfp_t gfp);
+/* brackets every reclaim (foreground or background) */
+void gaze_gc_running_begin(struct gaze_sb_info *sbi);
+void gaze_gc_running_end(struct gaze_sb_info *sbi);
+/* tunables "selective_blocking" (0/1) and "dirty_limit_pct" (1..90):
+ * -ENOENT for other names, -ERANGE out of range */
+int gaze_resv_tune(struct gaze_sb_info *sbi, const char *name, u64 *val,
+		   bool set);
+/* writers_blocked, blocked_ns_total/max, reserved_now, selective_blocking */
+void gaze_resv_stats(struct gaze_sb_info *sbi, struct gaze_ioc_gc_stats *st,
+		     bool reset);
 
 /* super.c */
 int gaze_super_init(void);

@@ -150,13 +150,12 @@ static unsigned int gaze_bggc_step(struct gaze_sb_info *sbi)
 	} else {
 		nofs = gaze_nofs_begin();
 		mutex_lock(&fs->lock);
-		atomic_inc(&sbi->gc_running);
+		gaze_gc_running_begin(sbi);
 		ret = gaze_gc_background(fs, sync ? high : low, high, false,
 					 &more);
-		atomic_dec(&sbi->gc_running);
+		gaze_gc_running_end(sbi);
 		mutex_unlock(&fs->lock);
 		gaze_nofs_end(nofs);
-		wake_up_all(&sbi->gc_progress);
 	}
 	sb_end_write(sb);
 	if (ret) {

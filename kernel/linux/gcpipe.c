@@ -455,9 +455,8 @@ static void gaze_gcp_job_end(struct gaze_gcp *g, struct gaze_gcp_mjob *j)
 	spin_lock(&g->lock);
 	g->njobs--;
 	spin_unlock(&g->lock);
-	atomic_dec(&sbi->gc_running);
 	complete(&j->done);		/* j may be gone after this */
-	wake_up_all(&sbi->gc_progress);
+	gaze_gc_running_end(sbi);	/* wakes gc_progress */
 	wake_up_all(&g->wq);
 }
 
@@ -683,7 +682,7 @@ struct gaze_gcp_mjob *gaze_gcp_submit(struct gaze_sb_info *sbi,
 	}
 	j->fs = fs;
 	init_completion(&j->done);
-	atomic_inc(&sbi->gc_running);
+	gaze_gc_running_begin(sbi);
 	spin_lock(&g->lock);
 	list_add_tail(&j->link, &g->jobs);
 	if (g->njobs > g->st[0].qdepth_max)

@@ -478,10 +478,9 @@ static int gaze_gc_now(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 	ret = gaze_gc_pick(fs, g);
 	if (ret)
 		return ret;
-	atomic_inc(&sbi->gc_running);
+	gaze_gc_running_begin(sbi);
 	ret = gaze_gc_zone(fs, g->zone);
-	atomic_dec(&sbi->gc_running);
-	wake_up_all(&sbi->gc_progress);
+	gaze_gc_running_end(sbi);
 	if (!ret)
 		g->blocks_moved = fs->gc.data_moved + fs->gc.nodes_moved -
 				  moved;

@@ -25,6 +25,12 @@
  *   discard / nodiscard           on regular devices (emulated zones),
  *                                 whether a zone reset discards the zone;
  *                                 zoned devices always reset their zones
+ *   selective_blocking=on|off     buffered writes go on during GC against
+ *                                 write reservations (on, default) or wait
+ *                                 while GC runs (off); see resv.c
+ *   dirty_limit=PCT               cap on reserved (dirty) pages, % of RAM
+ *                                 (1..90; default the superblock's
+ *                                 dirty_limit_pct)
  *
  * Remount: rw -> ro writes a clean checkpoint and makes the core instance
  * read-only in place; ro -> rw opens a new read-write instance on the same
@@ -126,6 +132,8 @@ static int gaze_statfs(struct dentry *dentry, struct kstatfs *buf)
 	bfree = gaze_space_free_blocks(fs);
 	used = fs->valid_inodes;
 	mutex_unlock(&fs->lock);
+	/* blocks promised to dirty pages (resv.c) are not free */
+	bfree -= min_t(u64, bfree, READ_ONCE(fs->resv_blocks));
 	files = le32_to_cpu(fs->sb.max_nid) - (GAZE_ROOT_INO + 1);
 
 	buf->f_type = GAZE_SUPER_MAGIC;
@@ -165,6 +173,10 @@ static int gaze_show_options(struct seq_file *seq, struct dentry *root)
 		seq_puts(seq, ",gc_pool=off");
 	if (o->noacl)
 		seq_puts(seq, ",noacl");
+	seq_printf(seq, ",selective_blocking=%s",
+		   o->selective_blocking ? "on" : "off");
+	if (o->dirty_limit)
+		seq_printf(seq, ",dirty_limit=%u", o->dirty_limit);
 	return 0;
 }
 
@@ -226,7 +238,7 @@ static const struct super_operations gaze_sops = {
 /* ---------------------------------------------------------------- */
 
 enum { Opt_errors, Opt_background_gc, Opt_discard, Opt_acl, Opt_gc_pipeline,
-       Opt_gc_pool };
+       Opt_gc_pool, Opt_selective_blocking, Opt_dirty_limit };
 
 static const struct constant_table gaze_param_onoff[] = {
 	{ "off",	0 },
@@ -255,6 +267,9 @@ static const struct fs_parameter_spec gaze_param_specs[] = {
 	fsparam_flag_no("acl", Opt_acl),
 	fsparam_enum("gc_pipeline", Opt_gc_pipeline, gaze_param_onoff),
 	fsparam_enum("gc_pool", Opt_gc_pool, gaze_param_onoff),
+	fsparam_enum("selective_blocking", Opt_selective_blocking,
+		     gaze_param_onoff),
+	fsparam_u32("dirty_limit", Opt_dirty_limit),
 	{}
 };
 
@@ -289,6 +304,14 @@ static int gaze_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_gc_pool:
 		o->gc_pool = r.uint_32;
+		break;
+	case Opt_selective_blocking:
+		o->selective_blocking = r.uint_32;
+		break;
+	case Opt_dirty_limit:
+		if (r.uint_32 < 1 || r.uint_32 > 90)
+			return invalfc(fc, "dirty_limit must be 1..90");
+		o->dirty_limit = r.uint_32;
 		break;
 	}
 	return 0;
@@ -340,8 +363,6 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->opts = *o;
 	INIT_LIST_HEAD(&sbi->retired);
 	mutex_init(&sbi->tune_lock);
-	atomic_set(&sbi->gc_running, 0);
-	init_waitqueue_head(&sbi->gc_progress);
 	if (!sb_set_blocksize(sb, GAZE_BLOCK_SIZE)) {
 		pr_err("gaze: %s: cannot use a block size of %u\n", sb->s_id,
 		       GAZE_BLOCK_SIZE);
@@ -366,6 +387,7 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 		goto out_bdev;
 	}
 	sb->s_fs_info = sbi;
+	gaze_resv_init(sbi);
 	sb->s_magic = GAZE_SUPER_MAGIC;
 	sb->s_op = &gaze_sops;
 	sb->s_xattr = gaze_xattr_handlers;
@@ -500,6 +522,9 @@ static int gaze_reconfigure(struct fs_context *fc)
 	WRITE_ONCE(sbi->gc_pipeline, o->gc_pipeline);
 	WRITE_ONCE(sbi->gc_pool, o->gc_pool);
 	sbi->error_logged = false;
+	WRITE_ONCE(sbi->selective, o->selective_blocking);
+	WRITE_ONCE(sbi->dirty_pct, o->dirty_limit ? o->dirty_limit :
+		   sbi->sb_dirty_pct);
 	sb->s_flags = (sb->s_flags & ~SB_POSIXACL) |
 		      (o->noacl ? 0 : SB_POSIXACL);
 	gaze_bdev_set_discard(sbi->dev, o->discard);
@@ -540,6 +565,7 @@ static int gaze_init_fs_context(struct fs_context *fc)
 		o->discard = true;
 		o->gc_pipeline = 1;
 		o->gc_pool = 1;
+		o->selective_blocking = true;
 	}
 	fc->fs_private = o;
 	fc->ops = &gaze_context_ops;
