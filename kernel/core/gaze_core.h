@@ -493,6 +493,8 @@ int gaze_gc_node_get(struct gaze_fs *fs, u32 nid, void *tmp,
 		     struct gaze_mbuf **mbp);
 int gaze_gc_owner_is_dir(struct gaze_fs *fs, struct gaze_mbuf *owner,
 			 bool *dir);
+/* block slots of an owner node (inode or direct node; 0 for others) */
+u32 gaze_gc_owner_slots(const struct gaze_mbuf *owner);
 int gaze_gc_dir_block(struct gaze_fs *fs, u64 addr, void *blk, bool *done);
 void gaze_gc_count_cp(struct gaze_fs *fs, u64 zones, u64 moved);
 void gaze_gc_account_zone(struct gaze_fs *fs, u64 ns, bool done);

@@ -160,6 +160,15 @@ gc_move_node(struct gaze_fs *fs, u64 addr, u32 nid, const void *blk)
 	return 0;
 }
 
+u32
+gaze_gc_owner_slots(const struct gaze_mbuf *owner)
+{
+	u32 magic = le32_to_cpu(((const struct gaze_mhdr *)owner->data)->magic);
+
+	return magic == GAZE_MAGIC_INODE ? GAZE_ADDRS_PER_INODE :
+	       magic == GAZE_MAGIC_DNODE ? GAZE_ADDRS_PER_DNODE : 0;
+}
+
 /* is the inode owning node `owner` a directory? */
 int
 gaze_gc_owner_is_dir(struct gaze_fs *fs, struct gaze_mbuf *owner, bool *dir)
@@ -222,16 +231,14 @@ gc_move_data(struct gaze_fs *fs, u64 addr, const struct gaze_summary *sum,
 	struct gaze_mhdr *h;
 	bool dir, done = false;
 	__le64 *addrs;
-	u32 magic, nslots;
+	u32 nslots;
 	u64 naddr;
 	int ret;
 
 	ret = gaze_gc_node_get(fs, nid, tmp, &owner);
 	if (ret)
 		return ret;
-	magic = le32_to_cpu(((struct gaze_mhdr *)owner->data)->magic);
-	nslots = magic == GAZE_MAGIC_INODE ? GAZE_ADDRS_PER_INODE :
-		 magic == GAZE_MAGIC_DNODE ? GAZE_ADDRS_PER_DNODE : 0;
+	nslots = gaze_gc_owner_slots(owner);
 	addrs = nslots ? gaze_bmap_addrs(owner) : NULL;
 	if (ofs >= nslots || le64_to_cpu(addrs[ofs]) != addr) {
 		gaze_err("gc: block %llu: owner %u slot %u does not point at it",

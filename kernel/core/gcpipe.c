@@ -276,17 +276,13 @@ gcp_owner(struct gaze_fs *fs, const struct gaze_gcp_ent *e, void *tmp,
 {
 	u32 nid = le32_to_cpu(e->sum.nid), ofs = le16_to_cpu(e->sum.ofs);
 	struct gaze_mbuf *mb;
-	u32 magic, nslots;
 	int ret;
 
 	*owner = NULL;
 	ret = gaze_gc_node_get(fs, nid, tmp, &mb);
 	if (ret)
 		return ret;
-	magic = le32_to_cpu(((struct gaze_mhdr *)mb->data)->magic);
-	nslots = magic == GAZE_MAGIC_INODE ? GAZE_ADDRS_PER_INODE :
-		 magic == GAZE_MAGIC_DNODE ? GAZE_ADDRS_PER_DNODE : 0;
-	if (ofs >= nslots) {
+	if (ofs >= gaze_gc_owner_slots(mb)) {
 		gaze_err("gc: block %llu: owner %u has no slot %u",
 			 (unsigned long long)e->addr, nid, ofs);
 		gaze_mbuf_put(fs, mb);

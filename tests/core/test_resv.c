@@ -26,80 +26,13 @@
 #include "gaze_zdev.h"
 #include "../tap.h"
 
-#define ZB	256u		/* 1 MiB zones */
-#define BS	GAZE_BLOCK_SIZE
+#include "fixture.h"
 
-static struct gaze_dev *
-mkdev(u32 nr_zones)
-{
-	struct gaze_emu_opts o;
-	struct gaze_dev *d = NULL;
-
-	memset(&o, 0, sizeof(o));
-	o.nr_zones = nr_zones;
-	o.zone_blocks = ZB;
-	if (gaze_emu_create(&o, &d)) {
-		printf("Bail out! gaze_emu_create failed\n");
-		exit(1);
-	}
-	return d;
-}
-
-static struct gaze_fs *
-format(struct gaze_dev *d)
-{
-	struct gaze_mkfs_params p;
-	struct gaze_attr root;
-	struct gaze_fs *fs = NULL;
-	int i, err;
-
-	memset(&p, 0, sizeof(p));
-	p.geo.nr_blocks = d->nr_blocks;
-	p.geo.zone_blocks = d->zone_blocks;
-	p.geo.zone_cap = d->zone_cap;
-	p.geo.nr_zones = d->nr_zones;
-	p.geo.model = d->model;
-	p.nr_logs = 4;
-	gaze_fmt_feature_defaults(&p.feature_compat, &p.feature_ro_compat,
-				  &p.feature_incompat);
-	for (i = 0; i < 16; i++)
-		p.uuid[i] = (u8)(0x50 + i);
-	p.dir_hash_seed[0] = 0x22222222;
-	p.mkfs_time = 1700000000;
-	strcpy(p.version, "gaze-test");
-	memset(&root, 0, sizeof(root));
-	root.mode = 040755;
-	root.nlink = 2;
-	err = gaze_fs_format(d, &p, &root, &fs);
-	if (err) {
-		printf("Bail out! format: %d\n", err);
-		exit(1);
-	}
-	return fs;
-}
-
+/* a regular file in the root */
 static int
-create(struct gaze_fs *fs, const char *name, u32 *ino)
+mkfile(struct gaze_fs *fs, const char *name, u32 *ino)
 {
-	struct gaze_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.mode = 0100644;
-	a.nlink = 1;
-	return gaze_ns_mknod(fs, GAZE_ROOT_INO, name, (u32)strlen(name), &a,
-			     ino);
-}
-
-static void
-fill(void *buf, u32 file, u32 gen, u64 blk)
-{
-	u64 *w = buf, x = ((u64)file << 40) ^ ((u64)gen << 20) ^ blk;
-	u32 i;
-
-	for (i = 0; i < BS / 8; i++) {
-		x += 0x9e3779b97f4a7c15ull;
-		w[i] = (x ^ (x >> 31)) * 0xbf58476d1ce4e5b9ull;
-	}
+	return create(fs, GAZE_ROOT_INO, name, 0100644, ino);
 }
 
 /* the module's writeback path: blocks [b0, b0 + n) in one call */
@@ -136,7 +69,7 @@ verify(struct gaze_fs *fs, u32 ino, u32 file, u32 gen, u64 b0, u32 n)
 }
 
 static int
-get(struct gaze_fs *fs, u32 nr, bool overwrite)
+rget(struct gaze_fs *fs, u32 nr, bool overwrite)
 {
 	int ret;
 
@@ -147,7 +80,7 @@ get(struct gaze_fs *fs, u32 nr, bool overwrite)
 }
 
 static void
-put(struct gaze_fs *fs, u32 nr)
+rput(struct gaze_fs *fs, u32 nr)
 {
 	spin_lock(&fs->resv_lock);
 	gaze_resv_put(fs, nr);
@@ -171,7 +104,7 @@ take_all(struct gaze_fs *fs, int *why)
 {
 	u32 n = 0;
 
-	while ((*why = get(fs, 1, false)) == 0)
+	while ((*why = rget(fs, 1, false)) == 0)
 		n++;
 	return n;
 }
@@ -182,7 +115,7 @@ static void
 test_logical(void)
 {
 	struct gaze_dev *d = mkdev(48);
-	struct gaze_fs *fs = format(d);
+	struct gaze_fs *fs = format(d, 4, GAZE_GC_GREEDY);
 	u64 uf, ph, before;
 	u32 n, ino, ino2;
 	int why, err;
@@ -191,7 +124,7 @@ test_logical(void)
 	tap_ok(uf == free_blocks(fs) && uf > 0 && ph > 0,
 	       "published after format: %llu free user blocks (= statfs), %llu writable",
 	       (unsigned long long)uf, (unsigned long long)ph);
-	tap_ok(!create(fs, "a", &ino), "create a file");
+	tap_ok(!mkfile(fs, "a", &ino), "create a file");
 	gaze_resv_snapshot(fs, &uf, &ph);
 	tap_ok(uf == free_blocks(fs),
 	       "the new inode's node is published at once (%llu)",
@@ -203,30 +136,30 @@ test_logical(void)
 	       n, (unsigned long long)uf, why);
 	tap_ok(fs->resv_blocks == n, "resv_blocks counts them (%llu)",
 	       (unsigned long long)fs->resv_blocks);
-	err = create(fs, "b", &ino2);
+	err = mkfile(fs, "b", &ino2);
 	tap_ok(err == -ENOSPC,
 	       "a new inode may not take reserved blocks (%d)", err);
-	tap_ok(get(fs, 1, true) == 0, "an overwrite is still accepted");
-	put(fs, 1);
+	tap_ok(rget(fs, 1, true) == 0, "an overwrite is still accepted");
+	rput(fs, 1);
 	/* the reserved writeback fills the filesystem and never fails */
 	for (err = 0, before = 0; before + 64 <= n && !err; before += 64) {
 		err = wb(fs, ino, 1, 1, before, 64);
 		if (!err)
-			put(fs, 64);
+			rput(fs, 64);
 	}
 	tap_ok(!err, "writing back %llu reserved blocks succeeds (%d)",
 	       (unsigned long long)before, err);
 	tap_ok(!verify(fs, ino, 1, 1, 0, (u32)before), "and reads back");
 	/* full now: overwriting mapped blocks must still succeed */
-	put(fs, n - (u32)before);
+	rput(fs, n - (u32)before);
 	gaze_resv_snapshot(fs, &uf, &ph);
-	tap_ok(get(fs, (u32)uf, false) == -ENOSPC && get(fs, 64, true) == 0,
+	tap_ok(rget(fs, (u32)uf, false) == -ENOSPC && rget(fs, 64, true) == 0,
 	       "nearly full (%llu free): new data refused, overwrite reserved",
 	       (unsigned long long)uf);
 	err = wb(fs, ino, 1, 2, 0, 64);
 	tap_ok(!err, "writeback of a 64-block overwrite on a full fs (%d)",
 	       err);
-	put(fs, 64);
+	rput(fs, 64);
 	tap_ok(!verify(fs, ino, 1, 2, 0, 64) &&
 	       !verify(fs, ino, 1, 1, 64, (u32)before - 64),
 	       "the overwrite and the rest read back");
@@ -236,7 +169,7 @@ test_logical(void)
 	err = wb(fs, ino, 1, 1, before, (u32)uf + 64);
 	tap_ok(err == -ENOSPC, "new data beyond the free blocks: ENOSPC (%d)",
 	       err);
-	tap_ok(!create(fs, "b", &ino2) || uf < 2,
+	tap_ok(!mkfile(fs, "b", &ino2) || uf < 2,
 	       "without reservations a create fits again");
 	tap_ok(!gaze_fs_close(fs), "close");
 	gaze_dev_close(d);
@@ -248,12 +181,12 @@ static void
 test_physical(void)
 {
 	struct gaze_dev *d = mkdev(48);
-	struct gaze_fs *fs = format(d);
+	struct gaze_fs *fs = format(d, 4, GAZE_GC_GREEDY);
 	u32 ino[2], nr, k, half = ZB / 2;
 	u64 uf, ph, uf2, ph2;
 	int err = 0, ret;
 
-	tap_ok(!create(fs, "a", &ino[0]) && !create(fs, "b", &ino[1]),
+	tap_ok(!mkfile(fs, "a", &ino[0]) && !mkfile(fs, "b", &ino[1]),
 	       "two files");
 	/* interleave them half a zone at a time until full */
 	for (k = 0; !err; k++)
@@ -268,7 +201,7 @@ test_physical(void)
 	tap_ok(uf > ph + ZB, "logically free %llu, writable now only %llu",
 	       (unsigned long long)uf, (unsigned long long)ph);
 	nr = (u32)ph + ZB;
-	ret = get(fs, nr, false);
+	ret = rget(fs, nr, false);
 	tap_ok(ret == -EAGAIN, "physical rule: %u blocks -> EAGAIN (%d)", nr,
 	       ret);
 	tap_ok(fs->resv_blocks == 0, "a refused get reserves nothing");
@@ -283,15 +216,15 @@ test_physical(void)
 	gaze_resv_snapshot(fs, &uf2, &ph2);
 	tap_ok(ph2 == ph + 2 * ZB, "in-flight GC gain is added (%llu -> %llu)",
 	       (unsigned long long)ph, (unsigned long long)ph2);
-	ret = get(fs, nr, false);
+	ret = rget(fs, nr, false);
 	tap_ok(ret == 0, "so the same reservation is accepted (%d)", ret);
-	put(fs, nr);
+	rput(fs, nr);
 	mutex_lock(&fs->lock);
 	fs->gcp_zone[0] = GAZE_GCP_NONE;
 	fs->gcp_gain[0] = 0;
 	gaze_space_publish(fs);
 	mutex_unlock(&fs->lock);
-	tap_ok(get(fs, nr, false) == -EAGAIN, "job over: EAGAIN again");
+	tap_ok(rget(fs, nr, false) == -EAGAIN, "job over: EAGAIN again");
 	/* foreground GC and its checkpoints free zones */
 	mutex_lock(&fs->lock);
 	err = gaze_gc_balance(fs, nr);
@@ -301,19 +234,19 @@ test_physical(void)
 	gaze_resv_snapshot(fs, &uf2, &ph2);
 	tap_ok(!err && ph2 >= nr, "after GC and checkpoints: %llu writable (%d)",
 	       (unsigned long long)ph2, err);
-	ret = get(fs, nr, false);
+	ret = rget(fs, nr, false);
 	tap_ok(ret == 0, "the reservation succeeds now (%d)", ret);
 	for (k = 0, err = 0; k + 64 <= nr && !err; k += 64)
 		err = wb(fs, ino[0], 5, 1, (u64)8192 + k, 64);
 	tap_ok(!err, "and its writeback too (%d)", err);
-	put(fs, nr);
+	rput(fs, nr);
 	tap_ok(!verify(fs, ino[0], 0, 1, half, half) &&
 	       !verify(fs, ino[0], 5, 1, 8192, 64),
 	       "data intact after GC");
-	tap_ok(get(fs, nr, false) == -EAGAIN || fs->resv_blocks == nr,
+	tap_ok(rget(fs, nr, false) == -EAGAIN || fs->resv_blocks == nr,
 	       "consistent after use");
 	if (fs->resv_blocks)
-		put(fs, (u32)fs->resv_blocks);
+		rput(fs, (u32)fs->resv_blocks);
 	tap_ok(!gaze_fs_close(fs), "close");
 	gaze_dev_close(d);
 }
@@ -358,17 +291,17 @@ hammer(void *arg)
 
 	for (i = 0; i < HAMMER_ITERS; i++) {
 		if (nh == 8 || (nh && (xs(&s) & 1))) {
-			put(c->fs, held[--nh]);
+			rput(c->fs, held[--nh]);
 			continue;
 		}
 		n = 1 + (u32)(xs(&s) % 16);
-		if (!get(c->fs, n, !(xs(&s) % 4))) {
+		if (!rget(c->fs, n, !(xs(&s) % 4))) {
 			held[nh++] = n;
 			taken++;
 		}
 	}
 	while (nh)
-		put(c->fs, held[--nh]);
+		rput(c->fs, held[--nh]);
 	c->taken = taken;
 	return NULL;
 }
@@ -394,7 +327,7 @@ nswriter(void *arg)
 			continue;
 		}
 		if (!ino[f]) {
-			if (create(fs, name, &ino[f])) {
+			if (mkfile(fs, name, &ino[f])) {
 				ino[f] = 0;
 				continue;
 			}
@@ -402,7 +335,7 @@ nswriter(void *arg)
 		}
 		n = 1 + (u32)(xs(&s) % 200);
 		for (tries = 0;; tries++) {
-			err = get(fs, n, false);
+			err = rget(fs, n, false);
 			if (err != -EAGAIN)
 				break;
 			c->eagain++;
@@ -428,7 +361,7 @@ nswriter(void *arg)
 		for (nb = 0; nb < n && !err; nb += 64)
 			err = wb(fs, ino[f], f, r, len[f] + nb,
 				 min_t(u32, 64, n - nb));
-		put(fs, n);
+		rput(fs, n);
 		if (err) {
 			c->wb_fail++;
 			if (!c->first_err)
@@ -456,7 +389,7 @@ static void
 test_threads(void)
 {
 	struct gaze_dev *d = mkdev(40);
-	struct gaze_fs *fs = format(d);
+	struct gaze_fs *fs = format(d, 4, GAZE_GC_GREEDY);
 	struct ctx hc[HAMMERS], nc;
 	pthread_t ht[HAMMERS], nt;
 	u64 taken = 0;
