@@ -398,8 +398,10 @@ static int gaze_emu_read(struct gaze_dev *d, u64 blk, u32 nr, void *buf)
 	return ret;
 }
 
-static int gaze_emu_write(struct gaze_dev *d, u64 blk, u32 nr,
-			  const void *buf)
+/* write and writev: the zone rules as a ZNS drive keeps them
+ * (core/zsm.c), then one contiguous buffer or a block per page */
+static int gaze_emu_do_write(struct gaze_dev *d, u64 blk, u32 nr,
+			     const void *buf, void *const *bufs)
 {
 	struct gaze_bdev *b = GAZE_BDEV(d);
 	bool seq;
@@ -409,7 +411,6 @@ static int gaze_emu_write(struct gaze_dev *d, u64 blk, u32 nr,
 	if (ret || !nr)
 		return ret;
 	mutex_lock(&b->lock);
-	/* the same rules as a ZNS drive (core/zsm.c) */
 	ret = gaze_zsm_write_prep(&b->zsm, blk, nr);
 	seq = b->zsm.zones[blk / d->zone_blocks].type == GAZE_ZT_SEQ;
 	if (ret) {
@@ -419,12 +420,22 @@ static int gaze_emu_write(struct gaze_dev *d, u64 blk, u32 nr,
 				   (unsigned long long)(blk / d->zone_blocks));
 		return ret;
 	}
-	ret = gaze_bdev_rw(b->bdev, REQ_OP_WRITE | REQ_SYNC, blk, nr,
-			   (void *)buf);
+	if (bufs)
+		ret = gaze_bdev_rwv(b->bdev, REQ_OP_WRITE | REQ_SYNC, blk, nr,
+				    bufs);
+	else
+		ret = gaze_bdev_rw(b->bdev, REQ_OP_WRITE | REQ_SYNC, blk, nr,
+				   (void *)buf);
 	if (!ret && seq)
 		gaze_zsm_write_done(&b->zsm, blk, nr);
 	mutex_unlock(&b->lock);
 	return ret;
+}
+
+static int gaze_emu_write(struct gaze_dev *d, u64 blk, u32 nr,
+			  const void *buf)
+{
+	return gaze_emu_do_write(d, blk, nr, buf, NULL);
 }
 
 /* blocks past the emulated write pointer read as zeros, as in read */
@@ -452,29 +463,7 @@ static int gaze_emu_readv(struct gaze_dev *d, u64 blk, u32 nr,
 static int gaze_emu_writev(struct gaze_dev *d, u64 blk, u32 nr,
 			   void *const *bufs)
 {
-	struct gaze_bdev *b = GAZE_BDEV(d);
-	bool seq;
-	int ret;
-
-	ret = gaze_bdev_range(d, blk, nr);
-	if (ret || !nr)
-		return ret;
-	mutex_lock(&b->lock);
-	/* the same rules as write (and a ZNS drive): core/zsm.c */
-	ret = gaze_zsm_write_prep(&b->zsm, blk, nr);
-	seq = b->zsm.zones[blk / d->zone_blocks].type == GAZE_ZT_SEQ;
-	if (ret) {
-		mutex_unlock(&b->lock);
-		pr_err_ratelimited("gaze: %pg: write of %u blocks at %llu breaks the zone rules of zone %llu\n",
-				   b->bdev, nr, (unsigned long long)blk,
-				   (unsigned long long)(blk / d->zone_blocks));
-		return ret;
-	}
-	ret = gaze_bdev_rwv(b->bdev, REQ_OP_WRITE | REQ_SYNC, blk, nr, bufs);
-	if (!ret && seq)
-		gaze_zsm_write_done(&b->zsm, blk, nr);
-	mutex_unlock(&b->lock);
-	return ret;
+	return gaze_emu_do_write(d, blk, nr, NULL, bufs);
 }
 
 static int gaze_emu_report(struct gaze_dev *d, u32 zone, u32 nr,
