@@ -10,8 +10,9 @@
  *   -ENOSPC  the write fails at write() (nothing was copied);
  *   -EAGAIN  the space exists only once GC frees it: the writer counts as
  *            blocked, wakes the GC thread (sbi->gc_wait), runs a
- *            foreground reclaim itself when none is in flight
- *            (sbi->gc_running == 0), and waits on sbi->gc_progress (with
+ *            reclaim itself when none is in flight (sbi->gc_running ==
+ *            0; through the pipeline when gc_pipeline is on, else the
+ *            baseline foreground GC), and waits on sbi->gc_progress (with
  *            a timeout) before retrying.  After GAZE_RESV_MAX_ROUNDS it
  *            takes the reservation on the logical rule alone: writeback
  *            runs foreground GC too, so the data is still safe.
@@ -211,14 +212,27 @@ static u64 gaze_resv_need(struct gaze_fs *fs)
 	return need > extra ? need - extra : 1;
 }
 
-/* a reclaim now, in the writer (no page lock held), when none runs */
+/*
+ * A reclaim now, in the writer (no page lock held), when none runs: the
+ * best victim through the pipeline when it runs (fs->lock is held per
+ * batch only, so other writers' writeback goes on; the emptied zone
+ * counts for the physical rule as soon as it is PREFREE), else the
+ * baseline foreground GC under fs->lock.
+ */
 static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
 {
 	unsigned int nofs;
+	int ret;
 
 	wake_up(&sbi->gc_wait);
 	if (atomic_read(&sbi->gc_running))
 		return;
+	if (gaze_gcp_active(sbi)) {
+		ret = gaze_gcp_reclaim(sbi, GAZE_GCP_ANY,
+				       GAZE_GC_POLICY_DEFAULT, NULL, NULL);
+		if (ret != -ENOENT && ret != -EAGAIN && ret != -ENOSPC)
+			return;		/* done, busy, or its error logged */
+	}
 	gaze_gc_running_begin(sbi);
 	nofs = gaze_nofs_begin();
 	mutex_lock(&fs->lock);
