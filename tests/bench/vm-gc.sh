@@ -20,14 +20,16 @@
 #      one reclaim of the first --zone-mib size
 #   d  GC efficiency: MiB moved per second by the reclaim of (a) (all-on;
 #      baseline too) over the namespace's own copy rate (the same amount
-#      read and written with 1 MiB direct I/O into an empty zone, in the
-#      same guest before mkfs)
+#      copied by one dd with 1 MiB direct reads and writes from a zone
+#      into an empty zone, in the same guest before mkfs)
 # Configurations or counters the running module does not have (gazectl
 # tune refuses unknown keys) are reported as "n/a (not in this module)".
 # Options:
 #   --zone-mib N      zone size for a/c/d (repeatable; default 256 1024)
-#   --zones N         zones per namespace for a/c/d (default 16: GAZE
-#                     keeps 8 zones of GC reserve, so fewer leave no room)
+#   --zones N         zones per namespace for a/c/d (default 64: GAZE
+#                     keeps 8 zones of GC reserve; F2FS reserves ~28
+#                     sections and garbage-collects on every write when
+#                     its free sections come near that)
 #   --configs LIST    GAZE configurations for a, comma-separated among
 #                     all-on,baseline,pipeline,pool,selblock (default all)
 #   --no-f2fs         leave F2FS out
@@ -45,7 +47,7 @@ set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 export GAZE_SRCDIR=$SRC
 export GAZE_BUILDDIR=${GAZE_BUILDDIR:-$SRC/build}
-ZONES_A=() NZ=16 CONFIGS_SEL= NO_F2FS=0 FIO_MIB=1024 FIO_ZONE=16
+ZONES_A=() NZ=64 CONFIGS_SEL= NO_F2FS=0 FIO_MIB=1024 FIO_ZONE=16
 FIO_SECS=120 FIO_PCT=70 MEM=2G SEL=()
 usage() { sed -n 4,41p "$0" | sed 's/^# \?//'; exit "${1:-2}"; }
 num() { [[ $2 =~ ^[0-9]+$ ]] && [ "$2" -gt 0 ] || { echo "vm-gc: $1: '$2' is not a positive number" >&2; exit 2; }; }

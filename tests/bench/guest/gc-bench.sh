@@ -198,9 +198,11 @@ f2fs_mkfs()
 	grep -E 'Device\[|segment0|main' $W/out | sed 's/^/# mkfs.f2fs: /'
 }
 
-# f2fs_sections: per section of the main area that lies on the ZNS
-# namespace: "index start_block valid type" (type: majority segment type,
-# 1 = warm data), sections holding a current segment left out
+# f2fs_sections: per section of the main area: "index start_block valid
+# type blocks usable current" (type: majority segment type of the
+# segments with valid blocks, 0-2 hot, warm, cold data; usable: on the
+# ZNS namespace; current: none, or the log whose current segment lies in
+# it and the blocks it has left there, e.g. COLD-data:437)
 f2fs_sections()
 {
 	python3 -c '
@@ -208,32 +210,54 @@ import re, struct, sys
 sb = open(sys.argv[1], "rb")
 sb.seek(1024)
 b = sb.read(256)
-log_bps = struct.unpack_from("<I", b, 20)[0]
+bps = 1 << struct.unpack_from("<I", b, 20)[0]
 spsec = struct.unpack_from("<I", b, 24)[0]
 main = struct.unpack_from("<I", b, 92)[0]
 vblocks = int(open("/sys/block/vda/size").read()) // 8
 segs = [tuple(map(int, m)) for m in
         re.findall(r"(\d+)\|(\d+)", open(sys.argv[2]).read())]
-cur = set()
+cur = {}
 for line in open(sys.argv[3]):
-    m = re.match(r"\s*- (?:HOT|WARM|COLD)\s+(?:data|node):\s*(\d+)", line)
+    m = re.match(r"\s*- (HOT|WARM|COLD)\s+(data|node):\s*(\d+)\s+\d+\s+\d+\s+(\d+)", line)
     if m:
-        cur.add(int(m.group(1)) // spsec)
-bps = 1 << log_bps
+        seg, off = int(m.group(3)), int(m.group(4))
+        left = spsec * bps - ((seg % spsec) * bps + off)
+        cur[seg // spsec] = "%s-%s:%d" % (m.group(1), m.group(2), left)
 for s in range(len(segs) // spsec):
     part = segs[s * spsec:(s + 1) * spsec]
     start = main + s * spsec * bps
-    if start < vblocks or s in cur:
-        continue
     valid = sum(v for t, v in part)
     types = [t for t, v in part if v]
     t = max(set(types), key=types.count) if types else -1
-    print(s, start, valid, t, spsec * bps)
+    print(s, start, valid, t, spsec * bps, int(start >= vblocks),
+          cur.get(s, "none"))
 ' $V /proc/fs/f2fs/vda/segment_info /sys/kernel/debug/f2fs/status
+}
+
+# f2fs_pick: the data section on the namespace whose valid share is
+# nearest 40%: "index start valid blocks current"
+f2fs_pick()
+{
+	f2fs_sections >$W/secs || die "reading F2FS's segment_info"
+	python3 -c '
+import sys
+best = None
+for l in open(sys.argv[1]):
+    w = l.split()
+    s, start, valid, t, blocks, usable = map(int, w[:6])
+    if t not in (0, 1, 2) or valid == 0 or not usable:
+        continue
+    k = abs(valid / blocks - 0.4)
+    if best is None or k < best[0]:
+        best = (k, s, start, valid, blocks, w[6])
+if best:
+    print(*best[1:])
+' $W/secs
 }
 
 f2fs_reclaim() # BENCH
 {
+	bench=$1
 	f2fs_mkfs
 	run mount -t f2fs -o background_gc=off $V $M
 	[ $rc -eq 0 ] || die "mount f2fs"
@@ -242,21 +266,27 @@ f2fs_reclaim() # BENCH
 	run mount -t f2fs -o background_gc=off $V $M
 	[ $rc -eq 0 ] || die "mount f2fs again"
 	grep -q debugfs /proc/mounts || mount -t debugfs none /sys/kernel/debug
-	f2fs_sections >$W/secs || die "reading F2FS's segment_info"
-	set -- $(python3 -c '
-import sys
-best = None
-for l in open(sys.argv[1]):
-    s, start, valid, t, blocks = map(int, l.split())
-    if t != 1 or valid == 0:
-        continue
-    k = abs(valid / blocks - 0.4)
-    if best is None or k < best[0]:
-        best = (k, s, start, valid, blocks)
-if best:
-    print(*best[1:])
-' $W/secs)
-	[ $# -eq 4 ] || { sed 's/^/# section: /' $W/secs; die "no F2FS data section to collect"; }
+	set -- $(f2fs_pick)
+	[ $# -eq 5 ] || {
+		awk '$3 > 0' $W/secs | sed 's/^/# section: /'
+		grep -E '^ *- (HOT|WARM|COLD)' /sys/kernel/debug/f2fs/status | sed 's/^/# status: /'
+		die "no F2FS data section to collect"
+	}
+	# F2FS does not collect a section holding a current segment: a
+	# filler file of that log's temperature (cold by its extension) one
+	# block longer than what is left moves the log on, then it goes
+	if [ "$5" != none ]; then
+		case $5 in
+		COLD-data:*) filler=$M/filler.gz ;;
+		WARM-data:*) filler=$M/filler ;;
+		*) die "section $1 is the current section of $5" ;;
+		esac
+		head -c $(((${5#*:} + 1) * 4096)) /dev/zero >$filler && sync &&
+			rm $filler && sync || die "writing $filler"
+		say "f2fs: section $1 was current ($5): filled and deleted $filler"
+		set -- $(f2fs_pick)
+		[ $# -eq 5 ] && [ "$5" = none ] || die "the picked section is still current ($*)"
+	fi
 	sec=$1 start=$2 valid=$3 blocks=$4
 	drop
 	s=$(now)
@@ -266,14 +296,15 @@ if best:
 	e=$(now)
 	f2fs_sections >$W/secs2
 	after=$(awk -v s=$sec '$1 == s { print $3 }' $W/secs2)
-	say "f2fs: section $sec (block $start) held $valid valid blocks, ${after:-?} after GC"
-	echo "RESULT $1 zone=$ZONE_MIB config=f2fs secs=$(calc "$e - $s") moved=$valid valid_pct=$(calc "100 * $valid / $blocks") ksecs=0"
+	say "f2fs: section $sec (block $start, type $(awk -v s=$sec '$1 == s { print $4 }' $W/secs)) held $valid valid blocks, ${after:-?} after GC"
+	echo "RESULT $bench zone=$ZONE_MIB config=f2fs secs=$(calc "$e - $s") moved=$valid valid_pct=$(calc "100 * $valid / $blocks") ksecs=0"
 	umount $M || die "umount f2fs"
 }
 
 # --- d: the device's own copy rate --------------------------------------
 # COPY_MIB: the valid data of a 40% zone; zone 0 gets it with direct I/O
-# (untimed), then it is read back and written into zone 1, timed
+# (untimed), then one dd copies it into zone 1 (1 MiB direct reads and
+# writes in turn), timed
 bench_d_copy()
 {
 	COPY_MIB=$((ZONE_MIB * 2 / 5))
@@ -282,9 +313,8 @@ bench_d_copy()
 		die "seeding zone 0"
 	drop
 	s=$(now)
-	dd if=$Z bs=1M count=$COPY_MIB iflag=direct status=none |
-		dd of=$Z bs=1M seek=$ZONE_MIB oflag=direct iflag=fullblock status=none ||
-		die "copying zone 0 to zone 1"
+	dd if=$Z of=$Z bs=1M count=$COPY_MIB seek=$ZONE_MIB iflag=direct \
+		oflag=direct status=none || die "copying zone 0 to zone 1"
 	e=$(now)
 	cs=$(calc "$e - $s")
 	# and each half alone: read zone 0, write zone 2 from memory
