@@ -12,9 +12,10 @@
 #      all off, each alone) and for F2FS collecting one section of the
 #      same fill through F2FS_IOC_GARBAGE_COLLECT_RANGE; one guest per
 #      zone size (--zone-mib, default 256 and 1024)
-#   b  fio, one job, 4 KiB buffered random writes over a file of ~70% of
-#      the capacity for --fio-secs: GAZE all-on and baseline (background
-#      GC on) and F2FS: MiB/s, IOPS, p99 and max completion latency
+#   b  fio, one job, 4 KiB buffered random writes (written back as they
+#      go: vm.dirty_bytes 32 MiB) over a file of 70% of each filesystem's
+#      available space for --fio-secs: GAZE all-on and baseline
+#      (background GC on) and F2FS: MiB/s, IOPS, p99 and max latency
 #   c  GC page allocation and cache insertion cost per GC'd page
 #      (gc-stats pool_alloc_ns, pool_cache_ns, pages_gc), gc_pool=1 vs 0,
 #      one reclaim of the first --zone-mib size
@@ -35,8 +36,9 @@
 #   --no-f2fs         leave F2FS out
 #   --fio-mib N       namespace size for b (default 1024)
 #   --fio-zone-mib N  zone size for b (default 16)
-#   --fio-secs N      seconds of random writes per filesystem (default 120)
-#   --fio-pct N       file size, % of the usable capacity (default 70)
+#   --fio-secs N      seconds of random writes measured per filesystem
+#                     (default 90), after --fio-ramp N unmeasured (45)
+#   --fio-pct N       file size, % of the available space (default 70)
 #   --mem SIZE        guest memory (default 2G)
 # Not part of make check: the guests run under TCG, so absolute figures
 # are far below a real machine's; the ratios are what this reports.
@@ -48,8 +50,8 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 export GAZE_SRCDIR=$SRC
 export GAZE_BUILDDIR=${GAZE_BUILDDIR:-$SRC/build}
 ZONES_A=() NZ=64 CONFIGS_SEL= NO_F2FS=0 FIO_MIB=1024 FIO_ZONE=16
-FIO_SECS=120 FIO_PCT=70 MEM=2G SEL=()
-usage() { sed -n 4,41p "$0" | sed 's/^# \?//'; exit "${1:-2}"; }
+FIO_SECS=90 FIO_RAMP=45 FIO_PCT=70 MEM=2G SEL=()
+usage() { sed -n 4,43p "$0" | sed 's/^# \?//'; exit "${1:-2}"; }
 num() { [[ $2 =~ ^[0-9]+$ ]] && [ "$2" -gt 0 ] || { echo "vm-gc: $1: '$2' is not a positive number" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -62,6 +64,7 @@ while [ $# -gt 0 ]; do
 	--fio-mib) num "$1" "${2:-}"; FIO_MIB=$2; shift ;;
 	--fio-zone-mib) num "$1" "${2:-}"; FIO_ZONE=$2; shift ;;
 	--fio-secs) num "$1" "${2:-}"; FIO_SECS=$2; shift ;;
+	--fio-ramp) num "$1" "${2:-}"; FIO_RAMP=$2; shift ;;
 	--fio-pct) num "$1" "${2:-}"; FIO_PCT=$2; shift ;;
 	--mem) MEM=${2:-}; shift ;;
 	-h|--help) usage 0 ;;
@@ -141,7 +144,7 @@ for z in "${ZONES_A[@]}"; do
 done
 if has b; then
 	guest fio b "$FIO_MIB" "$FIO_ZONE" "$(vda "$FIO_ZONE")" \
-		-e FIO_SECS="$FIO_SECS" -e FIO_PCT="$FIO_PCT"
+		-e FIO_SECS="$FIO_SECS" -e FIO_RAMP="$FIO_RAMP" -e FIO_PCT="$FIO_PCT"
 fi
 
 echo

@@ -16,8 +16,10 @@
 #   CONFIGS    GAZE configurations for a, NAME:PIPELINE:POOL:SELBLOCK
 #              separated by spaces (default: the five of the ablation)
 #   NO_F2FS    1: leave F2FS out
-#   FIO_SECS   b: seconds of random writes per filesystem
-#   FIO_PCT    b: file size in % of the smaller usable capacity
+#   FIO_SECS   b: seconds of random writes measured per filesystem
+#   FIO_RAMP   b: seconds of random writes before (not measured), so that
+#              the collectors are already at work
+#   FIO_PCT    b: file size in % of each filesystem's available space
 # Needs GAZE_BUILDDIR (gaze.ko in kmod/, mkfs.gaze, gazectl,
 # tests/bench/f2fs-gcrange), mkfs.f2fs, fio, python3, blkzone.
 set -u
@@ -29,7 +31,8 @@ BENCHES=${BENCHES:-a}
 ZONE_MIB=${ZONE_MIB:-256}
 CONFIGS=${CONFIGS:-"baseline:0:0:0 all-on:1:1:1 pipeline:1:0:0 pool:0:1:0 selblock:0:0:1"}
 NO_F2FS=${NO_F2FS:-0}
-FIO_SECS=${FIO_SECS:-120}
+FIO_SECS=${FIO_SECS:-90}
+FIO_RAMP=${FIO_RAMP:-45}
 FIO_PCT=${FIO_PCT:-70}
 W=/tmp/gcb
 M=$W/mnt
@@ -356,10 +359,11 @@ fio_run() # NAME
 {
 	run fio --name=gc --filename=$M/fio.dat --size=${FIO_MIB}m \
 		--rw=randwrite --bs=4k --ioengine=psync --fallocate=none \
-		--runtime=$FIO_SECS --time_based --randrepeat=1 \
+		--ramp_time=$FIO_RAMP --runtime=$FIO_SECS --time_based \
+		--randrepeat=1 \
 		--random_generator=lfsr --end_fsync=1 \
 		--output-format=json --output=$W/fio.json
-	[ $rc -eq 0 ] || die "fio on $1"
+	[ $rc -eq 0 ] || return 1
 	python3 -c '
 import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]["write"]
@@ -372,24 +376,38 @@ print("mibs=%.3f iops=%.1f p99_us=%.1f max_us=%.1f mean_us=%.2f mib=%.1f" % (
 ' $W/fio.json
 }
 
+# the file of b: FIO_PCT% of the filesystem's available blocks when empty
+fio_size()
+{
+	FIO_MIB=$(($(stat -f -c '%a' $M) / 256 * FIO_PCT / 100))
+}
+
+# b_one NAME: fio on the mounted $M, RESULT line (or the error)
+b_one()
+{
+	name=$1
+	fio_size
+	say "b: $name: file $FIO_MIB MiB ($FIO_PCT% of $(($(stat -f -c '%a' $M) / 256)) MiB available), ${FIO_RAMP}s + ${FIO_SECS}s measured of 4 KiB random writes"
+	if ! r=$(fio_run $name); then
+		echo "RESULT b config=$name error=$(tail -1 $W/err | tr ' ' _)"
+		sed 's/^/#   /' $W/err | tail -5
+		return 1
+	fi
+	g=
+	if [ $name != f2fs ]; then
+		run "$CTL" gc-stats --json $M
+		echo "STATS b config=$name $(cat $W/out)"
+		g=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print("gc_zones=%d gc_fg=%d gc_moved=%d writers_blocked=%d" % (d["zones_reclaimed"], d["zones_foreground"], d["blocks_moved"], d["writers_blocked"]))' <$W/out)
+	fi
+	echo "RESULT b config=$name size_mib=$FIO_MIB $r $g"
+}
+
 bench_b()
 {
-	# the file: FIO_PCT% of the smaller usable capacity of the two
-	f2fs_mkfs
-	run mount -t f2fs $V $M
-	[ $rc -eq 0 ] || die "mount f2fs"
-	fcap=$(($(stat -f -c '%b' $M) / 256))
-	umount $M
-	blkzone reset $Z
-	run "$MKFS" -f -q $Z
-	run mount -t gaze $Z $M
-	[ $rc -eq 0 ] || die "mount gaze"
-	gcap=$(($(stat -f -c '%b' $M) / 256))
-	umount $M
-	cap=$gcap
-	[ "$NO_F2FS" = 1 ] || [ $fcap -ge $cap ] || cap=$fcap
-	FIO_MIB=$((cap * FIO_PCT / 100))
-	say "b: usable MiB gaze $gcap f2fs $fcap; file $FIO_MIB MiB, ${FIO_SECS}s of 4 KiB random writes"
+	# buffered, but written back as it goes: the page cache would
+	# otherwise absorb the whole run and the collectors would idle
+	echo $((8 << 20)) >/proc/sys/vm/dirty_background_bytes
+	echo $((32 << 20)) >/proc/sys/vm/dirty_bytes
 	for c in baseline:0:0:0 all-on:1:1:1; do
 		IFS=: read -r name p q sb <<-EOF
 		$c
@@ -404,19 +422,14 @@ bench_b()
 			echo "RESULT b config=$name na=1 missing=$(echo $NA | tr ' ' ,)"
 			continue
 		fi
-		r=$(fio_run $name) || { echo "$r"; exit 1; }
-		run "$CTL" gc-stats --json $M
-		echo "STATS b config=$name $(cat $W/out)"
-		g=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print("gc_zones=%d gc_fg=%d gc_moved=%d writers_blocked=%d" % (d["zones_reclaimed"], d["zones_foreground"], d["blocks_moved"], d["writers_blocked"]))' <$W/out)
-		echo "RESULT b config=$name $r $g"
+		b_one $name
 		umount $M || die "umount"
 	done
 	[ "$NO_F2FS" = 1 ] && return
 	f2fs_mkfs
 	run mount -t f2fs $V $M
 	[ $rc -eq 0 ] || die "mount f2fs"
-	r=$(fio_run f2fs) || { echo "$r"; exit 1; }
-	echo "RESULT b config=f2fs $r"
+	b_one f2fs
 	umount $M || die "umount f2fs"
 }
 
