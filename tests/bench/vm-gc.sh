@@ -51,7 +51,7 @@ export GAZE_SRCDIR=$SRC
 export GAZE_BUILDDIR=${GAZE_BUILDDIR:-$SRC/build}
 ZONES_A=() NZ=64 CONFIGS_SEL= NO_F2FS=0 FIO_MIB=1024 FIO_ZONE=16
 FIO_SECS=90 FIO_RAMP=45 FIO_PCT=70 MEM=2G SEL=()
-usage() { sed -n 4,43p "$0" | sed 's/^# \?//'; exit "${1:-2}"; }
+usage() { sed -n '4,/^# Exit/p' "$0" | sed 's/^# \?//'; exit "${1:-2}"; }
 num() { [[ $2 =~ ^[0-9]+$ ]] && [ "$2" -gt 0 ] || { echo "vm-gc: $1: '$2' is not a positive number" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
 	case $1 in
