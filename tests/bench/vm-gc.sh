@@ -123,7 +123,8 @@ guest()
 		# TCG on a loaded host sometimes fails the guest kernel's
 		# timer check at boot: one more try when it never started
 		[ $rc -eq 125 ] && [ $try -eq 1 ] &&
-			! grep -qa 'gaze: loaded' "$OUT/$name/console.log" || break
+			! grep -qa '^# /dev/nvme0n1: ' "$OUT/$name/console.log" ||
+			break
 		mv "$OUT/$name/console.log" "$OUT/$name/console.log.1"
 		echo "# guest $name: the guest kernel did not come up (console.log.1), once more"
 	done
