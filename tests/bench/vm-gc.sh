@@ -14,7 +14,8 @@
 #      zone size (--zone-mib, default 256 and 1024)
 #   b  fio, one job, 4 KiB buffered random writes (written back as they
 #      go: vm.dirty_bytes 32 MiB) over a file of 70% of each filesystem's
-#      available space for --fio-secs: GAZE all-on and baseline
+#      available space, overwritten once in 64 KiB random blocks first so
+#      that GC runs from the start, for --fio-secs: GAZE all-on and baseline
 #      (background GC on) and F2FS: MiB/s, IOPS, p99 and max latency
 #   c  GC page allocation and cache insertion cost per GC'd page
 #      (gc-stats pool_alloc_ns, pool_cache_ns, pages_gc), gc_pool=1 vs 0,
@@ -37,9 +38,11 @@
 #   --fio-mib N       namespace size for b (default 1024)
 #   --fio-zone-mib N  zone size for b (default 16)
 #   --fio-secs N      seconds of random writes measured per filesystem
-#                     (default 90), after --fio-ramp N unmeasured (45)
+#                     (default 90), after --fio-ramp N unmeasured (15)
 #   --fio-pct N       file size, % of the available space (default 70)
 #   --mem SIZE        guest memory (default 2G)
+#   --report          boot nothing: print the tables again from the
+#                     consoles of the last run (vm-out/bench-gc/*/)
 # Not part of make check: the guests run under TCG, so absolute figures
 # are far below a real machine's; the ratios are what this reports.
 # Needs a configured and built tree (GAZE_BUILDDIR, default build/),
@@ -50,7 +53,7 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 export GAZE_SRCDIR=$SRC
 export GAZE_BUILDDIR=${GAZE_BUILDDIR:-$SRC/build}
 ZONES_A=() NZ=64 CONFIGS_SEL= NO_F2FS=0 FIO_MIB=1024 FIO_ZONE=16
-FIO_SECS=90 FIO_RAMP=45 FIO_PCT=70 MEM=2G SEL=()
+FIO_SECS=90 FIO_RAMP=15 FIO_PCT=70 MEM=2G SEL=() REPORT=0
 usage() { sed -n '4,/^# Exit/p' "$0" | sed 's/^# \?//'; exit "${1:-2}"; }
 num() { [[ $2 =~ ^[0-9]+$ ]] && [ "$2" -gt 0 ] || { echo "vm-gc: $1: '$2' is not a positive number" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
@@ -67,6 +70,7 @@ while [ $# -gt 0 ]; do
 	--fio-ramp) num "$1" "${2:-}"; FIO_RAMP=$2; shift ;;
 	--fio-pct) num "$1" "${2:-}"; FIO_PCT=$2; shift ;;
 	--mem) MEM=${2:-}; shift ;;
+	--report) REPORT=1 ;;
 	-h|--help) usage 0 ;;
 	*) echo "vm-gc: unknown argument '$1'" >&2; usage ;;
 	esac
@@ -90,74 +94,9 @@ else
 fi
 CONFIGS=${CONFIGS# }
 
-command -v mkfs.f2fs >/dev/null || { echo "vm-gc: mkfs.f2fs missing (apt-get install f2fs-tools)"; exit 1; }
-command -v fio >/dev/null || { echo "vm-gc: fio missing (apt-get install fio)"; exit 1; }
-command -v python3 >/dev/null || { echo "vm-gc: python3 missing"; exit 1; }
-. "$SRC/tests/vm/lib.sh"
-vm_init bench-gc
-for p in mkfs/mkfs.gaze gazectl/gazectl; do
-	[ -x "$BUILD/$p" ] || { echo "vm-gc: $BUILD/$p is not built"; exit 1; }
-done
-make -C "$BUILD" tests/bench/f2fs-gcrange >"$OUT/helper.log" 2>&1 ||
-	{ echo "vm-gc: building tests/bench/f2fs-gcrange failed ($OUT/helper.log)"; exit 1; }
-vm_kmod "$BUILD/kmod" || exit 1
-RESULTS=$OUT/results
-: >"$RESULTS"
-fail=0
-
-# guest NAME BENCHES ZNS_MIB ZONE_MIB VDA_MIB [env...]
-guest()
+tables()
 {
-	local name=$1 benches=$2 zns=$3 zone=$4 vda=$5 rc s
-	shift 5
-	echo "# guest $name: benchmarks '$benches', ${zns} MiB namespace, ${zone} MiB zones"
-	s=$(date +%s)
-	for try in 1 2; do
-		"$HERE/run-guest.sh" -o "$OUT/$name" -t 3000 -m "$MEM" \
-			-e GAZE_BUILDDIR="$BUILD" -e GAZE_SRCDIR="$SRC" \
-			-e BENCHES="$benches" -e ZONE_MIB="$zone" \
-			-e NO_F2FS="$NO_F2FS" -e CONFIGS="$CONFIGS" "$@" \
-			-x "$SRC" -x "$BUILD" -z "$zns" -Z "$zone" -d "$vda" \
-			-b 4096 "$SRC/tests/bench/guest/gc-bench.sh"
-		rc=$?
-		# TCG on a loaded host sometimes fails the guest kernel's
-		# timer check at boot: one more try when it never started
-		[ $rc -eq 125 ] && [ $try -eq 1 ] &&
-			! grep -qa '^# /dev/nvme0n1: ' "$OUT/$name/console.log" ||
-			break
-		mv "$OUT/$name/console.log" "$OUT/$name/console.log.1"
-		echo "# guest $name: the guest kernel did not come up (console.log.1), once more"
-	done
-	tr -d '\r' <"$OUT/$name/console.log" | grep -E '^(RESULT|#) ' |
-		grep -v '^RESULT' | sed 's/^/  /'
-	tr -d '\r' <"$OUT/$name/console.log" | grep -E '^(RESULT|STATS) ' >>"$RESULTS"
-	echo "# guest $name: exit $rc after $(($(date +%s) - s)) s (console: $OUT/$name/console.log)"
-	[ $rc -eq 0 ] || fail=1
-}
-
-# F2FS in zoned mode keeps its metadata on the conventional disk, from
-# the first offset congruent to the disk's size modulo the zone size: the
-# disk gets a whole number of zones, at least 64 MiB more than one
-vda() { echo $((($1 + 64 + $1 - 1) / $1 * $1)); }
-first=${ZONES_A[0]}
-for z in "${ZONES_A[@]}"; do
-	b=
-	has a && b=a
-	if [ "$z" = "$first" ]; then
-		has c && b="$b c"
-		has d && b="$b d"
-	fi
-	b=${b# }
-	[ -n "$b" ] || continue
-	guest "zone$z" "$b" $((z * NZ)) "$z" "$(vda "$z")"
-done
-if has b; then
-	guest fio b "$FIO_MIB" "$FIO_ZONE" "$(vda "$FIO_ZONE")" \
-		-e FIO_SECS="$FIO_SECS" -e FIO_RAMP="$FIO_RAMP" -e FIO_PCT="$FIO_PCT"
-fi
-
-echo
-python3 - "$RESULTS" <<'EOF'
+	python3 - "$1" <<'EOF'
 import sys
 
 rows = []
@@ -267,4 +206,83 @@ if d:
             print("   GC all-on   %s" % NA)
     print()
 EOF
+}
+
+if [ "$REPORT" = 1 ]; then
+	OUT=$GAZE_BUILDDIR/vm-out/bench-gc
+	cat "$OUT"/*/console.log 2>/dev/null | tr -d '\r' |
+		grep -aE '^(RESULT|STATS) ' >"$OUT/results.report" ||
+		{ echo "vm-gc: no results under $OUT" >&2; exit 1; }
+	tables "$OUT/results.report"
+	exit 0
+fi
+
+command -v mkfs.f2fs >/dev/null || { echo "vm-gc: mkfs.f2fs missing (apt-get install f2fs-tools)"; exit 1; }
+command -v fio >/dev/null || { echo "vm-gc: fio missing (apt-get install fio)"; exit 1; }
+command -v python3 >/dev/null || { echo "vm-gc: python3 missing"; exit 1; }
+. "$SRC/tests/vm/lib.sh"
+vm_init bench-gc
+for p in mkfs/mkfs.gaze gazectl/gazectl; do
+	[ -x "$BUILD/$p" ] || { echo "vm-gc: $BUILD/$p is not built"; exit 1; }
+done
+make -C "$BUILD" tests/bench/f2fs-gcrange >"$OUT/helper.log" 2>&1 ||
+	{ echo "vm-gc: building tests/bench/f2fs-gcrange failed ($OUT/helper.log)"; exit 1; }
+vm_kmod "$BUILD/kmod" || exit 1
+RESULTS=$OUT/results
+: >"$RESULTS"
+fail=0
+
+# guest NAME BENCHES ZNS_MIB ZONE_MIB VDA_MIB [env...]
+guest()
+{
+	local name=$1 benches=$2 zns=$3 zone=$4 vda=$5 rc s
+	shift 5
+	echo "# guest $name: benchmarks '$benches', ${zns} MiB namespace, ${zone} MiB zones"
+	s=$(date +%s)
+	for try in 1 2; do
+		"$HERE/run-guest.sh" -o "$OUT/$name" -t 3000 -m "$MEM" \
+			-e GAZE_BUILDDIR="$BUILD" -e GAZE_SRCDIR="$SRC" \
+			-e BENCHES="$benches" -e ZONE_MIB="$zone" \
+			-e NO_F2FS="$NO_F2FS" -e CONFIGS="$CONFIGS" "$@" \
+			-x "$SRC" -x "$BUILD" -z "$zns" -Z "$zone" -d "$vda" \
+			-b 4096 "$SRC/tests/bench/guest/gc-bench.sh"
+		rc=$?
+		# TCG on a loaded host sometimes fails the guest kernel's
+		# timer check at boot: one more try when it never started
+		[ $rc -eq 125 ] && [ $try -eq 1 ] &&
+			! grep -qa '^# /dev/nvme0n1: ' "$OUT/$name/console.log" ||
+			break
+		mv "$OUT/$name/console.log" "$OUT/$name/console.log.1"
+		echo "# guest $name: the guest kernel did not come up (console.log.1), once more"
+	done
+	tr -d '\r' <"$OUT/$name/console.log" | grep -a '^# ' | sed 's/^/  /'
+	tr -d '\r' <"$OUT/$name/console.log" |
+		grep -aE '^(RESULT|STATS) ' >>"$RESULTS"
+	echo "# guest $name: exit $rc after $(($(date +%s) - s)) s (console: $OUT/$name/console.log)"
+	[ $rc -eq 0 ] || fail=1
+}
+
+# F2FS in zoned mode keeps its metadata on the conventional disk, from
+# the first offset congruent to the disk's size modulo the zone size: the
+# disk gets a whole number of zones, at least 64 MiB more than one
+vda() { echo $((($1 + 64 + $1 - 1) / $1 * $1)); }
+first=${ZONES_A[0]}
+for z in "${ZONES_A[@]}"; do
+	b=
+	has a && b=a
+	if [ "$z" = "$first" ]; then
+		has c && b="$b c"
+		has d && b="$b d"
+	fi
+	b=${b# }
+	[ -n "$b" ] || continue
+	guest "zone$z" "$b" $((z * NZ)) "$z" "$(vda "$z")"
+done
+if has b; then
+	guest fio b "$FIO_MIB" "$FIO_ZONE" "$(vda "$FIO_ZONE")" \
+		-e FIO_SECS="$FIO_SECS" -e FIO_RAMP="$FIO_RAMP" -e FIO_PCT="$FIO_PCT"
+fi
+
+echo
+tables "$RESULTS"
 exit $fail

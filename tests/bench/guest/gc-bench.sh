@@ -17,8 +17,8 @@
 #              separated by spaces (default: the five of the ablation)
 #   NO_F2FS    1: leave F2FS out
 #   FIO_SECS   b: seconds of random writes measured per filesystem
-#   FIO_RAMP   b: seconds of random writes before (not measured), so that
-#              the collectors are already at work
+#   FIO_RAMP   b: seconds of 4 KiB random writes before (not measured),
+#              after the file was overwritten once in 64 KiB blocks
 #   FIO_PCT    b: file size in % of each filesystem's available space
 # Needs GAZE_BUILDDIR (gaze.ko in kmod/, mkfs.gaze, gazectl,
 # tests/bench/f2fs-gcrange), mkfs.f2fs, fio, python3, blkzone.
@@ -32,7 +32,7 @@ ZONE_MIB=${ZONE_MIB:-256}
 CONFIGS=${CONFIGS:-"baseline:0:0:0 all-on:1:1:1 pipeline:1:0:0 pool:0:1:0 selblock:0:0:1"}
 NO_F2FS=${NO_F2FS:-0}
 FIO_SECS=${FIO_SECS:-90}
-FIO_RAMP=${FIO_RAMP:-45}
+FIO_RAMP=${FIO_RAMP:-15}
 FIO_PCT=${FIO_PCT:-70}
 W=/tmp/gcb
 M=$W/mnt
@@ -387,7 +387,18 @@ b_one()
 {
 	name=$1
 	fio_size
-	say "b: $name: file $FIO_MIB MiB ($FIO_PCT% of $(($(stat -f -c '%a' $M) / 256)) MiB available), ${FIO_RAMP}s + ${FIO_SECS}s measured of 4 KiB random writes"
+	say "b: $name: file $FIO_MIB MiB ($FIO_PCT% of $(($(stat -f -c '%a' $M) / 256)) MiB available), written once with 64 KiB random writes, then ${FIO_RAMP}s + ${FIO_SECS}s measured of 4 KiB random writes"
+	# preconditioning: the file laid out, then overwritten once at
+	# random in 64 KiB blocks, so that every zone holds some invalid
+	# data and the free zones are used up before the measured part
+	run fio --name=pre --filename=$M/fio.dat --size=${FIO_MIB}m \
+		--rw=randwrite --bs=64k --ioengine=psync --fallocate=none \
+		--io_size=${FIO_MIB}m --randrepeat=0 --end_fsync=1
+	if [ $rc -ne 0 ]; then
+		echo "RESULT b config=$name error=$(tail -1 $W/err | tr ' ' _)"
+		return 1
+	fi
+	[ $name = f2fs ] || "$CTL" gc-stats --reset $M >/dev/null
 	if ! r=$(fio_run $name); then
 		echo "RESULT b config=$name error=$(tail -1 $W/err | tr ' ' _)"
 		sed 's/^/#   /' $W/err | tail -5
