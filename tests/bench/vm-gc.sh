@@ -38,7 +38,7 @@
 #   --fio-mib N       namespace size for b (default 1024)
 #   --fio-zone-mib N  zone size for b (default 16)
 #   --fio-secs N      seconds of random writes measured per filesystem
-#                     (default 90), after --fio-ramp N unmeasured (15)
+#                     (default 60), after --fio-ramp N unmeasured (15)
 #   --fio-pct N       file size, % of the available space (default 70)
 #   --mem SIZE        guest memory (default 2G)
 #   --report          boot nothing: print the tables again from the
@@ -53,7 +53,7 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 export GAZE_SRCDIR=$SRC
 export GAZE_BUILDDIR=${GAZE_BUILDDIR:-$SRC/build}
 ZONES_A=() NZ=64 CONFIGS_SEL= NO_F2FS=0 FIO_MIB=1024 FIO_ZONE=16
-FIO_SECS=90 FIO_RAMP=15 FIO_PCT=70 MEM=2G SEL=() REPORT=0
+FIO_SECS=60 FIO_RAMP=15 FIO_PCT=70 MEM=2G SEL=() REPORT=0
 usage() { sed -n '4,/^# Exit/p' "$0" | sed 's/^# \?//'; exit "${1:-2}"; }
 num() { [[ $2 =~ ^[0-9]+$ ]] && [ "$2" -gt 0 ] || { echo "vm-gc: $1: '$2' is not a positive number" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
