@@ -390,53 +390,6 @@ out:
 /* Checkpoints                                                       */
 /* ---------------------------------------------------------------- */
 
-static u32
-cp_max_pack(const struct gaze_super *sb)
-{
-	u32 t, n = 0;
-
-	for (t = 0; t < GAZE_NR_TABLES; t++)
-		n += le32_to_cpu(sb->table_index_blocks[t]);
-	return 2 + DIV_ROUND_UP(n, GAZE_ADDRS_PER_BLOCK);
-}
-
-static int
-cp_verify_rest(struct fsck *f, const struct gaze_cp_head *head, const u8 *rest,
-	       u64 blkaddr, const char **why)
-{
-	u32 nblocks = le32_to_cpu(head->pack_blocks);
-	u64 seq = le64_to_cpu(head->hdr.seq);
-	const struct gaze_cp_trailer *tr;
-	const struct gaze_mhdr *h;
-	u32 k;
-	int ret;
-
-	for (k = 1; k + 1 < nblocks; k++) {
-		h = (const void *)(rest + (size_t)(k - 1) * GAZE_BLOCK_SIZE);
-		ret = gaze_fmt_hdr_verify(h, GAZE_MAGIC_CP_PAYLOAD, f->uuid,
-					  blkaddr + k, why);
-		if (ret)
-			return ret;
-		if (le64_to_cpu(h->seq) != seq || le32_to_cpu(h->index) != k ||
-		    h->nid || h->ino || h->flags || h->next) {
-			*why = "payload block header does not match the head";
-			return -EFSCORRUPTED;
-		}
-	}
-	tr = (const void *)(rest + (size_t)(nblocks - 2) * GAZE_BLOCK_SIZE);
-	ret = gaze_fmt_hdr_verify(tr, GAZE_MAGIC_CP_TRAIL, f->uuid,
-				  blkaddr + nblocks - 1, why);
-	if (ret)
-		return ret;
-	if (le64_to_cpu(tr->hdr.seq) != seq ||
-	    le32_to_cpu(tr->pack_blocks) != nblocks ||
-	    tr->head_crc != head->hdr.crc) {
-		*why = "trailer does not match the head";
-		return -EFSCORRUPTED;
-	}
-	return 0;
-}
-
 struct cp_best {
 	bool	have;
 	u64	seq;
@@ -451,7 +404,7 @@ cp_scan_zone(struct fsck *f, u32 zone, struct cp_best *b, u8 *buf)
 {
 	u32 zb = le32_to_cpu(f->sb.zone_blocks);
 	u32 cap = le32_to_cpu(f->sb.zone_cap);
-	u32 max_pack = cp_max_pack(&f->sb);
+	u32 max_pack = gaze_cp_max_pack(&f->sb);
 	struct gaze_cp_head *head = (struct gaze_cp_head *)buf;
 	struct gaze_zone *z = &f->zones[zone];
 	bool seq_zone = z->type == GAZE_ZT_SEQ;
@@ -483,8 +436,9 @@ cp_scan_zone(struct fsck *f, u32 zone, struct cp_best *b, u8 *buf)
 						buf + GAZE_BLOCK_SIZE);
 			if (ret)
 				return ret;
-			ret = cp_verify_rest(f, head, buf + GAZE_BLOCK_SIZE,
-					     blkaddr, &why);
+			ret = gaze_cp_verify_pack(&f->sb, head,
+						  buf + GAZE_BLOCK_SIZE,
+						  blkaddr, &why);
 		}
 		if (ret) {
 			u64 s = le64_to_cpu(head->hdr.seq);
@@ -538,7 +492,7 @@ check_checkpoint(struct fsck *f)
 	u32 c;
 	int ret = 0;
 
-	buf = malloc((size_t)cp_max_pack(&f->sb) * GAZE_BLOCK_SIZE);
+	buf = malloc((size_t)gaze_cp_max_pack(&f->sb) * GAZE_BLOCK_SIZE);
 	if (!buf)
 		return -ENOMEM;
 	for (c = 0; c < 2; c++) {

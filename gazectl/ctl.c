@@ -284,13 +284,16 @@ gc_stats_text(const struct gaze_ioc_gc_stats *s)
 	       gc_quantile_us(s, 0.50) / 1e3, gc_quantile_us(s, 0.99) / 1e3,
 	       s->reclaim_ns_max / 1e6);
 	for (i = 0; i < GAZE_GC_STAGES; i++)
-		printf("stage %-9s    busy %.3f s, waiting %.3f s, %" PRIu64
+		printf("stage %-9s    busy %.3f ms, waiting %.3f ms, %" PRIu64
 		       " blocks, deepest queue %u\n", ctl_stage_names[i],
-		       s->stage[i].busy_ns / 1e9, s->stage[i].wait_ns / 1e9,
+		       s->stage[i].busy_ns / 1e6, s->stage[i].wait_ns / 1e6,
 		       (uint64_t)s->stage[i].items, s->stage[i].qdepth_max);
-	printf("page pool:         %" PRIu64 " blocks, at most %" PRIu64
-	       " in use\n", (uint64_t)s->pool_blocks,
-	       (uint64_t)s->pool_used_max);
+	printf("page pool:         %" PRIu64 " blocks, %" PRIu64 " in use now,"
+	       " at most %" PRIu64 "\n", (uint64_t)s->pool_blocks,
+	       (uint64_t)s->pool_used, (uint64_t)s->pool_used_max);
+	printf("GC pages:          %" PRIu64 " taken, getting them %.3f ms, "
+	       "page cache insert/remove %.3f ms\n", (uint64_t)s->pages_gc,
+	       s->pool_alloc_ns / 1e6, s->pool_cache_ns / 1e6);
 	printf("writers blocked:   %" PRIu64 ", total %.3f s, max %.3f ms\n",
 	       (uint64_t)s->writers_blocked, s->blocked_ns_total / 1e9,
 	       s->blocked_ns_max / 1e6);
@@ -335,7 +338,11 @@ gc_stats_json(const struct gaze_ioc_gc_stats *s)
 	}
 	gaze_json_arr_end(&j);
 	gaze_json_u64(&j, "pool_blocks", s->pool_blocks);
+	gaze_json_u64(&j, "pool_used", s->pool_used);
 	gaze_json_u64(&j, "pool_used_max", s->pool_used_max);
+	gaze_json_u64(&j, "pool_alloc_ns", s->pool_alloc_ns);
+	gaze_json_u64(&j, "pool_cache_ns", s->pool_cache_ns);
+	gaze_json_u64(&j, "pages_gc", s->pages_gc);
 	gaze_json_u64(&j, "writers_blocked", s->writers_blocked);
 	gaze_json_u64(&j, "blocked_ns_total", s->blocked_ns_total);
 	gaze_json_u64(&j, "blocked_ns_max", s->blocked_ns_max);

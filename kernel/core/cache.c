@@ -260,6 +260,7 @@ gaze_mbuf_dirty(struct gaze_fs *fs, struct gaze_mbuf *mb)
 	    (mb->type == GAZE_MB_NODE || mb->type == GAZE_MB_FBLK)) {
 		mb->flags |= MBF_NEW_COUNTED;
 		c->nr_dirty_new++;
+		gaze_space_publish(fs);	/* fewer free user blocks */
 	}
 }
 

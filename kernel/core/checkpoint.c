@@ -35,8 +35,8 @@ cp_max_slots(const struct gaze_super *sb)
 }
 
 /* the table slots, then room for the orphan list (orphan.c) */
-static u32
-cp_max_pack(const struct gaze_super *sb)
+u32
+gaze_cp_max_pack(const struct gaze_super *sb)
 {
 	return 2 + DIV_ROUND_UP(cp_max_slots(sb) + GAZE_ORPHANS_MAX,
 				GAZE_ADDRS_PER_BLOCK);
@@ -252,10 +252,10 @@ out_free:
 /* Discovery                                                         */
 /* ---------------------------------------------------------------- */
 
-/* verifies payload blocks and trailer of a pack whose head is valid */
-static int
-cp_verify_rest(struct gaze_fs *fs, const struct gaze_cp_head *head,
-	       const u8 *rest, u64 blkaddr, const char **why)
+int
+gaze_cp_verify_pack(const struct gaze_super *sb,
+		    const struct gaze_cp_head *head, const u8 *rest,
+		    u64 blkaddr, const char **why)
 {
 	u32 nblocks = le32_to_cpu(head->pack_blocks);
 	u64 seq = le64_to_cpu(head->hdr.seq);
@@ -266,7 +266,8 @@ cp_verify_rest(struct gaze_fs *fs, const struct gaze_cp_head *head,
 
 	for (k = 1; k + 1 < nblocks; k++) {
 		h = (const void *)(rest + (size_t)(k - 1) * GAZE_BLOCK_SIZE);
-		ret = gaze_fmt_hdr_verify(h, GAZE_MAGIC_CP_PAYLOAD, fs->uuid,
+		ret = gaze_fmt_hdr_verify(h, GAZE_MAGIC_CP_PAYLOAD,
+					  sb->hdr.uuid,
 					  blkaddr + k, why);
 		if (ret)
 			return ret;
@@ -277,7 +278,7 @@ cp_verify_rest(struct gaze_fs *fs, const struct gaze_cp_head *head,
 		}
 	}
 	tr = (const void *)(rest + (size_t)(nblocks - 2) * GAZE_BLOCK_SIZE);
-	ret = gaze_fmt_hdr_verify(tr, GAZE_MAGIC_CP_TRAIL, fs->uuid,
+	ret = gaze_fmt_hdr_verify(tr, GAZE_MAGIC_CP_TRAIL, sb->hdr.uuid,
 				  blkaddr + nblocks - 1, why);
 	if (ret)
 		return ret;
@@ -315,7 +316,7 @@ cp_scan_zone(struct gaze_fs *fs, u32 zone, struct cp_scan *sc, u8 *buf)
 {
 	u32 zb = le32_to_cpu(fs->sb.zone_blocks);
 	u32 cap = le32_to_cpu(fs->sb.zone_cap);
-	u32 max_pack = cp_max_pack(&fs->sb);
+	u32 max_pack = gaze_cp_max_pack(&fs->sb);
 	struct gaze_cp_head *head = (struct gaze_cp_head *)buf;
 	const char *why;
 	struct gaze_zone z;
@@ -357,8 +358,9 @@ cp_scan_zone(struct gaze_fs *fs, u32 zone, struct cp_scan *sc, u8 *buf)
 						 buf + GAZE_BLOCK_SIZE);
 			if (ret)
 				return ret;
-			ret = cp_verify_rest(fs, head, buf + GAZE_BLOCK_SIZE,
-					     blkaddr, &why);
+			ret = gaze_cp_verify_pack(&fs->sb, head,
+						  buf + GAZE_BLOCK_SIZE,
+						  blkaddr, &why);
 		}
 		if (ret) {
 			gaze_warn("skipping torn or invalid checkpoint pack at zone %u block %u: %s",
@@ -398,7 +400,7 @@ gaze_cp_find(struct gaze_fs *fs)
 	int ret = 0;
 
 	sc.best = gaze_alloc(sizeof(*sc.best));
-	buf = gaze_alloc((size_t)cp_max_pack(&fs->sb) * GAZE_BLOCK_SIZE);
+	buf = gaze_alloc((size_t)gaze_cp_max_pack(&fs->sb) * GAZE_BLOCK_SIZE);
 	if (!sc.best || !buf) {
 		ret = -ENOMEM;
 		goto out_free;

@@ -35,6 +35,7 @@ static struct gaze_fs *
 fs_alloc(struct gaze_dev *dev, u32 flags)
 {
 	struct gaze_fs *fs = gaze_zalloc(sizeof(*fs));
+	u32 i;
 
 	if (!fs)
 		return NULL;
@@ -42,7 +43,10 @@ fs_alloc(struct gaze_dev *dev, u32 flags)
 	fs->flags = flags;
 	fs->cache_limit = FS_DEFAULT_CACHE_LIMIT;
 	fs->gc_policy = GAZE_GC_POLICY_DEFAULT;
+	for (i = 0; i < GAZE_GCP_MAX_JOBS; i++)
+		fs->gcp_zone[i] = GAZE_GCP_NONE;
 	mutex_init(&fs->lock);
+	spin_lock_init(&fs->resv_lock);
 	return fs;
 }
 

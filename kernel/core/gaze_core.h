@@ -413,6 +413,13 @@ int gaze_nodes_flush(struct gaze_fs *fs);
 int gaze_cp_write(struct gaze_fs *fs, u32 flags);
 /* finds the newest valid pack in the two checkpoint zones */
 int gaze_cp_find(struct gaze_fs *fs);
+/* blocks a checkpoint pack may take at most (head, payload, trailer) */
+u32 gaze_cp_max_pack(const struct gaze_super *sb);
+/* payload blocks and trailer (rest: the pack after its head) of a pack
+ * whose head verified; fsck shares it.  0 or -EFSCORRUPTED/-EFSBADCRC */
+int gaze_cp_verify_pack(const struct gaze_super *sb,
+			const struct gaze_cp_head *head, const u8 *rest,
+			u64 blkaddr, const char **why);
 /* finishes a partly written sequential checkpoint zone (not the active
  * one): keeps it out of the device's active-zone count */
 int gaze_cp_zone_finish(struct gaze_fs *fs, u32 zone);
@@ -478,6 +485,17 @@ int gaze_gc_background(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
 		       bool force, bool *more);
 /* writes the checkpoints that turn every PREFREE zone FREE (two) */
 int gaze_gc_settle(struct gaze_fs *fs);
+/* gc.c internals gcpipe.c shares: owner node nid whatever its type (tmp:
+ * a scratch block; ref held); is an owner node a directory's; verify a
+ * directory block and re-dirty its cached copy (*done); lifetime
+ * counters for the checkpoint; time of one reclaim */
+int gaze_gc_node_get(struct gaze_fs *fs, u32 nid, void *tmp,
+		     struct gaze_mbuf **mbp);
+int gaze_gc_owner_is_dir(struct gaze_fs *fs, struct gaze_mbuf *owner,
+			 bool *dir);
+int gaze_gc_dir_block(struct gaze_fs *fs, u64 addr, void *blk, bool *done);
+void gaze_gc_count_cp(struct gaze_fs *fs, u64 zones, u64 moved);
+void gaze_gc_account_zone(struct gaze_fs *fs, u64 ns, bool done);
 
 /* ---------------------------------------------------------------- */
 /* gcpipe.c: reclaiming a zone in four stages (the pipelined GC).    */
@@ -519,6 +537,7 @@ struct gaze_gcp_batch {
 	struct list_head	link;	/* the caller's queues */
 	struct gaze_gcp_job	*job;
 	u32			nr;	/* entries in ent[] */
+	int			err;	/* the read stage's error */
 	u32			nbuf;	/* entries that need a buffer (read) */
 	struct gaze_gcp_ent	ent[GAZE_GCP_BATCH];
 };
@@ -597,6 +616,22 @@ int gaze_blocks_writev(struct gaze_fs *fs, u64 addr, u32 nr,
 int gaze_resv_get(struct gaze_fs *fs, u32 nr, bool overwrite);
 /* gives back reservations (written back, truncated, or dropped) */
 void gaze_resv_put(struct gaze_fs *fs, u32 nr);
+/* gaze_resv_get without the physical rule (-ENOSPC only): for a writer
+ * that waited long enough; writeback's foreground GC finds the room */
+int gaze_resv_get_logical(struct gaze_fs *fs, u32 nr, bool overwrite);
+/* the published counts the rules use (free user blocks, blocks writable
+ * without waiting for GC); any context */
+void gaze_resv_snapshot(struct gaze_fs *fs, u64 *user_free, u64 *phys);
+/*
+ * fs->lock: refreshes those counts.  space.c calls it wherever they
+ * change; gcpipe.c calls it after changing fs->gcp_zone/gcp_gain (begin
+ * and end of a job).
+ */
+void gaze_space_publish(struct gaze_fs *fs);
+/* fs->lock: file data writeback (namei.c gaze_file_write*) spends the
+ * reservations; `over` blocks of it replace mapped blocks */
+void gaze_space_wb_begin(struct gaze_fs *fs, u32 over);
+void gaze_space_wb_end(struct gaze_fs *fs);
 
 /* ---------------------------------------------------------------- */
 /* Namespace (inode.c bmap.c dir.c xattr.c namei.c)                  */

@@ -86,7 +86,8 @@ gaze_gc_select(struct gaze_fs *fs, int policy, u32 *zone)
 	if (policy != GAZE_GC_GREEDY && policy != GAZE_GC_COST_BENEFIT)
 		return -EINVAL;
 	for (z = start; z < end; z++) {
-		if (gaze_space_zone_use(fs, z, &u) || !gc_eligible(&u, cap))
+		if (gaze_space_zone_use(fs, z, &u) || !gc_eligible(&u, cap) ||
+		    gaze_gcp_zone_busy(fs, z))
 			continue;
 		if (policy == GAZE_GC_GREEDY) {
 			score = cap - u.valid;		/* invalid blocks */
@@ -108,8 +109,8 @@ gaze_gc_select(struct gaze_fs *fs, int policy, u32 *zone)
 /* ---------------------------------------------------------------- */
 
 /* node nid whatever its type (its magic read from the block); ref held */
-static int
-gc_node_get(struct gaze_fs *fs, u32 nid, void *tmp, struct gaze_mbuf **mbp)
+int
+gaze_gc_node_get(struct gaze_fs *fs, u32 nid, void *tmp, struct gaze_mbuf **mbp)
 {
 	struct gaze_mbuf *mb;
 	u64 addr;
@@ -160,8 +161,8 @@ gc_move_node(struct gaze_fs *fs, u64 addr, u32 nid, const void *blk)
 }
 
 /* is the inode owning node `owner` a directory? */
-static int
-gc_owner_is_dir(struct gaze_fs *fs, struct gaze_mbuf *owner, bool *dir)
+int
+gaze_gc_owner_is_dir(struct gaze_fs *fs, struct gaze_mbuf *owner, bool *dir)
 {
 	const struct gaze_inode *in = owner->data;
 	struct gaze_mbuf *imb;
@@ -185,8 +186,8 @@ gc_owner_is_dir(struct gaze_fs *fs, struct gaze_mbuf *owner, bool *dir)
  * (the flush moves it); otherwise the header is renewed for its new place.
  * *done: nothing left to write here.
  */
-static int
-gc_dir_block(struct gaze_fs *fs, u64 addr, void *blk, bool *done)
+int
+gaze_gc_dir_block(struct gaze_fs *fs, u64 addr, void *blk, bool *done)
 {
 	struct gaze_mhdr *h = blk;
 	u32 magic = le32_to_cpu(h->magic), lblk = le32_to_cpu(h->index);
@@ -225,7 +226,7 @@ gc_move_data(struct gaze_fs *fs, u64 addr, const struct gaze_summary *sum,
 	u64 naddr;
 	int ret;
 
-	ret = gc_node_get(fs, nid, tmp, &owner);
+	ret = gaze_gc_node_get(fs, nid, tmp, &owner);
 	if (ret)
 		return ret;
 	magic = le32_to_cpu(((struct gaze_mhdr *)owner->data)->magic);
@@ -238,9 +239,9 @@ gc_move_data(struct gaze_fs *fs, u64 addr, const struct gaze_summary *sum,
 		ret = -EFSCORRUPTED;
 		goto out_put;
 	}
-	ret = gc_owner_is_dir(fs, owner, &dir);
+	ret = gaze_gc_owner_is_dir(fs, owner, &dir);
 	if (!ret && dir)
-		ret = gc_dir_block(fs, addr, blk, &done);
+		ret = gaze_gc_dir_block(fs, addr, blk, &done);
 	if (ret || done)
 		goto out_put;
 	ret = gaze_block_alloc(fs, GAZE_LOG_DATA_COLD, nid, (u16)ofs,
@@ -269,8 +270,8 @@ out_put:
 }
 
 /* persists the lifetime counters in the next checkpoint head */
-static void
-gc_count_cp(struct gaze_fs *fs, u64 zones, u64 moved)
+void
+gaze_gc_count_cp(struct gaze_fs *fs, u64 zones, u64 moved)
 {
 	fs->cp.gc_zones_reclaimed =
 		cpu_to_le64(le64_to_cpu(fs->cp.gc_zones_reclaimed) + zones);
@@ -279,8 +280,8 @@ gc_count_cp(struct gaze_fs *fs, u64 zones, u64 moved)
 }
 
 /* time of one gaze_gc_zone: total, and max + histogram when it worked */
-static void
-gc_account_zone(struct gaze_fs *fs, u64 ns, bool done)
+void
+gaze_gc_account_zone(struct gaze_fs *fs, u64 ns, bool done)
 {
 	u64 us = ns / 1000;
 	u32 b = 0;
@@ -317,6 +318,8 @@ gaze_gc_zone(struct gaze_fs *fs, u32 zone)
 		return ret;
 	if (u.state != GAZE_ZS_FULL || u.log_head)
 		return -EINVAL;
+	if (gaze_gcp_zone_busy(fs, zone))
+		return -EBUSY;		/* a pipelined job has it */
 	blk = gaze_alloc(2 * GAZE_BLOCK_SIZE);
 	if (!blk)
 		return -ENOMEM;
@@ -360,11 +363,11 @@ gaze_gc_zone(struct gaze_fs *fs, u32 zone)
 	}
 	if (!ret) {
 		fs->gc.zones_reclaimed++;
-		gc_count_cp(fs, 1, fs->gc.data_moved + fs->gc.nodes_moved -
+		gaze_gc_count_cp(fs, 1, fs->gc.data_moved + fs->gc.nodes_moved -
 			    moved);
 	}
 out:
-	gc_account_zone(fs, gaze_time_ns() - t0, !ret);
+	gaze_gc_account_zone(fs, gaze_time_ns() - t0, !ret);
 	return ret;
 }
 

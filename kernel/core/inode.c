@@ -367,13 +367,21 @@ gaze_inode_write(struct gaze_fs *fs, struct gaze_mbuf *imb,
 	return (s64)done;
 }
 
-/* allocates blocks for fblk..fblk+nr-1; on error frees what it took */
+static int inode_write_runs(struct gaze_fs *fs, const u64 *addrs, u32 nr,
+			    const u8 *buf);
+
+/*
+ * allocates blocks for fblk..fblk+nr-1; on error frees what it took.
+ * Blocks taken at a log head must still be written before they are
+ * freed: the device's write pointer would stay behind the head and every
+ * later write there would fail.
+ */
 static int
 inode_alloc_run(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u32 nr,
-		u64 *addrs)
+		u64 *addrs, const u8 *buf)
 {
 	struct gaze_mbuf *owner;
-	u32 i, ofs;
+	u32 i, ofs, got;
 	int err = 0;
 
 	for (i = 0; i < nr && !err; i++) {
@@ -384,10 +392,14 @@ inode_alloc_run(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u32 nr,
 				      (u16)ofs, &addrs[i]);
 		gaze_bmap_release(fs, imb, owner);
 	}
-	if (err)
-		while (i-- > 0)
-			if (addrs[i])
-				gaze_block_invalidate(fs, addrs[i]);
+	if (err) {
+		for (got = 0; got < nr && addrs[got]; got++)
+			;
+		if (got)
+			inode_write_runs(fs, addrs, got, buf);
+		while (got-- > 0)
+			gaze_block_invalidate(fs, addrs[got]);
+	}
 	return err;
 }
 
@@ -437,7 +449,7 @@ gaze_inode_write_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 	addrs = gaze_zalloc(sizeof(*addrs) * nr);
 	if (!addrs)
 		return -ENOMEM;
-	err = inode_alloc_run(fs, imb, fblk, nr, addrs);
+	err = inode_alloc_run(fs, imb, fblk, nr, addrs, buf);
 	if (err)
 		goto out;
 	err = inode_write_runs(fs, addrs, nr, buf);

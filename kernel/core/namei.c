@@ -581,13 +581,33 @@ gaze_file_write(struct gaze_fs *fs, u32 ino, const void *buf, u64 len,
 	err = ns_enter_get(fs, ino, true, ns_get_file, &imb);
 	if (err)
 		return err;
+	/* writeback: spends reservations; one block at a time (space.c) */
+	gaze_space_wb_begin(fs, 1);
 	ret = ns_write_chunks(fs, imb, buf, len, off);
+	gaze_space_wb_end(fs);
 	if (ret > 0)
 		gaze_inode_touch(fs, imb, true);
 	err = gaze_ns_leave(fs, imb, true, 0);
 	if (err && ret >= 0)
 		ret = err;
 	return ret;
+}
+
+/* blocks of fblk..fblk+nr-1 mapped now (an overwrite frees them) */
+static u32
+ns_mapped_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u32 nr)
+{
+	u32 i, n = 0;
+	u64 a;
+
+	if (le32_to_cpu(((struct gaze_inode *)imb->data)->flags) &
+	    GAZE_IF_INLINE_DATA)
+		return 0;
+	for (i = 0; i < nr; i++)
+		if (!gaze_bmap_lookup(fs, imb, fblk + i, &a) &&
+		    GAZE_ADDR_IS_REAL(a))
+			n++;
+	return n;
 }
 
 int
@@ -602,8 +622,12 @@ gaze_file_write_blocks(struct gaze_fs *fs, u32 ino, u64 fblk, u32 nr,
 		return err;
 	/* room first, at a consistent point (see ns_write_chunks) */
 	err = gaze_gc_balance(fs, (u64)nr + 2);
-	if (!err)
+	if (!err) {
+		/* writeback: spends reservations (space.c) */
+		gaze_space_wb_begin(fs, ns_mapped_blocks(fs, imb, fblk, nr));
 		err = gaze_inode_write_blocks(fs, imb, fblk, nr, buf, size);
+		gaze_space_wb_end(fs);
+	}
 	if (!err)
 		gaze_inode_touch(fs, imb, true);
 	return gaze_ns_leave(fs, imb, true, err);

@@ -74,6 +74,7 @@ struct gaze_space {		/* every field: fs->lock */
 	u32	main_start, main_count;
 	u32	zone_blocks, zone_cap;
 	u32	nr_free;		/* zones in state FREE */
+	u32	nr_prefree;		/* zones in state PREFREE */
 	u32	alloc_hint;		/* main index of the last zone opened */
 	u64	valid_blocks;
 	u64	valid_nodes;
@@ -84,6 +85,16 @@ struct gaze_space {		/* every field: fs->lock */
 	u32	meta_head;		/* absolute zone */
 	u32	meta_off;
 	u32	*live, *snap, *prev;	/* meta_count entries each */
+	/* file data writeback in progress (gaze_space_wb_begin) */
+	bool	wb;
+	u32	wb_over;
+	/*
+	 * Snapshots for gaze_resv_get, which runs without fs->lock: written
+	 * (WRITE_ONCE) by gaze_space_publish under fs->lock, read with
+	 * READ_ONCE under fs->resv_lock.  See "Write reservations" below.
+	 */
+	u64	pub_user_free;
+	u64	pub_phys;
 };
 
 static const u8 space_log_map[GAZE_MAX_LOGS + 1][GAZE_NR_LOG_TYPES] = {
@@ -126,6 +137,17 @@ static u64
 space_zone_addr(const struct gaze_space *sp, u32 zone)
 {
 	return (u64)zone * sp->zone_blocks;
+}
+
+/* sets a zone's state, keeping nr_prefree (nr_free is the caller's) */
+static void
+space_set_state(struct gaze_space *sp, u32 zi, u8 state)
+{
+	if (sp->zones[zi].state == GAZE_ZS_PREFREE)
+		sp->nr_prefree--;
+	if (state == GAZE_ZS_PREFREE)
+		sp->nr_prefree++;
+	sp->zones[zi].state = state;
 }
 
 /* ---------------------------------------------------------------- */
@@ -187,9 +209,10 @@ space_write_failed(struct gaze_fs *fs, u64 addr)
 		zi = zone - sp->main_start;
 		sp->logs[i].zone = SPACE_NO_ZONE;
 		sp->logs[i].offset = 0;
-		sp->zones[zi].state = sp->zones[zi].valid ? GAZE_ZS_FULL :
-				      GAZE_ZS_PREFREE;
+		space_set_state(sp, zi, sp->zones[zi].valid ? GAZE_ZS_FULL :
+				GAZE_ZS_PREFREE);
 		space_zinfo_update(fs, zi);
+		gaze_space_publish(fs);
 		goto out_finish;
 	}
 	return;
@@ -427,9 +450,12 @@ space_settle_zones(struct gaze_fs *fs)
 				return ret;
 		}
 	}
-	for (zi = 0; zi < sp->main_count; zi++)
+	for (zi = 0; zi < sp->main_count; zi++) {
 		if (sp->zones[zi].state == GAZE_ZS_FREE)
 			sp->nr_free++;
+		else if (sp->zones[zi].state == GAZE_ZS_PREFREE)
+			sp->nr_prefree++;
+	}
 	return 0;
 }
 
@@ -627,6 +653,7 @@ gaze_space_init(struct gaze_fs *fs)
 
 	if (!fs->cp_seq) {		/* format: everything empty */
 		sp->nr_free = sp->main_count;
+		gaze_space_publish(fs);
 		return 0;
 	}
 	ret = space_load_zones(fs);
@@ -651,6 +678,7 @@ gaze_space_init(struct gaze_fs *fs)
 		if (ret)
 			goto out_destroy;
 	}
+	gaze_space_publish(fs);
 	return 0;
 
 out_destroy:
@@ -708,7 +736,7 @@ space_open_zone(struct gaze_fs *fs, u32 li, bool user)
 	ret = space_zone_prepare(fs, sp->main_start + zi);
 	if (ret)
 		goto out_put;
-	sp->zones[zi].state = GAZE_ZS_OPEN;
+	space_set_state(sp, zi, GAZE_ZS_OPEN);
 	sp->zones[zi].cps = 0;
 	sp->zones[zi].log = (u8)space_log_type(fs, li);
 	sp->zones[zi].mtime = gaze_fs_age(fs);
@@ -717,6 +745,7 @@ space_open_zone(struct gaze_fs *fs, u32 li, bool user)
 	sp->alloc_hint = zi;
 	sp->logs[li].zone = sp->main_start + zi;
 	sp->logs[li].offset = 0;
+	gaze_space_publish(fs);
 out_put:
 	gaze_mbuf_put(fs, mb);
 	return ret;
@@ -733,11 +762,163 @@ space_close_full(struct gaze_fs *fs, u32 li)
 	if (lg->zone == SPACE_NO_ZONE || lg->offset < sp->zone_cap)
 		return 0;
 	zi = lg->zone - sp->main_start;
-	sp->zones[zi].state = sp->zones[zi].valid ? GAZE_ZS_FULL :
-			      GAZE_ZS_PREFREE;
+	space_set_state(sp, zi, sp->zones[zi].valid ? GAZE_ZS_FULL :
+			GAZE_ZS_PREFREE);
 	lg->zone = SPACE_NO_ZONE;
 	lg->offset = 0;
 	return space_zinfo_update(fs, zi);
+}
+
+/*
+ * Write reservations (selective blocking; the module's resv.c takes and
+ * releases them around the page cache).  A buffered write is accepted
+ * into memory only with a reservation per page, so its writeback never
+ * meets ENOSPC.  Two rules, checked by gaze_resv_get against snapshots:
+ *
+ *  logical:  the reserved blocks, plus the nodes they may need
+ *            (space_resv_need), fit in the free user blocks (user_blocks
+ *            minus valid blocks minus dirty new nodes/directory blocks,
+ *            as gaze_space_free_blocks).  Else -ENOSPC: the write fails.
+ *            An overwrite of a mapped block is exempt (it frees the old
+ *            block).  Every other consumer of user blocks (new inodes,
+ *            nodes, directory blocks: gaze_space_user_check) keeps off
+ *            the reserved ones; writeback of file data (between
+ *            gaze_space_wb_begin/end) spends them, and may go over
+ *            user_blocks by the blocks it overwrites in that call, which
+ *            are counted twice only until the call ends.
+ *  physical: the reserved blocks fit in what can be written without
+ *            waiting for a reclaim: FREE and PREFREE zones above the user
+ *            floor (PREFREE needs only GC's checkpoints), the room left
+ *            in the user data log's zone, and what in-flight GC jobs will
+ *            free (fs->gcp_gain).  Else -EAGAIN: the writer waits for GC
+ *            and retries.  Writeback itself still runs foreground GC, so
+ *            this rule only paces writers; it is never needed for
+ *            correctness.
+ *
+ * gaze_resv_get runs under fs->resv_lock without fs->lock: the counts it
+ * needs are published by gaze_space_publish (WRITE_ONCE) from every path
+ * under fs->lock that lowers them (allocation, invalidation, zone state
+ * changes, new dirty nodes in cache.c, checkpoints, gcpipe begin/end).
+ * A value read just before a publish can be too high by what one
+ * namespace operation (serialised by fs->lock) takes; RESV_META_SLACK
+ * covers that, as it covers the indirect nodes of a new file.
+ */
+/* one node block per this many reserved pages, and a constant slack */
+#define RESV_NODE_SPAN		64u
+#define RESV_META_SLACK		16u
+
+static u64
+space_resv_need(u64 r)
+{
+	return r ? r + DIV_ROUND_UP(r, RESV_NODE_SPAN) + RESV_META_SLACK : 0;
+}
+
+/* blocks that in-flight GC jobs will free; fs->lock */
+static u64
+space_gcp_gain(struct gaze_fs *fs, u64 *pinned_prefree)
+{
+	struct gaze_space *sp = fs->space;
+	u64 gain = 0;
+	u32 i, zi;
+
+	*pinned_prefree = 0;
+	for (i = 0; i < GAZE_GCP_MAX_JOBS_; i++) {
+		if (fs->gcp_zone[i] == GAZE_GCP_NONE ||
+		    fs->gcp_zone[i] < sp->main_start ||
+		    fs->gcp_zone[i] - sp->main_start >= sp->main_count)
+			continue;
+		gain += fs->gcp_gain[i];
+		/* an emptied pinned zone is PREFREE already: count it once */
+		zi = fs->gcp_zone[i] - sp->main_start;
+		if (sp->zones[zi].state == GAZE_ZS_PREFREE)
+			(*pinned_prefree)++;
+	}
+	return gain;
+}
+
+void
+gaze_space_publish(struct gaze_fs *fs)
+{
+	struct gaze_space *sp = fs->space;
+	u64 user, used, phys = 0, gain, pinned, zones;
+	u32 floor, li;
+
+	if (!sp || !fs->cache)
+		return;
+	user = le64_to_cpu(fs->sb.user_blocks);
+	used = sp->valid_blocks + gaze_cache_nr_dirty_new(fs);
+	WRITE_ONCE(sp->pub_user_free, used < user ? user - used : 0);
+
+	gain = space_gcp_gain(fs, &pinned);
+	zones = (u64)sp->nr_free + sp->nr_prefree;
+	zones = zones > pinned ? zones - pinned : 0;
+	floor = gaze_space_user_floor(fs);
+	if (zones > floor)
+		phys = (zones - floor) * sp->zone_cap;
+	li = (u32)gaze_log_of_type(fs, GAZE_LOG_DATA_WARM);
+	if (sp->logs[li].zone != SPACE_NO_ZONE &&
+	    sp->logs[li].offset < sp->zone_cap)
+		phys += sp->zone_cap - sp->logs[li].offset;
+	WRITE_ONCE(sp->pub_phys, phys + gain);
+}
+
+void
+gaze_space_wb_begin(struct gaze_fs *fs, u32 over)
+{
+	fs->space->wb = true;
+	fs->space->wb_over = over;
+}
+
+void
+gaze_space_wb_end(struct gaze_fs *fs)
+{
+	fs->space->wb = false;
+	fs->space->wb_over = 0;
+	gaze_space_publish(fs);
+}
+
+static int
+space_resv_get(struct gaze_fs *fs, u32 nr, bool overwrite, bool physical)
+{
+	struct gaze_space *sp = fs->space;
+	u64 want = fs->resv_blocks + nr;
+
+	if (!overwrite &&
+	    space_resv_need(want) > READ_ONCE(sp->pub_user_free))
+		return -ENOSPC;
+	if (physical && want > READ_ONCE(sp->pub_phys))
+		return -EAGAIN;
+	WRITE_ONCE(fs->resv_blocks, want);
+	return 0;
+}
+
+int
+gaze_resv_get(struct gaze_fs *fs, u32 nr, bool overwrite)
+{
+	return space_resv_get(fs, nr, overwrite, true);
+}
+
+int
+gaze_resv_get_logical(struct gaze_fs *fs, u32 nr, bool overwrite)
+{
+	return space_resv_get(fs, nr, overwrite, false);
+}
+
+void
+gaze_resv_put(struct gaze_fs *fs, u32 nr)
+{
+	u64 r = fs->resv_blocks;
+
+	if (WARN_ON(nr > r))
+		nr = (u32)r;
+	WRITE_ONCE(fs->resv_blocks, r - nr);
+}
+
+void
+gaze_resv_snapshot(struct gaze_fs *fs, u64 *user_free, u64 *phys)
+{
+	*user_free = READ_ONCE(fs->space->pub_user_free);
+	*phys = READ_ONCE(fs->space->pub_phys);
 }
 
 /*
@@ -753,12 +934,18 @@ int
 gaze_space_user_check(struct gaze_fs *fs, u32 nblocks)
 {
 	struct gaze_space *sp = fs->space;
-	u64 promised = gaze_cache_nr_dirty_new(fs);
+	u64 used = sp->valid_blocks + gaze_cache_nr_dirty_new(fs);
+	u64 limit = le64_to_cpu(fs->sb.user_blocks);
 
 	if (fs->flags & GAZE_FS_RDONLY)
 		return -EROFS;
-	if (sp->valid_blocks + promised + nblocks >
-	    le64_to_cpu(fs->sb.user_blocks))
+	/* see "Write reservations": writeback spends them, the rest keeps
+	 * off them */
+	if (sp->wb)
+		limit += sp->wb_over;
+	else
+		used += space_resv_need(READ_ONCE(fs->resv_blocks));
+	if (used + nblocks > limit)
 		return -ENOSPC;
 	return 0;
 }
@@ -835,6 +1022,7 @@ space_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 		sp->valid_nodes++;
 	lg->offset++;
 	*addr = space_zone_addr(sp, lg->zone) + off;
+	gaze_space_publish(fs);
 
 out_put:
 	space_blk_refs_put(fs, &r);
@@ -890,8 +1078,9 @@ gaze_block_invalidate(struct gaze_fs *fs, u64 addr)
 	if (!z->valid && (z->state == GAZE_ZS_FULL ||
 			  (z->state == GAZE_ZS_OPEN &&
 			   !space_is_log_head(sp, (u32)zone))))
-		z->state = GAZE_ZS_PREFREE;
+		space_set_state(sp, zi, GAZE_ZS_PREFREE);
 	space_zinfo_store(fs, r.zmb, zi);
+	gaze_space_publish(fs);
 
 out_put:
 	space_blk_refs_put(fs, &r);
@@ -934,6 +1123,38 @@ gaze_blocks_write(struct gaze_fs *fs, u64 addr, u32 nr, const void *buf)
 	if (fs->flags & GAZE_FS_RDONLY)
 		return -EROFS;
 	ret = fs->dev->ops->write(fs->dev, addr, nr, buf);
+	if (ret)
+		space_write_failed(fs, addr + nr - 1);
+	return ret;
+}
+
+int
+gaze_blocks_readv(struct gaze_fs *fs, u64 addr, u32 nr, void *const *bufs)
+{
+	u32 i;
+	int ret = 0;
+
+	if (fs->dev->ops->readv)
+		return fs->dev->ops->readv(fs->dev, addr, nr, bufs);
+	for (i = 0; i < nr && !ret; i++)
+		ret = fs->dev->ops->read(fs->dev, addr + i, 1, bufs[i]);
+	return ret;
+}
+
+int
+gaze_blocks_writev(struct gaze_fs *fs, u64 addr, u32 nr, void *const *bufs)
+{
+	u32 i;
+	int ret = 0;
+
+	if (fs->flags & GAZE_FS_RDONLY)
+		return -EROFS;
+	if (!fs->dev->ops->writev) {
+		for (i = 0; i < nr && !ret; i++)
+			ret = gaze_blocks_write(fs, addr + i, 1, bufs[i]);
+		return ret;
+	}
+	ret = fs->dev->ops->writev(fs->dev, addr, nr, bufs);
 	if (ret)
 		space_write_failed(fs, addr + nr - 1);
 	return ret;
@@ -1174,13 +1395,16 @@ gaze_space_cp_committed(struct gaze_fs *fs)
 	for (zi = 0; zi < sp->main_count; zi++) {
 		if (sp->zones[zi].state != GAZE_ZS_PREFREE)
 			continue;
-		if (++sp->zones[zi].cps < 2)
+		/* a zone a GC job still reads from stays until it ends */
+		if (++sp->zones[zi].cps < 2 ||
+		    gaze_gcp_zone_busy(fs, sp->main_start + zi))
 			continue;
-		sp->zones[zi].state = GAZE_ZS_FREE;
+		space_set_state(sp, zi, GAZE_ZS_FREE);
 		sp->nr_free++;
 		ret = space_zinfo_update(fs, zi);
 		if (ret && !err)
 			err = ret;
 	}
+	gaze_space_publish(fs);
 	return err;
 }

@@ -2,6 +2,9 @@
 /*
  * bdev.c - struct gaze_dev_ops on a block device.
  *
+ * readv/writev (the GC's pages, one bio per BIO_MAX_VECS blocks) follow
+ * the same rules as read/write; the GC's reads run without fs->lock.
+ *
  * I/O is synchronous: the core issues one request at a time, so writes to
  * a sequential zone reach the device in write-pointer order without zone
  * append or a zone write lock of our own.  Each 4 KiB block of the
@@ -120,6 +123,50 @@ int gaze_bdev_read(struct block_device *bdev, u64 blk, u32 nr, void *buf)
 	return gaze_bdev_rw(bdev, REQ_OP_READ, blk, nr, buf);
 }
 
+/*
+ * Vectored: nr consecutive blocks from/to nr separate page-aligned
+ * buffers (the GC's pages), one synchronous bio per BIO_MAX_VECS blocks.
+ * A buffer that is not one whole page goes block by block.
+ */
+static int gaze_bdev_rwv(struct block_device *bdev, blk_opf_t opf, u64 blk,
+			 u32 nr, void *const *bufs)
+{
+	u32 i, n;
+	int ret = 0;
+
+	for (i = 0; i < nr; i++)
+		if (offset_in_page(bufs[i]) || PAGE_SIZE != GAZE_BLOCK_SIZE)
+			goto slow;
+	while (nr && !ret) {
+		struct bio *bio;
+
+		n = min_t(u32, nr, BIO_MAX_VECS);
+		bio = bio_alloc(bdev, n, opf, GFP_NOIO);
+		bio->bi_iter.bi_sector = blk << GAZE_SECT_SHIFT;
+		for (i = 0; i < n; i++) {
+			if (bio_add_page(bio, gaze_buf_page(bufs[i]),
+					 GAZE_BLOCK_SIZE, 0) !=
+			    GAZE_BLOCK_SIZE)
+				break;
+		}
+		n = i;
+		if (!n) {
+			bio_put(bio);
+			return -EIO;
+		}
+		ret = submit_bio_wait(bio);
+		bio_put(bio);
+		blk += n;
+		nr -= n;
+		bufs += n;
+	}
+	return ret;
+slow:
+	for (i = 0; i < nr && !ret; i++)
+		ret = gaze_bdev_rw(bdev, opf, blk + i, 1, bufs[i]);
+	return ret;
+}
+
 static int gaze_bdev_range(struct gaze_dev *d, u64 blk, u32 nr)
 {
 	if (blk > d->nr_blocks || nr > d->nr_blocks - blk)
@@ -147,6 +194,25 @@ static int gaze_zbd_write(struct gaze_dev *d, u64 blk, u32 nr,
 		return ret;
 	return gaze_bdev_rw(GAZE_BDEV(d)->bdev, REQ_OP_WRITE | REQ_SYNC, blk,
 			    nr, (void *)buf);
+}
+
+static int gaze_zbd_readv(struct gaze_dev *d, u64 blk, u32 nr,
+			  void *const *bufs)
+{
+	int ret = gaze_bdev_range(d, blk, nr);
+
+	return ret ? ret : gaze_bdev_rwv(GAZE_BDEV(d)->bdev, REQ_OP_READ, blk,
+					 nr, bufs);
+}
+
+static int gaze_zbd_writev(struct gaze_dev *d, u64 blk, u32 nr,
+			   void *const *bufs)
+{
+	int ret = gaze_bdev_range(d, blk, nr);
+
+	return ret ? ret : gaze_bdev_rwv(GAZE_BDEV(d)->bdev,
+					 REQ_OP_WRITE | REQ_SYNC, blk, nr,
+					 bufs);
 }
 
 static u8 gaze_zbd_cond(u8 cond)
@@ -237,6 +303,8 @@ static int gaze_bdev_flush(struct gaze_dev *d)
 static const struct gaze_dev_ops gaze_zbd_ops = {
 	.read	= gaze_zbd_read,
 	.write	= gaze_zbd_write,
+	.readv	= gaze_zbd_readv,
+	.writev	= gaze_zbd_writev,
 	.report	= gaze_zbd_report,
 	.reset	= gaze_zbd_reset,
 	.finish	= gaze_zbd_finish,
@@ -359,6 +427,56 @@ static int gaze_emu_write(struct gaze_dev *d, u64 blk, u32 nr,
 	return ret;
 }
 
+/* blocks past the emulated write pointer read as zeros, as in read */
+static int gaze_emu_readv(struct gaze_dev *d, u64 blk, u32 nr,
+			  void *const *bufs)
+{
+	struct gaze_bdev *b = GAZE_BDEV(d);
+	u32 zb = d->zone_blocks, off, valid, i;
+	int ret;
+
+	ret = gaze_bdev_range(d, blk, nr);
+	if (ret || !nr)
+		return ret;
+	off = blk % zb;
+	mutex_lock(&b->lock);
+	valid = gaze_zsm_valid(&b->zsm, blk / zb);
+	mutex_unlock(&b->lock);
+	if (off + nr <= zb && off + nr <= valid)
+		return gaze_bdev_rwv(b->bdev, REQ_OP_READ, blk, nr, bufs);
+	for (i = 0; i < nr && !ret; i++)
+		ret = gaze_emu_read(d, blk + i, 1, bufs[i]);
+	return ret;
+}
+
+static int gaze_emu_writev(struct gaze_dev *d, u64 blk, u32 nr,
+			   void *const *bufs)
+{
+	struct gaze_bdev *b = GAZE_BDEV(d);
+	bool seq;
+	int ret;
+
+	ret = gaze_bdev_range(d, blk, nr);
+	if (ret || !nr)
+		return ret;
+	mutex_lock(&b->lock);
+	/* the same rules as write (and a ZNS drive): core/zsm.c */
+	ret = gaze_zsm_write_prep(&b->zsm, blk, nr);
+	seq = b->zsm.zones[blk / d->zone_blocks].type == GAZE_ZT_SEQ;
+	if (ret) {
+		mutex_unlock(&b->lock);
+		pr_err_ratelimited("gaze: %pg: write of %u blocks at %llu breaks the zone rules of zone %llu\n",
+				   b->bdev, nr, (unsigned long long)blk,
+				   (unsigned long long)(blk / d->zone_blocks));
+		return ret;
+	}
+	ret = gaze_bdev_rwv(b->bdev, REQ_OP_WRITE | REQ_SYNC, blk, nr, bufs);
+	if (!ret && seq)
+		gaze_zsm_write_done(&b->zsm, blk, nr);
+	mutex_unlock(&b->lock);
+	return ret;
+}
+
 static int gaze_emu_report(struct gaze_dev *d, u32 zone, u32 nr,
 			   struct gaze_zone *out)
 {
@@ -422,6 +540,8 @@ static int gaze_emu_finish(struct gaze_dev *d, u32 zone)
 static const struct gaze_dev_ops gaze_emu_ops = {
 	.read	= gaze_emu_read,
 	.write	= gaze_emu_write,
+	.readv	= gaze_emu_readv,
+	.writev	= gaze_emu_writev,
 	.report	= gaze_emu_report,
 	.reset	= gaze_emu_reset,
 	.finish	= gaze_emu_finish,

@@ -181,6 +181,7 @@ static int gaze_write_page(struct page *page, struct writeback_control *wbc,
 
 	/* beyond EOF (truncate in progress): drop */
 	if (pos >= isize) {
+		gaze_resv_release(folio);
 		folio_unlock(folio);
 		return 0;
 	}
@@ -198,12 +199,15 @@ static int gaze_write_page(struct page *page, struct writeback_control *wbc,
 			/* keep the data; a later writeback may succeed */
 			folio_redirty_for_writepage(wbc, folio);
 			ret = 0;
+		} else {
+			gaze_resv_release(folio);	/* lost for good */
 		}
 		folio_unlock(folio);
 		return ret;
 	}
 	if (wrote)
 		*wrote = true;
+	gaze_resv_release(folio);	/* the block is allocated now */
 	folio_start_writeback(folio);
 	folio_unlock(folio);
 	folio_end_writeback(folio);
@@ -274,6 +278,7 @@ static void gaze_wb_done(struct gaze_wb *wb, int ret)
 		struct folio *folio = wb->folios[i];
 
 		if (!ret) {
+			gaze_resv_release(folio);	/* allocated now */
 			folio_start_writeback(folio);
 			folio_unlock(folio);
 			folio_end_writeback(folio);
@@ -281,6 +286,8 @@ static void gaze_wb_done(struct gaze_wb *wb, int ret)
 		}
 		if (ret == -ENOSPC || ret == -ENOMEM)
 			folio_redirty_for_writepage(wb->wbc, folio);
+		else
+			gaze_resv_release(folio);	/* lost for good */
 		folio_unlock(folio);
 	}
 	wb->nr = 0;
@@ -384,11 +391,24 @@ static int gaze_write_begin(struct file *file, struct address_space *mapping,
 	struct inode *inode = mapping->host;
 	unsigned int from = pos & (PAGE_SIZE - 1);
 	struct page *page;
+	void *held;
 	int ret;
 
+again:
+	/* selective blocking (resv.c): reserve before the page is locked */
+	ret = gaze_resv_write_begin(mapping, pos >> PAGE_SHIFT, &held);
+	if (ret)
+		return ret;
 	page = grab_cache_page_write_begin(mapping, pos >> PAGE_SHIFT);
-	if (!page)
+	if (!page) {
+		gaze_resv_drop(inode, &held);
 		return -ENOMEM;
+	}
+	if (gaze_resv_attach(page_folio(page), &held)) {
+		unlock_page(page);
+		put_page(page);
+		goto again;
+	}
 	if (!PageUptodate(page) && len != PAGE_SIZE) {
 		if (page_offset(page) >= i_size_read(inode)) {
 			/* nothing on disk: zero around the write */
@@ -428,6 +448,8 @@ static int gaze_write_end(struct file *file, struct address_space *mapping,
 	}
 	set_page_dirty(page);
 out:
+	if (!PageDirty(page))
+		gaze_resv_release(page_folio(page));	/* nothing copied */
 	unlock_page(page);
 	put_page(page);
 	return copied;
@@ -442,6 +464,10 @@ const struct address_space_operations gaze_aops = {
 	.write_begin	= gaze_write_begin,
 	.write_end	= gaze_write_end,
 	.dirty_folio	= filemap_dirty_folio,
+	/* reserved pages carry folio private (resv.c) */
+	.invalidate_folio = gaze_invalidate_folio,
+	.release_folio	= gaze_release_folio,
+	.migrate_folio	= filemap_migrate_folio,
 };
 
 static int gaze_fsync(struct file *file, loff_t start, loff_t end,
@@ -523,6 +549,61 @@ out_unlock:
 	return ret;
 }
 
+/*
+ * A shared writable mapping dirties a page here (page_mkwrite): it takes
+ * the page's reservation as write_begin does (resv.c), before the page
+ * lock; -ENOSPC is SIGBUS for the store.  Writeback write-protects the
+ * page again, so the next store reserves anew.
+ */
+static vm_fault_t gaze_page_mkwrite(struct vm_fault *vmf)
+{
+	struct folio *folio = page_folio(vmf->page);
+	struct inode *inode = file_inode(vmf->vma->vm_file);
+	vm_fault_t ret = VM_FAULT_LOCKED;
+	void *held;
+	int err;
+
+	sb_start_pagefault(inode->i_sb);
+	file_update_time(vmf->vma->vm_file);
+	err = gaze_resv_write_begin(inode->i_mapping, folio->index, &held);
+	if (err) {
+		ret = vmf_error(err);
+		goto out;
+	}
+	folio_lock(folio);
+	if (folio->mapping != inode->i_mapping ||
+	    folio_pos(folio) >= i_size_read(inode)) {
+		/* truncated meanwhile: let the fault start over */
+		folio_unlock(folio);
+		gaze_resv_drop(inode, &held);
+		ret = VM_FAULT_NOPAGE;
+		goto out;
+	}
+	if (gaze_resv_attach(folio, &held)) {
+		folio_unlock(folio);
+		ret = VM_FAULT_NOPAGE;	/* cleaned meanwhile: fault again */
+		goto out;
+	}
+	folio_mark_dirty(folio);
+	folio_wait_stable(folio);
+out:
+	sb_end_pagefault(inode->i_sb);
+	return ret;
+}
+
+static const struct vm_operations_struct gaze_file_vm_ops = {
+	.fault		= filemap_fault,
+	.map_pages	= filemap_map_pages,
+	.page_mkwrite	= gaze_page_mkwrite,
+};
+
+static int gaze_file_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	file_accessed(file);
+	vma->vm_ops = &gaze_file_vm_ops;
+	return 0;
+}
+
 int gaze_shutdown(struct super_block *sb, u32 how)
 {
 	struct gaze_fs *fs;
@@ -560,7 +641,7 @@ const struct file_operations gaze_file_operations = {
 	.llseek		= generic_file_llseek,
 	.read_iter	= generic_file_read_iter,
 	.write_iter	= generic_file_write_iter,
-	.mmap		= generic_file_mmap,
+	.mmap		= gaze_file_mmap,
 	.open		= generic_file_open,
 	.fsync		= gaze_fsync,
 	.fallocate	= gaze_fallocate,

@@ -18,6 +18,10 @@
  *            regular files and symlinks                (gaze_file_*)
  *   xattr.c  xattr handlers (user, trusted, security, POSIX ACLs)
  *   gc.c     background garbage collection thread    (gaze_bggc_*)
+ *   gcpipe.c the pipelined GC's stage threads and the GC page pool
+ *            (gaze_gcp_* in the module, on the core's staged GC API)
+ *   resv.c   selective blocking: write reservations of buffered
+ *            writes, blocked-writer counters         (gaze_resv_*)
  *   ioctl.c  GAZE_IOC_* (info, gc-stats, tune, gc) for gazectl
  *
  * Locking: the core serialises itself with fs->lock (a mutex taken by
@@ -51,6 +55,10 @@ struct gaze_mount_opts {
 	unsigned int	background_gc;	/* GAZE_BGGC_* */
 	bool		discard;
 	bool		noacl;		/* mount option noacl */
+	unsigned int	gc_pipeline;	/* gc_pipeline=on|off (gcpipe.c) */
+	unsigned int	gc_pool;	/* gc_pool=on|off */
+	bool		selective_blocking;	/* selective_blocking=on|off */
+	unsigned int	dirty_limit;	/* dirty_limit=PCT, 0 = superblock's */
 };
 
 struct gaze_sb_info {
@@ -74,6 +82,28 @@ struct gaze_sb_info {
 	 */
 	unsigned int		gc_low_pct, gc_high_pct;
 	struct mutex		tune_lock;	/* serialises tunable changes */
+	/*
+	 * Pipelined GC (gcpipe.c): its state, and the switches gc_pipeline
+	 * (0: the baseline gaze_gc_zone under fs->lock), gc_pool (0: GC
+	 * pages go through a private page cache) and the depth of the
+	 * queues between stages; tunables, read with READ_ONCE.
+	 */
+	struct gaze_gcp		*gcp;
+	unsigned int		gc_pipeline, gc_pool, gc_queue_depth;
+	/*
+	 * Selective blocking (resv.c).  gc_running: reclaims in progress
+	 * (whoever reclaims brackets it with gaze_gc_running_begin/end);
+	 * gc_progress: woken when a reclaim ends or reservations are given
+	 * back.  selective, dirty_pct: tunables, READ_ONCE.  The blocked
+	 * writer counters: blocked_lock.
+	 */
+	wait_queue_head_t	gc_progress;
+	atomic_t		gc_running;
+	bool			selective;
+	unsigned int		dirty_pct, sb_dirty_pct;
+	spinlock_t		blocked_lock;
+	u64			writers_blocked;
+	u64			blocked_ns_total, blocked_ns_max;
 };
 
 /*
@@ -169,8 +199,73 @@ void gaze_bggc_stop(struct gaze_sb_info *sbi);
 /* the thresholds in effect (sbi's if set, else the superblock's) */
 void gaze_bggc_thresholds(struct gaze_sb_info *sbi, unsigned int *low,
 			  unsigned int *high);
+/*
+ * gcpipe.c: the pipelined GC.  init/exit at mount/put_super (page pool,
+ * defaults from the superblock); start/stop the stage threads on a
+ * read-write instance (stop waits for the jobs in flight).
+ */
+struct gaze_gcp;
+struct gaze_gcp_mjob;
+struct gaze_ioc_gc_stats;
+int gaze_gcp_init(struct gaze_sb_info *sbi);
+void gaze_gcp_exit(struct gaze_sb_info *sbi);
+int gaze_gcp_start(struct gaze_sb_info *sbi);
+void gaze_gcp_stop(struct gaze_sb_info *sbi);
+/* gc_pipeline is on and the threads run */
+bool gaze_gcp_active(struct gaze_sb_info *sbi);
+/*
+ * Reclaims `zone` (or the best victim: GAZE_GCP_ANY, policy as
+ * gaze_gc_select) through the pipeline and waits for it: the zone ends
+ * PREFREE.  The caller holds write access (sb_start_write) and not
+ * fs->lock.  -ENOENT: no victim; -EBUSY: too many jobs or the zone is
+ * being collected; -EAGAIN: the pipeline is not running.
+ */
+int gaze_gcp_reclaim(struct gaze_sb_info *sbi, u32 zone, int policy,
+		     u32 *victim, u64 *moved);
+/* the same in two halves: submit with fs->lock held, wait without it */
+struct gaze_gcp_mjob *gaze_gcp_submit(struct gaze_sb_info *sbi,
+				      struct gaze_fs *fs, u32 zone,
+				      int policy);
+int gaze_gcp_wait(struct gaze_sb_info *sbi, struct gaze_gcp_mjob *j,
+		  u32 *victim, u64 *moved);
+/* stage counters and pool figures for GAZE_IOC_GC_STATS */
+void gaze_gcp_stats(struct gaze_sb_info *sbi, struct gaze_ioc_gc_stats *st,
+		    bool reset);
+int gaze_gcp_set_pool_blocks(struct gaze_sb_info *sbi, u64 v);
+u64 gaze_gcp_pool_blocks(struct gaze_sb_info *sbi);
+
 /* ioctl.c: the GAZE_IOC_* ioctls (uapi/gaze_ioctl.h) */
 long gaze_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
+
+/* resv.c: selective blocking (write reservations for buffered writes) */
+struct gaze_ioc_gc_stats;
+/* fill_super, once sbi->fs and sbi->opts are set */
+void gaze_resv_init(struct gaze_sb_info *sbi);
+/*
+ * write_begin: before the page is locked, waits as the mode says and
+ * takes a reservation into *held when the page needs one (-ENOSPC: the
+ * write fails); with the page locked, gaze_resv_attach marks it (or gives
+ * *held back if it was reserved meanwhile; -EAGAIN: unlock, put and start
+ * over); gaze_resv_drop gives *held back on an error in between.
+ */
+int gaze_resv_write_begin(struct address_space *mapping, pgoff_t index,
+			  void **held);
+int gaze_resv_attach(struct folio *folio, void **held);
+void gaze_resv_drop(struct inode *inode, void **held);
+/* the page's reservation, if any, is given back (page locked) */
+void gaze_resv_release(struct folio *folio);
+void gaze_invalidate_folio(struct folio *folio, size_t offset, size_t len);
+bool gaze_release_folio(struct folio *folio, gfp_t gfp);
+/* brackets every reclaim (foreground or background) */
+void gaze_gc_running_begin(struct gaze_sb_info *sbi);
+void gaze_gc_running_end(struct gaze_sb_info *sbi);
+/* tunables "selective_blocking" (0/1) and "dirty_limit_pct" (1..90):
+ * -ENOENT for other names, -ERANGE out of range */
+int gaze_resv_tune(struct gaze_sb_info *sbi, const char *name, u64 *val,
+		   bool set);
+/* writers_blocked, blocked_ns_total/max, reserved_now, selective_blocking */
+void gaze_resv_stats(struct gaze_sb_info *sbi, struct gaze_ioc_gc_stats *st,
+		     bool reset);
 
 /* super.c */
 int gaze_super_init(void);

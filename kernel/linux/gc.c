@@ -25,6 +25,14 @@
  * read-only, so the thread never runs on a read-only or retired
  * instance.  It takes sb_start_write_trylock around a step, so a frozen
  * filesystem is left alone.
+ *
+ * With gc_pipeline=1 (gcpipe.c) a step decides under fs->lock as the
+ * core's gaze_gc_background does (same thresholds, victims at least a
+ * quarter invalid, room for the moved blocks), submits up to
+ * GAZE_BGGC_JOBS victims to the pipeline, releases fs->lock while the
+ * stage threads move them, and retakes it for the checkpoint that moves
+ * the PREFREE zones on towards FREE (the core's step with low = 0, which
+ * only settles).  Writers thus wait for one batch, not one zone.
  */
 #include <linux/kthread.h>
 #include <linux/freezer.h>
@@ -34,6 +42,7 @@
 #define GAZE_BGGC_IDLE_MS	5000
 #define GAZE_BGGC_BUSY_MS	50
 #define GAZE_BGGC_ERROR_MS	30000
+#define GAZE_BGGC_JOBS		2	/* zones in the pipeline per step */
 
 static unsigned int gaze_bggc_pct(u32 v, unsigned int def)
 {
@@ -53,6 +62,76 @@ void gaze_bggc_thresholds(struct gaze_sb_info *sbi, unsigned int *low,
 		*high = *low;
 }
 
+/* free or prefree main zones below pct % of the main area */
+static bool gaze_bggc_below(struct gaze_fs *fs, unsigned int pct)
+{
+	u64 avail = gaze_space_free_zones(fs) + gaze_space_nr_prefree(fs);
+
+	return avail * 100 < (u64)pct * fs->lay.main_zone_count;
+}
+
+/* a victim worth a background move (fs->lock held): -ENOENT if none */
+static int gaze_bggc_victim(struct gaze_fs *fs, u32 *zone)
+{
+	u32 cap = le32_to_cpu(fs->sb.zone_cap);
+	struct gaze_zone_use u;
+	int ret;
+
+	ret = gaze_gc_select(fs, fs->gc_policy, zone);
+	if (ret)
+		return ret;
+	ret = gaze_space_zone_use(fs, *zone, &u);
+	if (ret)
+		return ret;
+	/* a quarter of the zone gained; the moves fit in the free zones */
+	if (u.valid > cap * 3 / 4 ||
+	    (u64)gaze_space_free_zones(fs) * cap < 2ull * u.valid + 8)
+		return -ENOENT;
+	return 0;
+}
+
+/* a pipelined step (write access held, fs->lock not): 0 or an error */
+static int gaze_bggc_pipe_step(struct gaze_sb_info *sbi, struct gaze_fs *fs,
+			       unsigned int low, unsigned int high, bool *more)
+{
+	struct gaze_gcp_mjob *j[GAZE_BGGC_JOBS];
+	unsigned int nofs, n = 0, i;
+	bool unused;
+	int ret = 0, r;
+	u32 zone;
+
+	nofs = gaze_nofs_begin();
+	mutex_lock(&fs->lock);
+	if ((fs->flags & GAZE_FS_RDONLY) || fs->gc_active)
+		goto settle;
+	while (n < GAZE_BGGC_JOBS && gaze_bggc_below(fs, n ? high : low)) {
+		if (gaze_bggc_victim(fs, &zone))
+			break;
+		j[n] = gaze_gcp_submit(sbi, fs, zone, fs->gc_policy);
+		if (IS_ERR(j[n]))
+			break;
+		n++;
+	}
+	mutex_unlock(&fs->lock);
+	for (i = 0; i < n; i++) {
+		r = gaze_gcp_wait(sbi, j[i], NULL, NULL);
+		if (r && r != -ENOENT && r != -EBUSY && !ret)
+			ret = r;
+	}
+	mutex_lock(&fs->lock);
+	if (n && !ret) {
+		fs->gc.bg_runs += n;
+		*more = gaze_bggc_below(fs, high);
+	}
+settle:
+	/* low = 0: the core's step only writes the settling checkpoint */
+	if (!ret)
+		ret = gaze_gc_background(fs, 0, high, false, &unused);
+	mutex_unlock(&fs->lock);
+	gaze_nofs_end(nofs);
+	return ret;
+}
+
 /* one step; returns the sleep before the next, in ms */
 static unsigned int gaze_bggc_step(struct gaze_sb_info *sbi)
 {
@@ -65,11 +144,19 @@ static unsigned int gaze_bggc_step(struct gaze_sb_info *sbi)
 	gaze_bggc_thresholds(sbi, &low, &high);
 	if (!sb_start_write_trylock(sb))
 		return GAZE_BGGC_IDLE_MS;
-	nofs = gaze_nofs_begin();
-	mutex_lock(&fs->lock);
-	ret = gaze_gc_background(fs, sync ? high : low, high, false, &more);
-	mutex_unlock(&fs->lock);
-	gaze_nofs_end(nofs);
+	if (gaze_gcp_active(sbi)) {
+		ret = gaze_bggc_pipe_step(sbi, fs, sync ? high : low, high,
+					  &more);
+	} else {
+		nofs = gaze_nofs_begin();
+		mutex_lock(&fs->lock);
+		gaze_gc_running_begin(sbi);
+		ret = gaze_gc_background(fs, sync ? high : low, high, false,
+					 &more);
+		gaze_gc_running_end(sbi);
+		mutex_unlock(&fs->lock);
+		gaze_nofs_end(nofs);
+	}
 	sb_end_write(sb);
 	if (ret) {
 		/* I/O errors and corruption follow errors=; others wait */

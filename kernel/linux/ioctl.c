@@ -10,11 +10,19 @@
  * Locking: INFO reads core state under fs->lock; TUNE changes a tunable
  * under sbi->tune_lock (readers of a tunable read it once with
  * READ_ONCE and tolerate a change between two reads).
+ *
+ * GC: with gc_pipeline=1 (and the pipeline's threads running) a reclaim
+ * goes through the stage threads (gcpipe.c) and fs->lock is only held
+ * per batch; with 0 the baseline gaze_gc_zone moves the zone under
+ * fs->lock.  Either holds write access (mnt_want_write_file) for the
+ * whole reclaim, so a freeze waits for it and a remount read-only is
+ * refused (EBUSY) while it runs.
  */
 #include <linux/capability.h>
 #include <linux/uaccess.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/mount.h>
 #include "gaze_kern.h"
 #include "gaze_ioctl.h"
 
@@ -223,6 +231,67 @@ static int gaze_tset_high(struct gaze_sb_info *sbi, u64 v)
 	return 0;
 }
 
+static u64 gaze_tget_pipeline(struct gaze_sb_info *sbi)
+{
+	return READ_ONCE(sbi->gc_pipeline);
+}
+
+static int gaze_tset_pipeline(struct gaze_sb_info *sbi, u64 v)
+{
+	WRITE_ONCE(sbi->gc_pipeline, (unsigned int)v);
+	return 0;
+}
+
+static u64 gaze_tget_pool(struct gaze_sb_info *sbi)
+{
+	return READ_ONCE(sbi->gc_pool);
+}
+
+static int gaze_tset_pool(struct gaze_sb_info *sbi, u64 v)
+{
+	WRITE_ONCE(sbi->gc_pool, (unsigned int)v);
+	return 0;
+}
+
+static u64 gaze_tget_depth(struct gaze_sb_info *sbi)
+{
+	return READ_ONCE(sbi->gc_queue_depth);
+}
+
+static int gaze_tset_depth(struct gaze_sb_info *sbi, u64 v)
+{
+	WRITE_ONCE(sbi->gc_queue_depth, (unsigned int)v);
+	return 0;
+}
+
+/* selective blocking's tunables belong to resv.c */
+static u64 gaze_tget_resv(struct gaze_sb_info *sbi, const char *name)
+{
+	u64 v = 0;
+
+	return gaze_resv_tune(sbi, name, &v, false) ? 0 : v;
+}
+
+static u64 gaze_tget_sel(struct gaze_sb_info *sbi)
+{
+	return gaze_tget_resv(sbi, "selective_blocking");
+}
+
+static int gaze_tset_sel(struct gaze_sb_info *sbi, u64 v)
+{
+	return gaze_resv_tune(sbi, "selective_blocking", &v, true);
+}
+
+static u64 gaze_tget_dirty(struct gaze_sb_info *sbi)
+{
+	return gaze_tget_resv(sbi, "dirty_limit_pct");
+}
+
+static int gaze_tset_dirty(struct gaze_sb_info *sbi, u64 v)
+{
+	return gaze_resv_tune(sbi, "dirty_limit_pct", &v, true);
+}
+
 static const struct gaze_tunable gaze_tunables[] = {
 	{ "background_gc", 0, 2,
 	  "background GC thread: 0 off, 1 on, 2 sync (reclaim whenever idle)",
@@ -236,6 +305,24 @@ static const struct gaze_tunable gaze_tunables[] = {
 	{ "bg_gc_high_pct", 1, 100,
 	  "background GC stops at this % of free main zones",
 	  gaze_tget_high, gaze_tset_high },
+	{ "gc_pipeline", 0, 1,
+	  "GC in four stage threads (1) or the baseline zone move under the lock (0)",
+	  gaze_tget_pipeline, gaze_tset_pipeline },
+	{ "gc_pool", 0, 1,
+	  "GC pages from the page pool (1) or through a private page cache (0)",
+	  gaze_tget_pool, gaze_tset_pool },
+	{ "gc_pool_blocks", GAZE_GCP_BATCH, 1048576,
+	  "GC page pool size, in 4 KiB blocks (shrinks as pages come back)",
+	  gaze_gcp_pool_blocks, gaze_gcp_set_pool_blocks },
+	{ "gc_queue_depth", 1, 64,
+	  "batches of 64 blocks each queue between two GC stages holds",
+	  gaze_tget_depth, gaze_tset_depth },
+	{ "selective_blocking", 0, 1,
+	  "selective blocking: writers wait for GC only when their reservation fails (1)",
+	  gaze_tget_sel, gaze_tset_sel },
+	{ "dirty_limit_pct", 1, 90,
+	  "dirty file data the filesystem accepts, in % of RAM",
+	  gaze_tget_dirty, gaze_tset_dirty },
 };
 
 static void gaze_tune_fill(struct gaze_sb_info *sbi,
@@ -324,11 +411,12 @@ static void gaze_gc_stats_fill(struct gaze_fs *fs, struct gaze_ioc_gc_stats *s)
 	BUILD_BUG_ON(ARRAY_SIZE(g->hist) != GAZE_GC_HIST);
 	for (i = 0; i < GAZE_GC_HIST; i++)
 		s->reclaim_hist[i] = g->hist[i];
-	/* the baseline collector: no stages, no pool, no reservations */
+	BUILD_BUG_ON(sizeof(*s) != 648);
 }
 
 static long gaze_ioc_gc_stats(struct super_block *sb, void __user *arg)
 {
+	struct gaze_sb_info *sbi = GAZE_SB(sb);
 	struct gaze_fs *fs = GAZE_FS(sb);
 	struct gaze_ioc_gc_stats *s;
 	u32 flags;
@@ -356,16 +444,17 @@ static long gaze_ioc_gc_stats(struct super_block *sb, void __user *arg)
 	if (flags & GAZE_GC_STATS_RESET)
 		memset(&fs->gc, 0, sizeof(fs->gc));
 	mutex_unlock(&fs->lock);
+	gaze_gcp_stats(sbi, s, flags & GAZE_GC_STATS_RESET);
+	gaze_resv_stats(sbi, s, flags & GAZE_GC_STATS_RESET);
 	ret = copy_to_user(arg, s, sizeof(*s)) ? -EFAULT : 0;
 out:
 	kfree(s);
 	return ret;
 }
 
-/* reclaims one zone (fs->lock held); two checkpoints with SYNC */
-static int gaze_gc_now(struct gaze_fs *fs, struct gaze_ioc_gc *g)
+/* the victim: `zone` when given (a FULL main zone), else the best one */
+static int gaze_gc_pick(struct gaze_fs *fs, struct gaze_ioc_gc *g)
 {
-	u64 moved = fs->gc.data_moved + fs->gc.nodes_moved;
 	u32 valid, state;
 	int ret;
 
@@ -373,23 +462,62 @@ static int gaze_gc_now(struct gaze_fs *fs, struct gaze_ioc_gc *g)
 		if (gaze_space_zone_stat(fs, g->zone, &valid, &state) ||
 		    state != GAZE_ZS_FULL)
 			return -EINVAL;
-	} else {
-		ret = gaze_gc_select(fs, fs->gc_policy, &g->zone);
-		if (ret)
-			return ret == -ENOENT ? -ENODATA : ret;
+		return 0;
 	}
-	ret = gaze_gc_zone(fs, g->zone);
+	ret = gaze_gc_select(fs, fs->gc_policy, &g->zone);
+	return ret == -ENOENT ? -ENODATA : ret;
+}
+
+/* baseline: reclaims one zone under fs->lock */
+static int gaze_gc_now(struct gaze_sb_info *sbi, struct gaze_fs *fs,
+		       struct gaze_ioc_gc *g)
+{
+	u64 moved = fs->gc.data_moved + fs->gc.nodes_moved;
+	int ret;
+
+	ret = gaze_gc_pick(fs, g);
 	if (ret)
 		return ret;
-	g->blocks_moved = fs->gc.data_moved + fs->gc.nodes_moved - moved;
-	if (g->flags & GAZE_GC_SYNC)
-		ret = gaze_gc_settle(fs);
+	gaze_gc_running_begin(sbi);
+	ret = gaze_gc_zone(fs, g->zone);
+	gaze_gc_running_end(sbi);
+	if (!ret)
+		g->blocks_moved = fs->gc.data_moved + fs->gc.nodes_moved -
+				  moved;
 	return ret;
 }
 
-static long gaze_ioc_gc(struct super_block *sb, void __user *arg)
+/* pipelined: the same through the stage threads; fs->lock not held */
+static int gaze_gc_pipelined(struct gaze_sb_info *sbi, struct gaze_fs *fs,
+			     struct gaze_ioc_gc *g)
 {
-	struct gaze_fs *fs = GAZE_FS(sb);
+	struct gaze_gcp_mjob *j;
+	unsigned int nofs;
+	u64 moved = 0;
+	int ret;
+
+	nofs = gaze_nofs_begin();
+	mutex_lock(&fs->lock);
+	ret = gaze_gc_pick(fs, g);
+	if (!ret) {
+		j = gaze_gcp_submit(sbi, fs, g->zone, fs->gc_policy);
+		ret = IS_ERR(j) ? PTR_ERR(j) : 0;
+	}
+	mutex_unlock(&fs->lock);
+	gaze_nofs_end(nofs);
+	if (ret)
+		return ret == -ENOENT && !(g->flags & GAZE_GC_ZONE) ?
+		       -ENODATA : ret;
+	ret = gaze_gcp_wait(sbi, j, &g->zone, &moved);
+	g->blocks_moved = moved;
+	return ret;
+}
+
+static long gaze_ioc_gc(struct file *filp, void __user *arg)
+{
+	struct super_block *sb = file_inode(filp)->i_sb;
+	struct gaze_sb_info *sbi = GAZE_SB(sb);
+	struct gaze_fs *fs;
 	struct gaze_ioc_gc g;
 	unsigned int nofs;
 	u64 start;
@@ -405,15 +533,27 @@ static long gaze_ioc_gc(struct super_block *sb, void __user *arg)
 		return -EPERM;
 	if (sb_rdonly(sb))
 		return -EROFS;
+	/* write access for the whole reclaim: freeze waits for it */
+	ret = mnt_want_write_file(filp);
+	if (ret)
+		return ret;
+	fs = READ_ONCE(sbi->fs);
 	memset(g.reserved_out, 0, sizeof(g.reserved_out));
 	start = ktime_get_ns();
+	ret = -EAGAIN;
+	if (gaze_gcp_active(sbi))
+		ret = gaze_gc_pipelined(sbi, fs, &g);
 	nofs = gaze_nofs_begin();
 	mutex_lock(&fs->lock);
-	ret = gaze_gc_now(fs, &g);
+	if (ret == -EAGAIN)	/* gc_pipeline=0, or its threads are gone */
+		ret = gaze_gc_now(sbi, fs, &g);
+	if (!ret && (g.flags & GAZE_GC_SYNC))
+		ret = gaze_gc_settle(fs);
 	mutex_unlock(&fs->lock);
 	gaze_nofs_end(nofs);
+	mnt_drop_write_file(filp);
 	if (ret)
-		return ret == -ENODATA ? ret : gaze_error(sb, ret, "gc");
+		return gaze_error(sb, ret, "gc");
 	g.ns = ktime_get_ns() - start;
 	return copy_to_user(arg, &g, sizeof(g)) ? -EFAULT : 0;
 }
@@ -435,7 +575,7 @@ long gaze_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	case GAZE_IOC_GC_STATS:
 		return gaze_ioc_gc_stats(sb, uarg);
 	case GAZE_IOC_GC:
-		return gaze_ioc_gc(sb, uarg);
+		return gaze_ioc_gc(filp, uarg);
 	case GAZE_IOC_SHUTDOWN: {
 		u32 how;
 

@@ -15,10 +15,22 @@
  *                                 bg_gc_high_pct without pausing, off
  *                                 leaves only the foreground GC that
  *                                 writes run when free zones run short
+ *   gc_pipeline=on|off            GC through the four stage threads
+ *                                 (default on; gcpipe.c) or the baseline
+ *                                 zone move under fs->lock
+ *   gc_pool=on|off                GC pages from the page pool (default
+ *                                 on) or through a private page cache
+ *                                 (both also tunables: GAZE_IOC_TUNE)
  *   acl / noacl                   POSIX ACLs (default acl; see xattr.c)
  *   discard / nodiscard           on regular devices (emulated zones),
  *                                 whether a zone reset discards the zone;
  *                                 zoned devices always reset their zones
+ *   selective_blocking=on|off     buffered writes go on during GC against
+ *                                 write reservations (on, default) or wait
+ *                                 while GC runs (off); see resv.c
+ *   dirty_limit=PCT               cap on reserved (dirty) pages, % of RAM
+ *                                 (1..90; default the superblock's
+ *                                 dirty_limit_pct)
  *
  * Remount: rw -> ro writes a clean checkpoint and makes the core instance
  * read-only in place; ro -> rw opens a new read-write instance on the same
@@ -83,6 +95,8 @@ static void gaze_put_super(struct super_block *sb)
 	int ret;
 
 	gaze_bggc_stop(sbi);
+	/* the pipeline's jobs end (releasing their zones) before the close */
+	gaze_gcp_exit(sbi);
 	nofs = gaze_nofs_begin();
 	ret = gaze_fs_close(sbi->fs);
 	if (ret)
@@ -118,6 +132,8 @@ static int gaze_statfs(struct dentry *dentry, struct kstatfs *buf)
 	bfree = gaze_space_free_blocks(fs);
 	used = fs->valid_inodes;
 	mutex_unlock(&fs->lock);
+	/* blocks promised to dirty pages (resv.c) are not free */
+	bfree -= min_t(u64, bfree, READ_ONCE(fs->resv_blocks));
 	files = le32_to_cpu(fs->sb.max_nid) - (GAZE_ROOT_INO + 1);
 
 	buf->f_type = GAZE_SUPER_MAGIC;
@@ -151,8 +167,16 @@ static int gaze_show_options(struct seq_file *seq, struct dentry *root)
 	seq_printf(seq, ",errors=%s", errs[o->errors]);
 	seq_printf(seq, ",background_gc=%s", bggc[o->background_gc]);
 	seq_puts(seq, o->discard ? ",discard" : ",nodiscard");
+	if (!READ_ONCE(GAZE_SB(root->d_sb)->gc_pipeline))
+		seq_puts(seq, ",gc_pipeline=off");
+	if (!READ_ONCE(GAZE_SB(root->d_sb)->gc_pool))
+		seq_puts(seq, ",gc_pool=off");
 	if (o->noacl)
 		seq_puts(seq, ",noacl");
+	seq_printf(seq, ",selective_blocking=%s",
+		   o->selective_blocking ? "on" : "off");
+	if (o->dirty_limit)
+		seq_printf(seq, ",dirty_limit=%u", o->dirty_limit);
 	return 0;
 }
 
@@ -213,7 +237,14 @@ static const struct super_operations gaze_sops = {
 /* mount options                                                     */
 /* ---------------------------------------------------------------- */
 
-enum { Opt_errors, Opt_background_gc, Opt_discard, Opt_acl };
+enum { Opt_errors, Opt_background_gc, Opt_discard, Opt_acl, Opt_gc_pipeline,
+       Opt_gc_pool, Opt_selective_blocking, Opt_dirty_limit };
+
+static const struct constant_table gaze_param_onoff[] = {
+	{ "off",	0 },
+	{ "on",		1 },
+	{}
+};
 
 static const struct constant_table gaze_param_errors[] = {
 	{ "continue",	GAZE_ERRORS_CONTINUE },
@@ -234,6 +265,11 @@ static const struct fs_parameter_spec gaze_param_specs[] = {
 	fsparam_enum("background_gc", Opt_background_gc, gaze_param_bggc),
 	fsparam_flag_no("discard", Opt_discard),
 	fsparam_flag_no("acl", Opt_acl),
+	fsparam_enum("gc_pipeline", Opt_gc_pipeline, gaze_param_onoff),
+	fsparam_enum("gc_pool", Opt_gc_pool, gaze_param_onoff),
+	fsparam_enum("selective_blocking", Opt_selective_blocking,
+		     gaze_param_onoff),
+	fsparam_u32("dirty_limit", Opt_dirty_limit),
 	{}
 };
 
@@ -262,6 +298,20 @@ static int gaze_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_acl:
 		o->noacl = r.negated;
+		break;
+	case Opt_gc_pipeline:
+		o->gc_pipeline = r.uint_32;
+		break;
+	case Opt_gc_pool:
+		o->gc_pool = r.uint_32;
+		break;
+	case Opt_selective_blocking:
+		o->selective_blocking = r.uint_32;
+		break;
+	case Opt_dirty_limit:
+		if (r.uint_32 < 1 || r.uint_32 > 90)
+			return invalfc(fc, "dirty_limit must be 1..90");
+		o->dirty_limit = r.uint_32;
 		break;
 	}
 	return 0;
@@ -337,6 +387,7 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 		goto out_bdev;
 	}
 	sb->s_fs_info = sbi;
+	gaze_resv_init(sbi);
 	sb->s_magic = GAZE_SUPER_MAGIC;
 	sb->s_op = &gaze_sops;
 	sb->s_xattr = gaze_xattr_handlers;
@@ -368,11 +419,22 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 		ret = -ENOMEM;
 		goto out_fs;
 	}
-	/* without the thread, foreground GC still frees space */
-	if (!sb_rdonly(sb))
+	ret = gaze_gcp_init(sbi);	/* takes opts.gc_pipeline, gc_pool */
+	if (ret) {
+		pr_err("gaze: %s: cannot allocate the GC page pool: %d\n",
+		       sb->s_id, ret);
+		goto out_root;
+	}
+	/* without the threads, foreground GC still frees space */
+	if (!sb_rdonly(sb)) {
+		gaze_gcp_start(sbi);
 		gaze_bggc_start(sbi);
+	}
 	return 0;
 
+out_root:
+	dput(sb->s_root);
+	sb->s_root = NULL;
 out_fs:
 	/* inodes are gone (iput above); nothing was changed: just free */
 	sbi->fs->flags |= GAZE_FS_RDONLY;
@@ -440,8 +502,9 @@ static int gaze_reconfigure(struct fs_context *fc)
 	int ret = 0;
 
 	sync_filesystem(sb);
-	/* the thread is restarted below with the new options, if wanted */
+	/* the threads are restarted below with the new options, if wanted */
 	gaze_bggc_stop(sbi);
+	gaze_gcp_stop(sbi);
 	nofs = gaze_nofs_begin();
 	if (want_ro && !sb_rdonly(sb))
 		ret = gaze_remount_ro(sb);
@@ -449,17 +512,26 @@ static int gaze_reconfigure(struct fs_context *fc)
 		ret = gaze_remount_rw(sb);
 	gaze_nofs_end(nofs);
 	if (ret) {
-		if (!sb_rdonly(sb))
+		if (!sb_rdonly(sb)) {
+			gaze_gcp_start(sbi);
 			gaze_bggc_start(sbi);
+		}
 		return ret;
 	}
 	sbi->opts = *o;
+	WRITE_ONCE(sbi->gc_pipeline, o->gc_pipeline);
+	WRITE_ONCE(sbi->gc_pool, o->gc_pool);
 	sbi->error_logged = false;
+	WRITE_ONCE(sbi->selective, o->selective_blocking);
+	WRITE_ONCE(sbi->dirty_pct, o->dirty_limit ? o->dirty_limit :
+		   sbi->sb_dirty_pct);
 	sb->s_flags = (sb->s_flags & ~SB_POSIXACL) |
 		      (o->noacl ? 0 : SB_POSIXACL);
 	gaze_bdev_set_discard(sbi->dev, o->discard);
-	if (!want_ro)
+	if (!want_ro) {
+		gaze_gcp_start(sbi);
 		gaze_bggc_start(sbi);
+	}
 	return 0;
 }
 
@@ -484,10 +556,16 @@ static int gaze_init_fs_context(struct fs_context *fc)
 		return -ENOMEM;
 	if (fc->purpose == FS_CONTEXT_FOR_RECONFIGURE) {
 		*o = GAZE_SB(fc->root->d_sb)->opts;
+		/* the switches as tuned since */
+		o->gc_pipeline = READ_ONCE(GAZE_SB(fc->root->d_sb)->gc_pipeline);
+		o->gc_pool = READ_ONCE(GAZE_SB(fc->root->d_sb)->gc_pool);
 	} else {
 		o->errors = GAZE_ERRORS_RO;
 		o->background_gc = GAZE_BGGC_ON;
 		o->discard = true;
+		o->gc_pipeline = 1;
+		o->gc_pool = 1;
+		o->selective_blocking = true;
 	}
 	fc->fs_private = o;
 	fc->ops = &gaze_context_ops;

@@ -102,7 +102,13 @@ struct gaze_ioc_gc_stats {
 	__u32	pool;
 	__u32	selective_blocking;
 	__u32	pad;
-	__u64	reserved_out[16];
+	/* GC pages: time taking them (pool pop or page allocation), time
+	 * spent inserting them into / removing them from the page cache
+	 * (gc_pool=0 only), pages handed to GC */
+	__u64	pool_alloc_ns, pool_cache_ns;
+	__u64	pages_gc;
+	__u64	pool_used;		/* pool pages in use now */
+	__u64	reserved_out[12];
 };
 
 /* ---- GAZE_IOC_TUNE: list, read and set tunables --------------------------- */

@@ -15,7 +15,8 @@
  *   errors           negative errno; EFSCORRUPTED, EFSBADCRC
  *   allocation       gaze_alloc, gaze_zalloc, gaze_free (any size)
  *   locks            struct mutex, spinlock_t, struct rw_semaphore + ops
- *   atomics          atomic_t, atomic64_t + read/set/add/inc/dec
+ *   atomics          atomic_t, atomic64_t + read/set/add/inc/dec,
+ *                    READ_ONCE, WRITE_ONCE
  *   lists            struct list_head + the usual helpers
  *   assertions       WARN_ON, WARN_ON_ONCE, GAZE_BUG_ON
  *   checksums        gaze_crc32c(seed, buf, len)
@@ -88,6 +89,10 @@ struct rw_semaphore { pthread_rwlock_t l; };
 #define up_read(x) pthread_rwlock_unlock(&(x)->l)
 #define down_write(x) pthread_rwlock_wrlock(&(x)->l)
 #define up_write(x) pthread_rwlock_unlock(&(x)->l)
+
+/* a plain load/store the compiler may not tear, merge or reorder away */
+#define READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
 typedef struct { int counter; } atomic_t;
 typedef struct { s64 counter; } atomic64_t;

@@ -1252,6 +1252,86 @@ op_gc(struct th *t)
 		n_gc++;
 }
 
+/*
+ * The staged GC (gcpipe.c), one stage per call, so that other operations
+ * (and checkpoints, cache evictions, power cuts at epoch ends) fall
+ * between its stages as they do when the module runs them on threads.
+ * Operations are serialised by the harness, so gp needs no lock of its
+ * own; gp_abandon drops a job when the instance goes away.
+ */
+static struct {
+	struct gaze_gcp_job	job;
+	struct gaze_gcp_batch	b;
+	u8			*pages;
+	int			stage;		/* 0: no job; 1..4 next stage */
+	u64			jobs;		/* jobs that ended reclaiming */
+} gp;
+
+static void
+gp_abandon(void)
+{
+	gp.stage = 0;
+}
+
+static int
+gp_step(struct th *t)
+{
+	int err = 0;
+	u32 i;
+
+	switch (gp.stage) {
+	case 0:
+		err = gaze_gcp_begin(fs, GAZE_GCP_ANY, GAZE_GC_POLICY_DEFAULT,
+				     &gp.job);
+		if (err == -ENOENT || err == -ENOSPC || err == -EBUSY)
+			return 0;
+		gp.stage = err ? 0 : 1;
+		return err;
+	case 1:
+		err = gaze_gcp_preread(fs, &gp.job, &gp.b,
+				       1 + (u32)rn(&t->rs, GAZE_GCP_BATCH));
+		for (i = 0; i < gp.b.nr; i++)
+			gp.b.ent[i].buf = gp.pages + (size_t)i * GAZE_BLOCK_SIZE;
+		gp.stage = err || !gp.b.nr ? 5 : 2;
+		return 0;
+	case 3:
+		gaze_gcp_prewrite(fs, &gp.b);
+		gp.stage = 4;
+		return 0;
+	case 4:
+		gaze_gcp_write(fs, &gp.b);
+		gp.stage = gp.job.err || gp.job.scanned ? 5 : 1;
+		return 0;
+	default:
+		gp.stage = 0;
+		err = gaze_gcp_end(fs, &gp.job);
+		if (!err)
+			gp.jobs++;
+		return err;
+	}
+}
+
+static void
+op_gcpipe(struct th *t)
+{
+	int err;
+
+	if (!gp.pages)
+		gp.pages = malloc((size_t)GAZE_GCP_BATCH * GAZE_BLOCK_SIZE);
+	if (gp.stage == 2) {		/* read: without fs->lock */
+		gaze_gcp_read(fs, &gp.b);
+		gp.stage = 3;
+		return;
+	}
+	mutex_lock(&fs->lock);
+	err = gp_step(t);
+	mutex_unlock(&fs->lock);
+	if (err == -ENOSPC)
+		ops_enospc++;
+	else if (err)
+		fail("staged gc: %d", err);
+}
+
 static void
 one_op(struct th *t)
 {
@@ -1284,6 +1364,8 @@ one_op(struct th *t)
 		op_purge(t);
 	else if (r < 990 && rn(&t->rs, 4) == 0)
 		fs->cache_limit = (64u << 10) << rn(&t->rs, 10);
+	else if (r < 990 && rn(&t->rs, 3))
+		op_gcpipe(t);
 	else if (r < 990)
 		op_gc(t);
 	snapshot_if_cp();	/* before anything else touches the core */
@@ -1482,6 +1564,7 @@ power_cut(u64 *rs)
 	unsigned int k = keep[rn(rs, 5)];
 
 	fs->flags |= GAZE_FS_RDONLY;	/* close frees, writes nothing */
+	gp_abandon();			/* a crash in the middle of a job */
 	gaze_fs_close(fs);
 	fs = NULL;
 	gaze_emu_power_cut(dev, rnd(rs), k);
@@ -1501,7 +1584,10 @@ power_cut(u64 *rs)
 static int
 clean_reopen(void)
 {
-	int err = gaze_fs_close(fs);
+	int err;
+
+	gp_abandon();			/* umount stops GC where it is */
+	err = gaze_fs_close(fs);
 
 	fs = NULL;
 	if (err && err != -ENOSPC) {
@@ -1699,9 +1785,10 @@ main(int argc, char **argv)
 	printf("gaze-stress: %s: %" PRIu64 " ops (%" PRIu64 " ENOSPC), %"
 	       PRIu64 " checkpoints seen, %" PRIu64 " power cuts, %" PRIu64
 	       " reopens, %" PRIu64 " inode checks, %" PRIu64
-	       " explicit GC reclaims, %.1f s, seed %" PRIu64 "\n",
+	       " explicit GC reclaims, %" PRIu64 " staged GC jobs, %.1f s, seed %"
+	       PRIu64 "\n",
 	       failed ? "FAILED" : "ok", ops_done, ops_enospc, n_cps, n_cuts,
-	       n_reopens, n_verified, n_gc, now_s() - t0, opt.seed);
+	       n_reopens, n_verified, n_gc, gp.jobs, now_s() - t0, opt.seed);
 	o_clear(&live);
 	o_clear(&snap);
 	gaze_dev_close(dev);

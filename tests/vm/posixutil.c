@@ -31,7 +31,7 @@
  *   posixutil asuser UID GID PATH   open(PATH, O_RDONLY) as UID/GID (no
  *                  supplementary groups)
  *   posixutil shutdown PATH default|logflush|nologflush
- *                  the GAZE_IOC_SHUTDOWN ioctl (kernel/linux/gaze_kern.h)
+ *                  the GAZE_IOC_SHUTDOWN ioctl (kernel/uapi/gaze_ioctl.h)
  * Exit 0, or 1 with "posixutil: what: ERRNO_NAME (message)" on stderr.
  */
 #define _GNU_SOURCE
@@ -50,6 +50,8 @@
 #include <sys/xattr.h>
 #include <grp.h>
 #include <unistd.h>
+
+#include "gaze_ioctl.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE	1
@@ -366,8 +368,6 @@ asuser_cmd(char **argv)
 	return 0;
 }
 
-/* kernel/linux/gaze_kern.h; the same number as XFS_IOC_GOINGDOWN */
-#define GAZE_IOC_SHUTDOWN	_IOR('X', 125, unsigned int)
 
 static int
 shutdown_cmd(const char *path, const char *how)

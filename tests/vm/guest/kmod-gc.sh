@@ -63,9 +63,9 @@ phase() # background_gc value
 	grep " $M gaze " /proc/mounts | grep -q "background_gc=$1" ||
 		fail "background_gc=$1 not in /proc/mounts"
 	if [ $1 = off ]; then
-		! ps | grep -q '[g]aze_gc' || fail "a GC thread runs with background_gc=off"
+		! ps | grep -q '[g]aze_gc-' || fail "a GC thread runs with background_gc=off"
 	else
-		ps | grep -q '[g]aze_gc' || fail "no GC thread with background_gc=$1"
+		ps | grep -q '[g]aze_gc-' || fail "no GC thread with background_gc=$1"
 	fi
 	USERMB=$(($(stat -f -c '%b' $M) * 4 / 1024))
 	NF=$((USERMB * 65 / 100))

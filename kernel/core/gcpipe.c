@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gcpipe.c - reclaiming a zone in four stages (the pipelined GC).
+ *
+ * Why: reclaiming a large zone is mostly software work (finding what is
+ * valid, checking owners, allocating, updating indexes) interleaved with
+ * device reads and writes.  Done block by block under fs->lock, as the
+ * baseline (gc.c) does, none of it overlaps and every writer waits for
+ * the whole zone.  Here a job walks its victim in batches of up to
+ * GAZE_GCP_BATCH blocks, and each batch passes four stages:
+ *
+ *   preread   (fs->lock)  scan the usage bitmap from the job's cursor:
+ *                         the valid blocks and their summaries (owners);
+ *   read      (no lock)   read the blocks that will be copied, runs of
+ *                         consecutive blocks in one request each;
+ *   prewrite  (fs->lock)  check each block against the state now, verify
+ *                         owners and directory blocks, load owner nodes
+ *                         into the cache, re-dirty nodes and cached
+ *                         directory blocks (the flush moves them);
+ *   write     (fs->lock)  check again, allocate destinations in the cold
+ *                         data log, write them in runs, move the slots,
+ *                         invalidate the old blocks.
+ *
+ * The module runs each stage on its own thread, so while one batch is
+ * written the next is read and a third is scanned; the lock is held only
+ * for CPU work and the write of one batch.  Tests run them in turn.
+ *
+ * What makes it safe to let go of fs->lock between stages:
+ *  - The victim is pinned (fs->gcp_zone[]) from begin to end: selection
+ *    skips it and space.c keeps it PREFREE even when users empty it, so
+ *    it is never reset and rewritten while a batch holds blocks read from
+ *    it.  A block address in a pinned zone therefore means one content.
+ *  - Every later stage re-checks what it acts on, and the write stage
+ *    does it under the same lock hold as the move: the block is still
+ *    valid, with the same summary, and the owner's slot still points at
+ *    it.  A block overwritten, truncated, punched or deleted meanwhile no
+ *    longer passes (its slot points elsewhere or it is invalid) and is
+ *    dropped: GC never brings it back.  A directory block that got
+ *    cached meanwhile is re-dirtied instead of copied, since the cached
+ *    copy may be newer.
+ *  - Between stages the filesystem is consistent: nothing is allocated
+ *    before the write stage, which allocates, writes and commits in one
+ *    hold, so a checkpoint taken between stages records no half move.
+ *
+ * Locking: as noted per stage; fs->gcp_zone[] and fs->gcp_gain[] are
+ * protected by fs->lock.
+ */
+#include "gaze_core.h"
+
+static u32
+gcp_cap(const struct gaze_fs *fs)
+{
+	return le32_to_cpu(fs->sb.zone_cap);
+}
+
+bool
+gaze_gcp_zone_busy(const struct gaze_fs *fs, u32 zone)
+{
+	u32 i;
+
+	for (i = 0; i < GAZE_GCP_MAX_JOBS; i++)
+		if (fs->gcp_zone[i] == zone)
+			return true;
+	return false;
+}
+
+u64
+gaze_gcp_gain(struct gaze_fs *fs)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < GAZE_GCP_MAX_JOBS; i++)
+		if (fs->gcp_zone[i] != GAZE_GCP_NONE)
+			sum += fs->gcp_gain[i];
+	return sum;
+}
+
+/* blocks in-flight jobs may still move (their valid0, an upper bound) */
+static u64
+gcp_pending(const struct gaze_fs *fs)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < GAZE_GCP_MAX_JOBS; i++)
+		if (fs->gcp_zone[i] != GAZE_GCP_NONE)
+			sum += gcp_cap(fs) - fs->gcp_gain[i];
+	return sum;
+}
+
+int
+gaze_gcp_begin(struct gaze_fs *fs, u32 zone, int policy,
+	       struct gaze_gcp_job *job)
+{
+	struct gaze_zone_use u;
+	u32 i, slot = GAZE_GCP_NONE;
+	int ret;
+
+	if (fs->flags & GAZE_FS_RDONLY)
+		return -EROFS;
+	for (i = 0; i < GAZE_GCP_MAX_JOBS; i++)
+		if (fs->gcp_zone[i] == GAZE_GCP_NONE) {
+			slot = i;
+			break;
+		}
+	if (slot == GAZE_GCP_NONE)
+		return -EBUSY;
+	if (zone == GAZE_GCP_ANY) {
+		ret = gaze_gc_select(fs, policy, &zone);
+		if (ret)
+			return ret;
+	} else if (gaze_gcp_zone_busy(fs, zone)) {
+		return -EBUSY;
+	}
+	ret = gaze_space_zone_use(fs, zone, &u);
+	if (ret)
+		return ret;
+	if (u.state != GAZE_ZS_FULL || u.log_head)
+		return -EINVAL;
+	/* room for every moved block and as many owner nodes, worst case,
+	 * besides what jobs already in flight may still write */
+	if ((u64)gaze_space_free_zones(fs) * gcp_cap(fs) <
+	    2ull * (u.valid + gcp_pending(fs)) + 8)
+		return -ENOSPC;
+	memset(job, 0, sizeof(*job));
+	job->zone = zone;
+	job->valid0 = u.valid;
+	job->slot = slot;
+	job->t0 = gaze_time_ns();
+	fs->gcp_zone[slot] = zone;
+	fs->gcp_gain[slot] = gcp_cap(fs) - min(u.valid, gcp_cap(fs));
+	gaze_space_publish(fs);		/* the gain, for write reservations */
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Stage 1: preread                                                  */
+/* ---------------------------------------------------------------- */
+
+int
+gaze_gcp_preread(struct gaze_fs *fs, struct gaze_gcp_job *job,
+		 struct gaze_gcp_batch *b, u32 max)
+{
+	u32 zb = le32_to_cpu(fs->sb.zone_blocks), cap = gcp_cap(fs);
+	struct gaze_gcp_ent *e;
+	struct gaze_zone_use u;
+	struct gaze_summary sum;
+	bool valid;
+	u64 addr;
+	int ret = 0;
+
+	b->job = job;
+	b->nr = 0;
+	b->nbuf = 0;
+	if (max > GAZE_GCP_BATCH)
+		max = GAZE_GCP_BATCH;
+	if (job->err)
+		return job->err;
+	ret = gaze_space_zone_use(fs, job->zone, &u);
+	if (ret || !u.valid) {
+		job->scanned = true;	/* emptied by users: nothing left */
+		goto out;
+	}
+	for (; job->cursor < cap && b->nr < max; job->cursor++) {
+		addr = (u64)job->zone * zb + job->cursor;
+		ret = gaze_space_block_owner(fs, addr, &valid, &sum);
+		if (ret)
+			goto out;
+		if (!valid)
+			continue;
+		e = &b->ent[b->nr++];
+		e->addr = addr;
+		e->sum = sum;
+		if (sum.type == GAZE_SUM_NODE) {
+			e->act = GAZE_GCP_NODE;
+		} else if (sum.type == GAZE_SUM_DATA) {
+			e->act = GAZE_GCP_DATA;
+			b->nbuf++;
+		} else {
+			gaze_err("gc: valid block %llu has summary type %u",
+				 (unsigned long long)addr, sum.type);
+			ret = -EFSCORRUPTED;
+			goto out;
+		}
+	}
+	if (job->cursor >= cap)
+		job->scanned = true;
+out:
+	if (ret && !job->err)
+		job->err = ret;
+	return ret;
+}
+
+/* ---------------------------------------------------------------- */
+/* Stage 2: read (no fs->lock)                                       */
+/* ---------------------------------------------------------------- */
+
+int
+gaze_gcp_read(struct gaze_fs *fs, struct gaze_gcp_batch *b)
+{
+	void *bufs[GAZE_GCP_BATCH];
+	u64 first = 0;
+	u32 i, n = 0;
+	int ret = 0;
+
+	b->err = 0;
+	for (i = 0; i <= b->nr && !ret; i++) {
+		const struct gaze_gcp_ent *e = i < b->nr ? &b->ent[i] : NULL;
+
+		if (e && e->act == GAZE_GCP_NODE)
+			continue;
+		if (n && (!e || e->addr != first + n)) {
+			ret = gaze_blocks_readv(fs, first, n, bufs);
+			n = 0;
+		}
+		if (!e)
+			break;
+		if (!n)
+			first = e->addr;
+		bufs[n++] = e->buf;
+	}
+	b->err = ret;		/* prewrite hands it to the job, locked */
+	return ret;
+}
+
+/* ---------------------------------------------------------------- */
+/* Stage 3: prewrite                                                 */
+/* ---------------------------------------------------------------- */
+
+/* the entry's block is valid with the summary preread saw */
+static int
+gcp_still_valid(struct gaze_fs *fs, const struct gaze_gcp_ent *e, bool *ok)
+{
+	struct gaze_summary sum;
+	bool valid;
+	int ret;
+
+	ret = gaze_space_block_owner(fs, e->addr, &valid, &sum);
+	if (ret)
+		return ret;
+	*ok = valid && sum.type == e->sum.type && sum.nid == e->sum.nid &&
+	      sum.ofs == e->sum.ofs;
+	return 0;
+}
+
+/* node entry: still the imap's block of that nid -> dirty the node */
+static int
+gcp_node(struct gaze_fs *fs, struct gaze_gcp_ent *e)
+{
+	u32 nid = le32_to_cpu(e->sum.nid);
+	struct gaze_mbuf *mb;
+	u64 cur;
+	int ret;
+
+	e->act = GAZE_GCP_SKIP;
+	ret = gaze_imap_get(fs, nid, &cur);
+	if (ret || cur != e->addr)
+		return ret;	/* moved meanwhile: nothing to do */
+	ret = gaze_gc_node_get(fs, nid, e->buf, &mb);
+	if (ret)
+		return ret;
+	gaze_mbuf_dirty(fs, mb);
+	gaze_mbuf_put(fs, mb);
+	fs->gc.nodes_moved++;
+	return 0;
+}
+
+/*
+ * Owner of a data entry, slot checked: *owner (ref held) and the slot
+ * array, or *owner NULL when the slot no longer points at the block.
+ */
+static int
+gcp_owner(struct gaze_fs *fs, const struct gaze_gcp_ent *e, void *tmp,
+	  struct gaze_mbuf **owner, __le64 **addrs)
+{
+	u32 nid = le32_to_cpu(e->sum.nid), ofs = le16_to_cpu(e->sum.ofs);
+	struct gaze_mbuf *mb;
+	u32 magic, nslots;
+	int ret;
+
+	*owner = NULL;
+	ret = gaze_gc_node_get(fs, nid, tmp, &mb);
+	if (ret)
+		return ret;
+	magic = le32_to_cpu(((struct gaze_mhdr *)mb->data)->magic);
+	nslots = magic == GAZE_MAGIC_INODE ? GAZE_ADDRS_PER_INODE :
+		 magic == GAZE_MAGIC_DNODE ? GAZE_ADDRS_PER_DNODE : 0;
+	if (ofs >= nslots) {
+		gaze_err("gc: block %llu: owner %u has no slot %u",
+			 (unsigned long long)e->addr, nid, ofs);
+		gaze_mbuf_put(fs, mb);
+		return -EFSCORRUPTED;
+	}
+	*addrs = gaze_bmap_addrs(mb);
+	if (le64_to_cpu((*addrs)[ofs]) != e->addr) {
+		gaze_mbuf_put(fs, mb);	/* overwritten, punched, truncated */
+		return 0;
+	}
+	*owner = mb;
+	return 0;
+}
+
+/* data entry: classify as DATA (file), DIR (uncached dir block) or done */
+static int
+gcp_data(struct gaze_fs *fs, struct gaze_gcp_ent *e, void *tmp)
+{
+	struct gaze_mbuf *owner;
+	__le64 *addrs;
+	bool dir, done = false;
+	int ret;
+
+	ret = gcp_owner(fs, e, tmp, &owner, &addrs);
+	if (ret || !owner) {
+		e->act = GAZE_GCP_SKIP;
+		return ret;
+	}
+	ret = gaze_gc_owner_is_dir(fs, owner, &dir);
+	if (!ret && dir) {
+		ret = gaze_gc_dir_block(fs, e->addr, e->buf, &done);
+		e->act = done ? GAZE_GCP_SKIP : GAZE_GCP_DIR;
+	}
+	gaze_mbuf_put(fs, owner);
+	if (ret)
+		e->act = GAZE_GCP_SKIP;
+	return ret;
+}
+
+int
+gaze_gcp_prewrite(struct gaze_fs *fs, struct gaze_gcp_batch *b)
+{
+	struct gaze_gcp_job *job = b->job;
+	u8 *tmp = NULL;
+	bool ok;
+	u32 i;
+	int ret = 0;
+
+	if (b->err && !job->err)
+		job->err = b->err;
+	if (job->err)
+		return job->err;
+	tmp = gaze_alloc(GAZE_BLOCK_SIZE);
+	if (!tmp) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < b->nr && !ret; i++) {
+		struct gaze_gcp_ent *e = &b->ent[i];
+
+		ret = gcp_still_valid(fs, e, &ok);
+		if (ret || !ok) {
+			e->act = GAZE_GCP_SKIP;
+			continue;
+		}
+		if (e->act == GAZE_GCP_NODE) {
+			/* nodes carry no buffer: borrow the scratch block */
+			e->buf = tmp;
+			ret = gcp_node(fs, e);
+			e->buf = NULL;
+		} else {
+			ret = gcp_data(fs, e, tmp);
+		}
+	}
+out:
+	gaze_free(tmp);
+	if (ret && !job->err)
+		job->err = ret;
+	return ret;
+}
+
+/* ---------------------------------------------------------------- */
+/* Stage 4: write                                                    */
+/* ---------------------------------------------------------------- */
+
+/*
+ * Re-checks entry e under the lock of the move: *owner (ref held) when
+ * its block is still valid, same owner, slot pointing at it, and (for a
+ * directory block) not cached now -- a cached one is re-dirtied here.
+ */
+static int
+gcp_recheck(struct gaze_fs *fs, struct gaze_gcp_ent *e, void *tmp,
+	    struct gaze_mbuf **owner, __le64 **addrs)
+{
+	const struct gaze_mhdr *h = e->buf;
+	struct gaze_mbuf *mb;
+	bool ok;
+	int ret;
+
+	*owner = NULL;
+	ret = gcp_still_valid(fs, e, &ok);
+	if (ret || !ok)
+		return ret;
+	if (e->act == GAZE_GCP_DIR) {
+		mb = gaze_mbuf_lookup(fs, GAZE_MB_FBLK, le32_to_cpu(h->ino),
+				      le32_to_cpu(h->index));
+		if (mb) {
+			gaze_mbuf_dirty(fs, mb);
+			gaze_mbuf_put(fs, mb);
+			return 0;
+		}
+	}
+	return gcp_owner(fs, e, tmp, owner, addrs);
+}
+
+/* entries [i] kept for the move, with their owners and destinations */
+struct gcp_move {
+	struct gaze_mbuf	*owner[GAZE_GCP_BATCH];
+	__le64			*slots[GAZE_GCP_BATCH];
+	u64			naddr[GAZE_GCP_BATCH];
+	void			*bufs[GAZE_GCP_BATCH];
+	u32			idx[GAZE_GCP_BATCH];
+	u32			n;
+};
+
+static int
+gcp_alloc(struct gaze_fs *fs, struct gaze_gcp_batch *b, struct gcp_move *m,
+	  void *tmp)
+{
+	struct gaze_gcp_ent *e;
+	struct gaze_mhdr *h;
+	u32 i, k;
+	int ret = 0;
+
+	for (i = 0; i < b->nr && !ret; i++) {
+		e = &b->ent[i];
+		if (e->act != GAZE_GCP_DATA && e->act != GAZE_GCP_DIR)
+			continue;
+		k = m->n;
+		ret = gcp_recheck(fs, e, tmp, &m->owner[k], &m->slots[k]);
+		if (ret || !m->owner[k])
+			continue;
+		ret = gaze_block_alloc(fs, GAZE_LOG_DATA_COLD,
+				       le32_to_cpu(e->sum.nid),
+				       le16_to_cpu(e->sum.ofs), GAZE_SUM_DATA,
+				       &m->naddr[k]);
+		if (ret) {
+			gaze_mbuf_put(fs, m->owner[k]);
+			break;
+		}
+		if (e->act == GAZE_GCP_DIR) {
+			h = e->buf;
+			h->blkaddr = cpu_to_le64(m->naddr[k]);
+			h->seq = cpu_to_le64(fs->cp_seq + 1);
+			gaze_fmt_csum_set(e->buf);
+		}
+		m->bufs[k] = e->buf;
+		m->idx[k] = i;
+		m->n++;
+	}
+	return ret;
+}
+
+/* writes the allocated blocks in runs of consecutive addresses */
+static int
+gcp_write_runs(struct gaze_fs *fs, struct gcp_move *m)
+{
+	u32 i, start = 0;
+	int ret = 0;
+
+	for (i = 1; i <= m->n && !ret; i++) {
+		if (i < m->n && m->naddr[i] == m->naddr[i - 1] + 1)
+			continue;
+		ret = gaze_blocks_writev(fs, m->naddr[start], i - start,
+					 &m->bufs[start]);
+		start = i;
+	}
+	return ret;
+}
+
+int
+gaze_gcp_write(struct gaze_fs *fs, struct gaze_gcp_batch *b)
+{
+	struct gaze_gcp_job *job = b->job;
+	struct gcp_move *m;
+	u32 i, ofs;
+	int ret, err;
+
+	if (job->err)
+		return job->err;
+	m = gaze_zalloc(sizeof(*m) + GAZE_BLOCK_SIZE);
+	if (!m) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = gcp_alloc(fs, b, m, m + 1);
+	if (!ret)
+		ret = gcp_write_runs(fs, m);
+	for (i = 0; i < m->n; i++) {
+		struct gaze_gcp_ent *e = &b->ent[m->idx[i]];
+
+		if (ret) {
+			gaze_block_invalidate(fs, m->naddr[i]);
+		} else {
+			ofs = le16_to_cpu(e->sum.ofs);
+			m->slots[i][ofs] = cpu_to_le64(m->naddr[i]);
+			gaze_mbuf_dirty(fs, m->owner[i]);
+			err = gaze_block_invalidate(fs, e->addr);
+			if (err && !ret)
+				ret = err;
+			fs->gc.data_moved++;
+			job->moved++;
+		}
+		gaze_mbuf_put(fs, m->owner[i]);
+	}
+	gaze_free(m);
+out:
+	if (ret && !job->err)
+		job->err = ret;
+	return ret;
+}
+
+int
+gaze_gcp_end(struct gaze_fs *fs, struct gaze_gcp_job *job)
+{
+	struct gaze_zone_use u = { 0 };
+	u64 moved = job->moved;
+	int ret = job->err;
+
+	if (!ret)
+		ret = gaze_fs_flush_dirty(fs);
+	if (!ret)
+		ret = gaze_space_zone_use(fs, job->zone, &u);
+	if (!ret && (u.valid || u.state != GAZE_ZS_PREFREE)) {
+		/* something became valid here that preread passed: not GC's */
+		gaze_err("gc: zone %u still has %u valid blocks after moving",
+			 job->zone, u.valid);
+		ret = -EFSCORRUPTED;
+	}
+	if (!ret) {
+		fs->gc.zones_reclaimed++;
+		gaze_gc_count_cp(fs, 1, moved);
+	}
+	gaze_gc_account_zone(fs, gaze_time_ns() - job->t0, !ret);
+	fs->gcp_zone[job->slot] = GAZE_GCP_NONE;
+	fs->gcp_gain[job->slot] = 0;
+	gaze_space_publish(fs);
+	if (!job->err)
+		job->err = ret;
+	return ret;
+}

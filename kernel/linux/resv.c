@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * resv.c - selective blocking: buffered writes keep being accepted while
+ * GC runs, against write reservations (the core's gaze_resv_get, rules in
+ * kernel/core/space.c "Write reservations").
+ *
+ * selective_blocking=1 (default).  write_begin reserves one block for a
+ * page that is neither dirty nor reserved yet, before the data is copied:
+ *   0        the page is marked reserved (folio private = GAZE_RESV_*);
+ *   -ENOSPC  the write fails at write() (nothing was copied);
+ *   -EAGAIN  the space exists only once GC frees it: the writer counts as
+ *            blocked, wakes the GC thread (sbi->gc_wait), runs a
+ *            foreground reclaim itself when none is in flight
+ *            (sbi->gc_running == 0), and waits on sbi->gc_progress (with
+ *            a timeout) before retrying.  After GAZE_RESV_MAX_ROUNDS it
+ *            takes the reservation on the logical rule alone: writeback
+ *            runs foreground GC too, so the data is still safe.
+ * Dirty cap: while the reserved pages exceed dirty_limit_pct of RAM, the
+ * writer writes back its own file, then asks the flusher for the others,
+ * and waits (counted as blocked) until under the cap.
+ *
+ * An overwrite (the page's block is mapped on disk: gaze_file_map, one
+ * fs->lock round per newly dirtied page) does not grow the filesystem,
+ * so it passes the logical rule; anything else (holes, past EOF, inline
+ * files) reserves as new.  A shared writable mapping reserves the same
+ * way in page_mkwrite (file.c).
+ *
+ * The reservation is given back exactly once, by whoever clears the mark:
+ * writeback of the page succeeded or failed for good (file.c, calling
+ * gaze_resv_release with the page locked), the page was invalidated
+ * whole (truncate, punch, eviction: invalidate_folio), or a clean
+ * reserved page is reclaimed (release_folio).  Migration moves the mark
+ * with the page (filemap_migrate_folio).
+ *
+ * selective_blocking=0 (the baseline): a writer waits, counted as
+ * blocked, as long as any reclaim runs (sbi->gc_running > 0), like
+ * F2FS's writers wait for its GC; then it reserves on the logical rule
+ * alone (as F2FS counts a block at write_begin): no pacing by GC
+ * progress (-EAGAIN) and no dirty cap.  Without that logical
+ * reservation the fill-to-full test (tests/vm/kmod-resv.sh) sees
+ * accepted writes fail with ENOSPC at fsync.
+ *
+ * Locking and deadlocks: a writer waits holding i_rwsem (and freeze
+ * protection) only: never a page lock, never fs->lock, never
+ * fs->resv_lock.  Writeback needs page locks and fs->lock, never
+ * i_rwsem, so it always progresses while writers wait; GC needs fs->lock
+ * only.  The reservation is taken before the page is locked and attached
+ * once it is; if the page turned out to be reserved already it is given
+ * back.  fs->resv_lock is a spinlock held only around gaze_resv_get/put.
+ * The waits have timeouts and are killable, and a frozen filesystem
+ * (no GC step runs) is left after GAZE_RESV_MAX_ROUNDS.
+ */
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/writeback.h>
+#include <linux/wait.h>
+#include <linux/sched/signal.h>
+#include <linux/timekeeping.h>
+#include "gaze_kern.h"
+#include "gaze_ioctl.h"
+
+/* folio->private of a page holding a reservation */
+#define GAZE_RESV_NEW		((void *)1UL)
+#define GAZE_RESV_OVER		((void *)2UL)
+
+#define GAZE_RESV_WAIT		(HZ / 20)
+#define GAZE_RESV_MAX_ROUNDS	200	/* x GAZE_RESV_WAIT: 10 s */
+#define GAZE_RESV_DEF_PCT	20
+
+void gaze_resv_init(struct gaze_sb_info *sbi)
+{
+	u32 pct = le32_to_cpu(sbi->fs->sb.dirty_limit_pct);
+
+	init_waitqueue_head(&sbi->gc_progress);
+	init_waitqueue_head(&sbi->gc_wait);
+	atomic_set(&sbi->gc_running, 0);
+	spin_lock_init(&sbi->blocked_lock);
+	sbi->sb_dirty_pct = pct >= 1 && pct <= 90 ? pct : GAZE_RESV_DEF_PCT;
+	sbi->selective = sbi->opts.selective_blocking;
+	sbi->dirty_pct = sbi->opts.dirty_limit ? sbi->opts.dirty_limit :
+			 sbi->sb_dirty_pct;
+}
+
+static bool gaze_resv_marked(struct folio *folio)
+{
+	void *p = folio_get_private(folio);
+
+	return p == GAZE_RESV_NEW || p == GAZE_RESV_OVER;
+}
+
+static void gaze_resv_put_sb(struct gaze_sb_info *sbi, u32 nr)
+{
+	struct gaze_fs *fs = READ_ONCE(sbi->fs);
+
+	spin_lock(&fs->resv_lock);
+	gaze_resv_put(fs, nr);
+	spin_unlock(&fs->resv_lock);
+	if (wq_has_sleeper(&sbi->gc_progress))
+		wake_up_all(&sbi->gc_progress);
+}
+
+/* the folio is locked (or being freed): gives its reservation back */
+void gaze_resv_release(struct folio *folio)
+{
+	struct inode *inode = folio->mapping ? folio->mapping->host : NULL;
+
+	if (!inode || !gaze_resv_marked(folio))
+		return;
+	folio_detach_private(folio);
+	gaze_resv_put_sb(GAZE_SB(inode->i_sb), 1);
+}
+
+void gaze_invalidate_folio(struct folio *folio, size_t offset, size_t len)
+{
+	if (offset == 0 && len == folio_size(folio))
+		gaze_resv_release(folio);
+}
+
+bool gaze_release_folio(struct folio *folio, gfp_t gfp)
+{
+	if (folio_test_dirty(folio) || folio_test_writeback(folio))
+		return false;
+	gaze_resv_release(folio);
+	return !folio_test_private(folio);
+}
+
+static void gaze_resv_account(struct gaze_sb_info *sbi, u64 ns)
+{
+	spin_lock(&sbi->blocked_lock);
+	sbi->writers_blocked++;
+	sbi->blocked_ns_total += ns;
+	if (ns > sbi->blocked_ns_max)
+		sbi->blocked_ns_max = ns;
+	spin_unlock(&sbi->blocked_lock);
+}
+
+void gaze_gc_running_begin(struct gaze_sb_info *sbi)
+{
+	atomic_inc(&sbi->gc_running);
+}
+
+void gaze_gc_running_end(struct gaze_sb_info *sbi)
+{
+	atomic_dec(&sbi->gc_running);
+	wake_up_all(&sbi->gc_progress);	/* done, and zones may be free */
+}
+
+/* the baseline: writes wait while GC runs */
+static int gaze_resv_wait_gc(struct gaze_sb_info *sbi)
+{
+	u64 t0;
+	long left;
+
+	if (!atomic_read(&sbi->gc_running))
+		return 0;
+	t0 = ktime_get_ns();
+	do {
+		left = wait_event_killable_timeout(sbi->gc_progress,
+				!atomic_read(&sbi->gc_running),
+				GAZE_RESV_WAIT);
+		if (left < 0)
+			break;
+	} while (atomic_read(&sbi->gc_running));
+	gaze_resv_account(sbi, ktime_get_ns() - t0);
+	return left < 0 ? (int)left : 0;
+}
+
+static u64 gaze_resv_cap(struct gaze_sb_info *sbi)
+{
+	return (u64)totalram_pages() * READ_ONCE(sbi->dirty_pct) / 100;
+}
+
+static bool gaze_resv_over_cap(struct gaze_sb_info *sbi, struct gaze_fs *fs)
+{
+	return READ_ONCE(fs->resv_blocks) >= gaze_resv_cap(sbi);
+}
+
+/* does page index of the inode replace a block already on disk? */
+static bool gaze_resv_overwrite(struct inode *inode, pgoff_t index)
+{
+	unsigned int nofs;
+	u64 addr;
+	u32 nr;
+	int ret;
+
+	if ((loff_t)index << PAGE_SHIFT >= i_size_read(inode))
+		return false;
+	nofs = gaze_nofs_begin();
+	ret = gaze_file_map(GAZE_FS(inode->i_sb), inode->i_ino, index, 1,
+			    &addr, &nr);
+	gaze_nofs_end(nofs);
+	return !ret && nr && addr != GAZE_NULL_ADDR;
+}
+
+/*
+ * Foreground GC asked for the blocks the reservations need beyond the
+ * free zones (the log room and in-flight gain count too); fs->lock.
+ */
+static u64 gaze_resv_need(struct gaze_fs *fs)
+{
+	u64 uf, phys, zones, have, extra, need;
+	u32 floor = gaze_space_user_floor(fs);
+
+	gaze_resv_snapshot(fs, &uf, &phys);
+	zones = (u64)gaze_space_free_zones(fs) + gaze_space_nr_prefree(fs);
+	have = zones > floor ? (zones - floor) * le32_to_cpu(fs->sb.zone_cap) :
+	       0;
+	extra = phys > have ? phys - have : 0;	/* log room + gain */
+	need = READ_ONCE(fs->resv_blocks) + 1;
+	return need > extra ? need - extra : 1;
+}
+
+/* a reclaim now, in the writer (no page lock held), when none runs */
+static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
+{
+	unsigned int nofs;
+
+	wake_up(&sbi->gc_wait);
+	if (atomic_read(&sbi->gc_running))
+		return;
+	gaze_gc_running_begin(sbi);
+	nofs = gaze_nofs_begin();
+	mutex_lock(&fs->lock);
+	gaze_gc_balance(fs, gaze_resv_need(fs));
+	gaze_space_publish(fs);
+	mutex_unlock(&fs->lock);
+	gaze_nofs_end(nofs);
+	gaze_gc_running_end(sbi);
+}
+
+static void gaze_resv_flush(struct gaze_sb_info *sbi, struct inode *inode)
+{
+	filemap_fdatawrite(inode->i_mapping);
+	if (gaze_resv_over_cap(sbi, READ_ONCE(sbi->fs)))
+		try_to_writeback_inodes_sb(inode->i_sb, WB_REASON_FS_FREE_SPACE);
+}
+
+/* may the writer go on?  (the wait condition) */
+static bool gaze_resv_may_go(struct gaze_sb_info *sbi, struct gaze_fs *fs,
+			     bool cap)
+{
+	u64 uf, phys;
+
+	if (cap)
+		return !gaze_resv_over_cap(sbi, fs);
+	gaze_resv_snapshot(fs, &uf, &phys);
+	return READ_ONCE(fs->resv_blocks) < phys;
+}
+
+/*
+ * Takes a reservation for page index (no page lock held; may wait).
+ * *over is what it took: GAZE_RESV_NEW or GAZE_RESV_OVER.
+ */
+static int gaze_resv_take(struct inode *inode, pgoff_t index, void **over)
+{
+	struct gaze_sb_info *sbi = GAZE_SB(inode->i_sb);
+	bool ow = gaze_resv_overwrite(inode, index), cap;
+	struct gaze_fs *fs;
+	unsigned int rounds = 0;
+	u64 t0 = 0;
+	long left;
+	int ret;
+
+	*over = ow ? GAZE_RESV_OVER : GAZE_RESV_NEW;
+	for (;;) {
+		fs = READ_ONCE(sbi->fs);
+		cap = gaze_resv_over_cap(sbi, fs);
+		if (!cap || rounds >= GAZE_RESV_MAX_ROUNDS) {
+			spin_lock(&fs->resv_lock);
+			ret = rounds < GAZE_RESV_MAX_ROUNDS ?
+			      gaze_resv_get(fs, 1, ow) :
+			      gaze_resv_get_logical(fs, 1, ow);
+			spin_unlock(&fs->resv_lock);
+			if (ret != -EAGAIN)
+				break;
+		}
+		if (!t0)
+			t0 = ktime_get_ns();
+		if (cap)
+			gaze_resv_flush(sbi, inode);
+		else
+			gaze_resv_reclaim(sbi, fs);
+		left = wait_event_killable_timeout(sbi->gc_progress,
+				gaze_resv_may_go(sbi, fs, cap),
+				GAZE_RESV_WAIT);
+		if (left < 0) {
+			ret = (int)left;
+			break;
+		}
+		rounds++;
+	}
+	if (t0)
+		gaze_resv_account(sbi, ktime_get_ns() - t0);
+	return ret;
+}
+
+/* write_begin, before the page is locked: a reservation to take? */
+static bool gaze_resv_wanted(struct address_space *mapping, pgoff_t index)
+{
+	struct folio *folio = filemap_get_folio(mapping, index);
+	bool want;
+
+	if (!folio)
+		return true;
+	want = !folio_test_dirty(folio) && !gaze_resv_marked(folio);
+	folio_put(folio);
+	return want;
+}
+
+/* the baseline: the logical rule only (as F2FS counts a block at
+ * write_begin), no pacing by GC progress nor dirty cap */
+static int gaze_resv_take_logical(struct inode *inode, pgoff_t index,
+				  void **held)
+{
+	struct gaze_fs *fs = GAZE_FS(inode->i_sb);
+	bool ow = gaze_resv_overwrite(inode, index);
+	int ret;
+
+	spin_lock(&fs->resv_lock);
+	ret = gaze_resv_get_logical(fs, 1, ow);
+	spin_unlock(&fs->resv_lock);
+	if (!ret)
+		*held = ow ? GAZE_RESV_OVER : GAZE_RESV_NEW;
+	return ret;
+}
+
+int gaze_resv_write_begin(struct address_space *mapping, pgoff_t index,
+			  void **held)
+{
+	struct inode *inode = mapping->host;
+	struct gaze_sb_info *sbi = GAZE_SB(inode->i_sb);
+	int ret;
+
+	*held = NULL;
+	if (!READ_ONCE(sbi->selective)) {
+		ret = gaze_resv_wait_gc(sbi);
+		if (ret || !gaze_resv_wanted(mapping, index))
+			return ret;
+		return gaze_resv_take_logical(inode, index, held);
+	}
+	if (!gaze_resv_wanted(mapping, index))
+		return 0;
+	return gaze_resv_take(inode, index, held);
+}
+
+int gaze_resv_attach(struct folio *folio, void **held)
+{
+	struct inode *inode = folio->mapping->host;
+	struct gaze_sb_info *sbi = GAZE_SB(inode->i_sb);
+
+	if (*held) {
+		if (!gaze_resv_marked(folio) && !folio_test_private(folio))
+			folio_attach_private(folio, *held);
+		else
+			gaze_resv_put_sb(sbi, 1);
+		*held = NULL;
+		return 0;
+	}
+	/* cleaned by writeback since the look: reserve again */
+	if (!folio_test_dirty(folio) && !gaze_resv_marked(folio))
+		return -EAGAIN;
+	return 0;
+}
+
+void gaze_resv_drop(struct inode *inode, void **held)
+{
+	if (*held)
+		gaze_resv_put_sb(GAZE_SB(inode->i_sb), 1);
+	*held = NULL;
+}
+
+int gaze_resv_tune(struct gaze_sb_info *sbi, const char *name, u64 *val,
+		   bool set)
+{
+	if (!strcmp(name, "selective_blocking")) {
+		if (!set) {
+			*val = READ_ONCE(sbi->selective);
+			return 0;
+		}
+		if (*val > 1)
+			return -ERANGE;
+		WRITE_ONCE(sbi->selective, (bool)*val);
+		/* writers waiting for GC under the baseline may go */
+		wake_up_all(&sbi->gc_progress);
+		return 0;
+	}
+	if (!strcmp(name, "dirty_limit_pct")) {
+		if (!set) {
+			*val = READ_ONCE(sbi->dirty_pct);
+			return 0;
+		}
+		if (*val < 1 || *val > 90)
+			return -ERANGE;
+		WRITE_ONCE(sbi->dirty_pct, (unsigned int)*val);
+		wake_up_all(&sbi->gc_progress);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+void gaze_resv_stats(struct gaze_sb_info *sbi, struct gaze_ioc_gc_stats *st,
+		     bool reset)
+{
+	struct gaze_fs *fs = READ_ONCE(sbi->fs);
+
+	spin_lock(&sbi->blocked_lock);
+	st->writers_blocked = sbi->writers_blocked;
+	st->blocked_ns_total = sbi->blocked_ns_total;
+	st->blocked_ns_max = sbi->blocked_ns_max;
+	if (reset) {
+		sbi->writers_blocked = 0;
+		sbi->blocked_ns_total = 0;
+		sbi->blocked_ns_max = 0;
+	}
+	spin_unlock(&sbi->blocked_lock);
+	st->reserved_now = READ_ONCE(fs->resv_blocks);
+	st->selective_blocking = READ_ONCE(sbi->selective);
+}

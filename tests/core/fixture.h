@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fixture.h - what the core's GC tests share: an emulated ZNS device of
+ * ZB-block zones, a formatted instance, reopen and crash, and file
+ * contents derived from (file, generation, block) so that every block
+ * read back can be checked against a model.  Header-only; each test
+ * includes it once.
+ */
+#ifndef GAZE_TEST_FIXTURE_H
+#define GAZE_TEST_FIXTURE_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gaze_core.h"
+#include "gaze_zdev.h"
+
+#ifndef ZB
+#define ZB	256u		/* zone size in blocks: 1 MiB zones */
+#endif
+#define BS	GAZE_BLOCK_SIZE
+
+static u64 rng_state = 0x2545f4914f6cdd1dull;
+
+static inline u64
+rnd(void)
+{
+	u64 x = rng_state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	rng_state = x;
+	return x;
+}
+
+static inline struct gaze_dev *
+mkdev(u32 nr_zones)
+{
+	struct gaze_emu_opts o;
+	struct gaze_dev *d = NULL;
+
+	memset(&o, 0, sizeof(o));
+	o.nr_zones = nr_zones;
+	o.zone_blocks = ZB;
+	if (gaze_emu_create(&o, &d)) {
+		printf("Bail out! gaze_emu_create failed\n");
+		exit(1);
+	}
+	return d;
+}
+
+static inline struct gaze_fs *
+format(struct gaze_dev *d, u32 nr_logs, u32 policy)
+{
+	struct gaze_mkfs_params p;
+	struct gaze_attr root;
+	struct gaze_fs *fs = NULL;
+	int i, err;
+
+	memset(&p, 0, sizeof(p));
+	p.geo.nr_blocks = d->nr_blocks;
+	p.geo.zone_blocks = d->zone_blocks;
+	p.geo.zone_cap = d->zone_cap;
+	p.geo.nr_zones = d->nr_zones;
+	p.geo.model = d->model;
+	p.nr_logs = nr_logs;
+	p.victim_policy = policy;
+	gaze_fmt_feature_defaults(&p.feature_compat, &p.feature_ro_compat,
+				  &p.feature_incompat);
+	for (i = 0; i < 16; i++)
+		p.uuid[i] = (u8)(0x30 + i);
+	p.dir_hash_seed[0] = 0x11111111;
+	p.mkfs_time = 1700000000;
+	strcpy(p.version, "gaze-test");
+	memset(&root, 0, sizeof(root));
+	root.mode = 040755;
+	root.nlink = 2;
+	err = gaze_fs_format(d, &p, &root, &fs);
+	if (err) {
+		printf("Bail out! format: %d\n", err);
+		exit(1);
+	}
+	return fs;
+}
+
+static inline struct gaze_fs *
+reopen(struct gaze_fs *fs)
+{
+	struct gaze_dev *d = fs->dev;
+	int err = gaze_fs_close(fs);
+
+	if (err)
+		printf("# close: %d\n", err);
+	fs = NULL;
+	err = gaze_fs_open(d, 0, &fs);
+	if (err) {
+		printf("Bail out! open: %d\n", err);
+		exit(1);
+	}
+	return fs;
+}
+
+/* simulated crash: drop the instance without writing anything */
+static inline void
+crash(struct gaze_fs *fs)
+{
+	fs->flags |= GAZE_FS_RDONLY;
+	gaze_fs_close(fs);
+}
+
+/* block contents of (file, generation, block) */
+static inline void
+fill(void *buf, u32 file, u32 gen, u64 blk)
+{
+	u64 *w = buf, x = ((u64)file << 40) ^ ((u64)gen << 20) ^ blk;
+	u32 i;
+
+	for (i = 0; i < BS / 8; i++) {
+		x += 0x9e3779b97f4a7c15ull;
+		w[i] = (x ^ (x >> 31)) * 0xbf58476d1ce4e5b9ull;
+	}
+}
+
+static inline int
+create(struct gaze_fs *fs, u32 dir, const char *name, u32 mode, u32 *ino)
+{
+	struct gaze_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.mode = mode;
+	a.nlink = GAZE_S_ISDIR(mode) ? 2 : 1;
+	return gaze_ns_mknod(fs, dir, name, (u32)strlen(name), &a, ino);
+}
+
+/* writes blocks [b0, b0 + n) of a file with generation gen */
+static inline int
+put(struct gaze_fs *fs, u32 ino, u32 file, u32 gen, u64 b0, u32 n)
+{
+	u8 *buf = malloc((size_t)n * BS);
+	s64 r;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		fill(buf + (size_t)i * BS, file, gen, b0 + i);
+	r = gaze_file_write(fs, ino, buf, (u64)n * BS, b0 * BS);
+	free(buf);
+	if (r != (s64)n * BS) {
+		printf("# write ino %u blocks %llu+%u: %lld\n", ino,
+		       (unsigned long long)b0, n, (long long)r);
+		return r < 0 ? (int)r : -EAGAIN;	/* short write */
+	}
+	return 0;
+}
+
+/* 0 if block blk of the file holds gen */
+static inline int
+check_block(struct gaze_fs *fs, u32 ino, u32 file, u32 gen, u64 blk,
+	    u8 *buf, u8 *want)
+{
+	s64 r = gaze_file_read(fs, ino, buf, BS, blk * BS);
+
+	if (r != BS)
+		return -EIO;
+	fill(want, file, gen, blk);
+	return memcmp(buf, want, BS) ? -EILSEQ : 0;
+}
+
+static inline int
+zone_state(struct gaze_fs *fs, u32 zone, u32 *valid)
+{
+	u32 v, s;
+
+	if (gaze_space_zone_stat(fs, zone, &v, &s))
+		return -1;
+	if (valid)
+		*valid = v;
+	return (int)s;
+}
+
+/* zone of a file's block */
+static inline u32
+zone_of(struct gaze_fs *fs, u32 ino, u64 blk)
+{
+	u64 a = 0;
+
+	gaze_file_bmap(fs, ino, blk, &a);
+	return (u32)(a / ZB);
+}
+
+#endif /* GAZE_TEST_FIXTURE_H */

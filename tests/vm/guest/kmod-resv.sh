@@ -1,0 +1,92 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# kmod-resv.sh - runs INSIDE the test guest (tests/vm/run-guest.sh):
+# selective blocking of gaze.ko on the emulated NVMe ZNS namespace
+# (nvme0n1, 64 MiB, 2 MiB zones), background GC on.  For
+# selective_blocking=on and then off: three threads fill the filesystem
+# to full (creating files until ENOSPC, deleting one of theirs now and
+# then, and going on) while two others overwrite and recreate their own
+# files, so GC runs all along (tests/vm/resvutil.c keeps a model of
+# every block write() accepted).  write() may fail with ENOSPC; nothing
+# else may fail: not fsync, not close, not writeback (no gaze error in
+# the kernel log).  The filesystem must have been full (ENOSPC seen) and
+# GC must have reclaimed zones.  After syncfs, umount and mount every
+# accepted block reads back, and fsck.gaze -fn finds the filesystem
+# clean.  Environment: GAZE_BUILDDIR (gaze.ko in $GAZE_BUILDDIR/$KMOD).
+# TAP out.
+set -u
+B=$GAZE_BUILDDIR
+KO=$B/${KMOD:-kmod-resv}/gaze.ko
+MKFS=$B/mkfs/mkfs.gaze
+GAZECTL=$B/gazectl/gazectl
+FSCK=$B/fsck/fsck.gaze
+RU=$B/tests/vm/resvutil
+. "$GAZE_SRCDIR/tests/vm/guest/lib.sh"
+M=/tmp/gz/mnt
+mkdir -p $M
+
+for f in "$KO" "$MKFS" "$GAZECTL" "$FSCK" "$RU"; do
+	[ -f "$f" ] || fail "$f is not built"
+done
+modprobe libcrc32c
+run insmod "$KO"
+[ $rc -eq 0 ] || fail "insmod $KO"
+gz_device nvme
+ok "$D: $(cat /sys/block/${D#/dev/}/queue/zoned), $(($(cat /sys/block/${D#/dev/}/size) / 2048)) MiB"
+
+phase() # on|off seed
+{
+	sel=$1
+	dmesg -c >/dev/null
+	run "$MKFS" -f $D
+	[ $rc -eq 0 ] || fail "mkfs.gaze $D: exit $rc"
+	run mount -t gaze -o background_gc=on,selective_blocking=$sel $D $M
+	[ $rc -eq 0 ] || fail "mount -o selective_blocking=$sel: exit $rc"
+	grep " $M gaze " /proc/mounts | grep -q "selective_blocking=$sel" ||
+		fail "selective_blocking=$sel not in /proc/mounts"
+	mkdir $M/d || fail "mkdir"
+	run "$RU" stress $M/d $W/model 3 2 120 $2
+	cat $W/out | sed "s/^/# selective_blocking=$sel: /"
+	[ $rc -eq 0 ] || fail "selective_blocking=$sel: stress: exit $rc (an error other than ENOSPC at write)"
+	set -- $(cat $W/out)
+	[ "$4" -gt 0 ] || fail "selective_blocking=$sel: the filesystem never filled up (no ENOSPC)"
+	ok "selective_blocking=$sel: filled to full under GC, $2 writes, $4 refused with ENOSPC at write(), no fsync/close error"
+	run sync -f $M
+	[ $rc -eq 0 ] || fail "selective_blocking=$sel: syncfs"
+	run "$GAZECTL" gc-stats --json $M
+	[ $rc -eq 0 ] || fail "gazectl gc-stats"
+	st=$(python3 -c 'import json,sys; d=json.load(sys.stdin)
+print(d["zones_reclaimed"], d["blocks_moved"], d.get("writers_blocked", "n/a"), d.get("blocked_ns_total", "n/a"), d.get("blocked_ns_max", "n/a"), d.get("reserved_now", "n/a"))' <$W/out) ||
+		fail "gc-stats --json does not parse"
+	set -- $st
+	[ "$1" -gt 0 ] || fail "selective_blocking=$sel: GC reclaimed no zone"
+	echo "# selective_blocking=$sel: zones_reclaimed $1 blocks_moved $2 writers_blocked $3 blocked_ns_total $4 blocked_ns_max $5 reserved_now $6"
+	[ "$6" = n/a ] || [ $sel = off ] || [ "$6" -eq 0 ] ||
+		fail "selective_blocking=$sel: $6 blocks still reserved after syncfs"
+	ok "selective_blocking=$sel: GC reclaimed $1 zones meanwhile"
+	run umount $M
+	[ $rc -eq 0 ] || fail "umount"
+	run mount -t gaze $D $M
+	[ $rc -eq 0 ] || fail "remount"
+	run "$RU" verify $W/model
+	cat $W/out | sed "s/^/# /"
+	[ $rc -eq 0 ] || fail "selective_blocking=$sel: accepted data lost or wrong after umount + mount"
+	ok "selective_blocking=$sel: every accepted block reads back after umount + mount"
+	run umount $M
+	[ $rc -eq 0 ] || fail "umount"
+	run "$FSCK" -f -n $D
+	[ $rc -eq 0 ] || fail "fsck.gaze -fn: exit $rc"
+	ok "selective_blocking=$sel: fsck.gaze -fn finds the filesystem clean"
+	dmesg | grep 'gaze' | grep -v 'module verification' |
+		grep -iE 'writeback|error|corrupt|failed|warn' >$W/err &&
+		fail "selective_blocking=$sel: gaze errors in the kernel log"
+	ok "selective_blocking=$sel: no writeback or other gaze error in the kernel log"
+}
+
+phase on 1
+phase off 2
+run rmmod gaze
+[ $rc -eq 0 ] || fail "rmmod gaze"
+ok "rmmod gaze"
+echo "1..$n"
