@@ -18,7 +18,8 @@
 #      that GC runs from the start, for --fio-secs: GAZE all-on and baseline
 #      (background GC on) and F2FS: MiB/s, IOPS, p99 and max latency
 #   c  GC page allocation and cache insertion cost per GC'd page
-#      (gc-stats pool_alloc_ns, pool_cache_ns, pages_gc), gc_pool=1 vs 0,
+#      (gc-stats pool_alloc_ns, pool_cache_ns, pages_gc), gc_pool=1 vs 0
+#      with the pipeline on (the counters run in the pipelined GC only),
 #      one reclaim of the first --zone-mib size
 #   d  GC efficiency: MiB moved per second by the reclaim of (a) (all-on;
 #      baseline too) over the namespace's own copy rate (the same amount
@@ -171,15 +172,24 @@ if c:
             print("   %-10s %s (missing %s)" % (r["config"], NA, r.get("missing", "")))
             continue
         p = int(r["pages"])
-        al = int(r["alloc_ns"]) / p if p else 0
-        ca = int(r["cache_ns"]) / p if p else 0
-        vals[r["config"]] = (al, ca)
-        print("   %-10s %8d %10.1f %10.1f %14.2f %14.2f" % (r["config"], p, al, ca,
-              al * 262144 / 1e6, ca * 262144 / 1e6))
-    if "pool" in vals and "baseline" in vals and all(vals["baseline"]):
-        print("   pool/page cache: alloc %.3f, cache insertion %.3f" % (
-              vals["pool"][0] / vals["baseline"][0], vals["pool"][1] / vals["baseline"][1]))
-    print("   (ns per GC'd page; ms per 1 GiB of zone = 262144 pages)")
+        kind = "page cache" if r["config"] == "pipeline" else "pool"
+        if not p:
+            print("   %-10s no GC'd page counted" % r["config"])
+            continue
+        al = int(r["alloc_ns"]) / p
+        ca = int(r["cache_ns"]) / p
+        vals[kind] = (al, ca)
+        print("   %-10s %8d %10.1f %10.1f %14.2f %14.2f  (%s)" % (r["config"], p, al, ca,
+              al * 262144 / 1e6, ca * 262144 / 1e6, kind))
+    if "pool" in vals and "page cache" in vals:
+        pc = vals["page cache"]
+        po = vals["pool"]
+        print("   pool/page cache: alloc %s, cache insertion %s, both %s" % (
+              "%.3f" % (po[0] / pc[0]) if pc[0] else "-",
+              "%.3f" % (po[1] / pc[1]) if pc[1] else "-",
+              "%.3f" % ((po[0] + po[1]) / (pc[0] + pc[1])) if pc[0] + pc[1] else "-"))
+    print("   (ns per GC'd page; ms per 1 GiB of zone = 262144 pages; gc_pool=1")
+    print("   vs 0 with the pipeline on: the counters run in the pipelined GC only)")
     print()
 
 d = [r for r in rows if r["bench"] == "d"]

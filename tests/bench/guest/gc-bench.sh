@@ -9,6 +9,7 @@
 #   RESULT a zone=MIB config=NAME na=1          (tunable not in the module)
 #   RESULT b config=NAME mibs=X iops=X p99_us=X max_us=X gc_zones=N ...
 #   RESULT c config=NAME zone=MIB alloc_ns=N cache_ns=N pages=N | na=1
+#              (gc_pool=1: all-on or pipe+pool; gc_pool=0: pipeline)
 #   RESULT d zone=MIB copy_mib=N copy_secs=S | gc_config=NAME gc_mib=X ...
 # and comments ("# ...") about what it did.  Environment:
 #   BENCHES    which of a b c d to run here (a, c, d share one device)
@@ -456,15 +457,18 @@ if has a; then
 		all-on) has d && echo "RESULT d zone=$ZONE_MIB gc_config=all-on gc_mib=$(calc "$moved / 256") gc_secs=$ksecs" ;;
 		baseline) has d && echo "RESULT d zone=$ZONE_MIB gc_config=baseline gc_mib=$(calc "$moved / 256") gc_secs=$ksecs" ;;
 		esac
+		# c: the pool's counters run in the pipelined GC only, so
+		# gc_pool=1 against 0 there: all-on (selective blocking does
+		# not matter to a lone reclaim) against the pipeline alone
 		case $name in
-		baseline|pool) has c && bench_c_line $name "$GCSTATS" ;;
+		all-on|pipeline) has c && bench_c_line $name "$GCSTATS" ;;
 		esac
 	done
 	[ "$NO_F2FS" = 1 ] || f2fs_reclaim a
 else
 	# c and d alone: only the reclaims they need
 	if has c; then
-		for c in baseline:0:0:0 pool:0:1:0; do
+		for c in pipe+pool:1:1:0 pipeline:1:0:0; do
 			IFS=: read -r name p q sb <<-EOF
 			$c
 			EOF
