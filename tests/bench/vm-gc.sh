@@ -161,7 +161,7 @@ if b:
               r.get("gc_zones", "-"), rb, rf, pf))
     print()
 
-c = [r for r in rows if r["bench"] == "c"]
+c = [r for r in rows if r["bench"] == "c" and ("pages" in r or "na" in r)]
 if c:
     print("c. GC page allocation and cache insertion per GC'd page (one reclaim)")
     print("   %-10s %8s %10s %10s %14s %14s" % ("config", "pages", "alloc_ns",

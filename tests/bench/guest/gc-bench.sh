@@ -11,6 +11,7 @@
 #   RESULT c config=NAME zone=MIB alloc_ns=N cache_ns=N pages=N | na=1
 #              (gc_pool=1: all-on or pipe+pool; gc_pool=0: pipeline)
 #   RESULT d zone=MIB copy_mib=N copy_secs=S | gc_config=NAME gc_mib=X ...
+#   RESULT r ...  as RESULT a, for the reclaims c or d run without a
 # and comments ("# ...") about what it did.  Environment:
 #   BENCHES    which of a b c d to run here (a, c, d share one device)
 #   ZONE_MIB   the namespace's zone size (a, c, d)
@@ -472,7 +473,7 @@ else
 			IFS=: read -r name p q sb <<-EOF
 			$c
 			EOF
-			if gaze_reclaim c $name $p $q $sb; then
+			if gaze_reclaim r $name $p $q $sb; then
 				bench_c_line $name "$GCSTATS"
 			else
 				echo "RESULT c config=$name zone=$ZONE_MIB na=1 missing=$(echo $NA | tr ' ' ,)"
@@ -484,7 +485,7 @@ else
 			IFS=: read -r name p q sb <<-EOF
 			$c
 			EOF
-			gaze_reclaim d $name $p $q $sb || continue
+			gaze_reclaim r $name $p $q $sb || continue
 			echo "RESULT d zone=$ZONE_MIB gc_config=$name gc_mib=$(calc "$moved / 256") gc_secs=$ksecs"
 		done
 	fi
