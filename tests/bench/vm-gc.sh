@@ -147,13 +147,17 @@ if b:
     print("b. fio 4 KiB buffered random writes, one job (GC running throughout)")
     print("   %-10s %8s %10s %10s %11s %8s %8s %9s %9s" % ("config", "MiB/s",
           "IOPS", "p99_us", "max_us", "gc_zones", "tput/bl", "tput/f2", "p99/f2"))
-    base = by.get("baseline")
-    fz = by.get("f2fs")
+    ok = lambda r: r and "mibs" in r
+    base = by.get("baseline") if ok(by.get("baseline")) else None
+    fz = by.get("f2fs") if ok(by.get("f2fs")) else None
     for r in b:
         if "na" in r:
             print("   %-10s %s (missing %s)" % (r["config"], NA, r.get("missing", "")))
             continue
-        rb = "%.3f" % (f(r["mibs"]) / f(base["mibs"])) if base and "na" not in base else "-"
+        if "mibs" not in r:
+            print("   %-10s failed: %s" % (r["config"], r.get("error", "?")))
+            continue
+        rb = "%.3f" % (f(r["mibs"]) / f(base["mibs"])) if base else "-"
         rf = "%.3f" % (f(r["mibs"]) / f(fz["mibs"])) if fz else "-"
         pf = "%.3f" % (f(r["p99_us"]) / f(fz["p99_us"])) if fz and f(fz["p99_us"]) else "-"
         print("   %-10s %8.2f %10.1f %10.1f %11.1f %8s %8s %8s %9s" % (r["config"],

@@ -196,6 +196,11 @@ gaze_reclaim()
 # --- F2FS -------------------------------------------------------------
 f2fs_mkfs()
 {
+	# F2FS writes a zone from several contexts and relies on the
+	# mq-deadline scheduler to keep them in write-pointer order (GAZE
+	# works with any scheduler: its writes are synchronous, serialised)
+	echo mq-deadline >/sys/block/${Z#/dev/}/queue/scheduler 2>/dev/null ||
+		say "cannot select mq-deadline for $Z; F2FS may fail"
 	blkzone reset $Z
 	dd if=/dev/zero of=$V bs=1M count=4 status=none
 	run mkfs.f2fs -f -m -c $Z $V
