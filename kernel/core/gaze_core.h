@@ -493,6 +493,10 @@ int gaze_gc_node_get(struct gaze_fs *fs, u32 nid, void *tmp,
 		     struct gaze_mbuf **mbp);
 int gaze_gc_owner_is_dir(struct gaze_fs *fs, struct gaze_mbuf *owner,
 			 bool *dir);
+/* zone can be collected now: FULL, not a log head (-EINVAL), not pinned
+ * by a staged job (-EBUSY); *u gets its use */
+int gaze_gc_victim_check(struct gaze_fs *fs, u32 zone,
+			 struct gaze_zone_use *u);
 /* block slots of an owner node (inode or direct node; 0 for others) */
 u32 gaze_gc_owner_slots(const struct gaze_mbuf *owner);
 int gaze_gc_dir_block(struct gaze_fs *fs, u64 addr, void *blk, bool *done);

@@ -307,6 +307,21 @@ gaze_gc_account_zone(struct gaze_fs *fs, u64 ns, bool done)
 }
 
 int
+gaze_gc_victim_check(struct gaze_fs *fs, u32 zone, struct gaze_zone_use *u)
+{
+	int ret;
+
+	if (gaze_gcp_zone_busy(fs, zone))
+		return -EBUSY;		/* a pipelined job has it */
+	ret = gaze_space_zone_use(fs, zone, u);
+	if (ret)
+		return ret;
+	if (u->state != GAZE_ZS_FULL || u->log_head)
+		return -EINVAL;
+	return 0;
+}
+
+int
 gaze_gc_zone(struct gaze_fs *fs, u32 zone)
 {
 	u32 zb = le32_to_cpu(fs->sb.zone_blocks), cap = gc_cap(fs), off;
@@ -320,13 +335,9 @@ gaze_gc_zone(struct gaze_fs *fs, u32 zone)
 
 	if (fs->flags & GAZE_FS_RDONLY)
 		return -EROFS;
-	ret = gaze_space_zone_use(fs, zone, &u);
+	ret = gaze_gc_victim_check(fs, zone, &u);
 	if (ret)
 		return ret;
-	if (u.state != GAZE_ZS_FULL || u.log_head)
-		return -EINVAL;
-	if (gaze_gcp_zone_busy(fs, zone))
-		return -EBUSY;		/* a pipelined job has it */
 	blk = gaze_alloc(2 * GAZE_BLOCK_SIZE);
 	if (!blk)
 		return -ENOMEM;

@@ -110,14 +110,10 @@ gaze_gcp_begin(struct gaze_fs *fs, u32 zone, int policy,
 		ret = gaze_gc_select(fs, policy, &zone);
 		if (ret)
 			return ret;
-	} else if (gaze_gcp_zone_busy(fs, zone)) {
-		return -EBUSY;
 	}
-	ret = gaze_space_zone_use(fs, zone, &u);
+	ret = gaze_gc_victim_check(fs, zone, &u);
 	if (ret)
 		return ret;
-	if (u.state != GAZE_ZS_FULL || u.log_head)
-		return -EINVAL;
 	/* room for every moved block and as many owner nodes, worst case,
 	 * besides what jobs already in flight may still write */
 	if ((u64)gaze_space_free_zones(fs) * gcp_cap(fs) <

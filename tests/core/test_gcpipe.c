@@ -98,32 +98,6 @@ settle(struct gaze_fs *fs)
 	return r;
 }
 
-/* blocks [b0, b0+n) of the file hold gen (gen 0: zeros) */
-static int
-check_range(struct gaze_fs *fs, u32 ino, u32 file, u32 gen, u64 b0, u32 n)
-{
-	u8 *buf = malloc(BS), *want = malloc(BS);
-	int bad = 0;
-	u32 i;
-
-	for (i = 0; i < n && !bad; i++) {
-		if (gen) {
-			bad = !!check_block(fs, ino, file, gen, b0 + i, buf,
-					    want);
-		} else {
-			memset(want, 0, BS);
-			bad = gaze_file_read(fs, ino, buf, BS, (b0 + i) * BS) !=
-			      BS || memcmp(buf, want, BS);
-		}
-		if (bad)
-			printf("# file %u block %llu: not generation %u\n",
-			       file, (unsigned long long)(b0 + i), gen);
-	}
-	free(buf);
-	free(want);
-	return bad;
-}
-
 static u64
 file_size(struct gaze_fs *fs, u32 ino)
 {

@@ -51,24 +51,6 @@ wb(struct gaze_fs *fs, u32 ino, u32 file, u32 gen, u64 b0, u32 n)
 }
 
 static int
-verify(struct gaze_fs *fs, u32 ino, u32 file, u32 gen, u64 b0, u32 n)
-{
-	u8 *buf = malloc(BS), *want = malloc(BS);
-	int bad = 0;
-	u32 i;
-
-	for (i = 0; i < n; i++) {
-		fill(want, file, gen, b0 + i);
-		if (gaze_file_read(fs, ino, buf, BS, (b0 + i) * BS) != BS ||
-		    memcmp(buf, want, BS))
-			bad++;
-	}
-	free(buf);
-	free(want);
-	return bad;
-}
-
-static int
 rget(struct gaze_fs *fs, u32 nr, bool overwrite)
 {
 	int ret;
@@ -149,7 +131,7 @@ test_logical(void)
 	}
 	tap_ok(!err, "writing back %llu reserved blocks succeeds (%d)",
 	       (unsigned long long)before, err);
-	tap_ok(!verify(fs, ino, 1, 1, 0, (u32)before), "and reads back");
+	tap_ok(!check_range(fs, ino, 1, 1, 0, (u32)before), "and reads back");
 	/* full now: overwriting mapped blocks must still succeed */
 	rput(fs, n - (u32)before);
 	gaze_resv_snapshot(fs, &uf, &ph);
@@ -160,8 +142,8 @@ test_logical(void)
 	tap_ok(!err, "writeback of a 64-block overwrite on a full fs (%d)",
 	       err);
 	rput(fs, 64);
-	tap_ok(!verify(fs, ino, 1, 2, 0, 64) &&
-	       !verify(fs, ino, 1, 1, 64, (u32)before - 64),
+	tap_ok(!check_range(fs, ino, 1, 2, 0, 64) &&
+	       !check_range(fs, ino, 1, 1, 64, (u32)before - 64),
 	       "the overwrite and the rest read back");
 	tap_ok(fs->resv_blocks == 0, "every reservation given back");
 	/* unreserved writeback may not take more than the free blocks */
@@ -240,8 +222,8 @@ test_physical(void)
 		err = wb(fs, ino[0], 5, 1, (u64)8192 + k, 64);
 	tap_ok(!err, "and its writeback too (%d)", err);
 	rput(fs, nr);
-	tap_ok(!verify(fs, ino[0], 0, 1, half, half) &&
-	       !verify(fs, ino[0], 5, 1, 8192, 64),
+	tap_ok(!check_range(fs, ino[0], 0, 1, half, half) &&
+	       !check_range(fs, ino[0], 5, 1, 8192, 64),
 	       "data intact after GC");
 	tap_ok(rget(fs, nr, false) == -EAGAIN || fs->resv_blocks == nr,
 	       "consistent after use");
