@@ -756,6 +756,15 @@ int gaze_file_truncate(struct gaze_fs *fs, u32 ino, u64 size);
 int gaze_file_write_blocks(struct gaze_fs *fs, u32 ino, u64 fblk, u32 nr,
 			   const void *buf, u64 size);
 /*
+ * The same for scattered blocks: bufs[i] (one block each; page-aligned
+ * ones go to the device without a copy) becomes file block fblks[i]; the
+ * fblks ascend strictly (-EINVAL otherwise).  All nr blocks still go to
+ * consecutive log blocks, so random writeback is one device write per
+ * zone it touches.  Returns 0 or -errno; on error none is mapped.
+ */
+int gaze_file_write_vec(struct gaze_fs *fs, u32 ino, const u64 *fblks,
+			u32 nr, void *const *bufs, u64 size);
+/*
  * The run of file blocks from fblk that is mapped to consecutive device
  * blocks (*addr, *nr <= max), or a hole (*addr 0, *nr blocks of it up to
  * max or the next mapped block).  -ENODATA for an inline file, whose
@@ -839,6 +848,10 @@ s64 gaze_inode_write(struct gaze_fs *fs, struct gaze_mbuf *imb,
 		     const void *buf, u64 len, u64 off);
 int gaze_inode_write_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb,
 			    u64 fblk, u32 nr, const void *buf, u64 size);
+/* block i is fblks[i], or fblk + i when fblks is NULL */
+int gaze_inode_write_vec(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+			 const u64 *fblks, u32 nr, void *const *bufs,
+			 u64 size);
 int gaze_inode_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size);
 /* bytes [off, end) below the size become zero (whole blocks: holes) */
 int gaze_inode_zero(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off,

@@ -368,24 +368,32 @@ gaze_inode_write(struct gaze_fs *fs, struct gaze_mbuf *imb,
 }
 
 static int inode_write_runs(struct gaze_fs *fs, const u64 *addrs, u32 nr,
-			    const u8 *buf);
+			    void *const *bufs);
+
+/* file block i of a vectored write: fblks[i], or fblk + i when none */
+static inline u64
+inode_vec_blk(u64 fblk, const u64 *fblks, u32 i)
+{
+	return fblks ? fblks[i] : fblk + i;
+}
 
 /*
- * allocates blocks for fblk..fblk+nr-1; on error frees what it took.
+ * allocates blocks for the nr file blocks; on error frees what it took.
  * Blocks taken at a log head must still be written before they are
  * freed: the device's write pointer would stay behind the head and every
  * later write there would fail.
  */
 static int
-inode_alloc_run(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u32 nr,
-		u64 *addrs, const u8 *buf)
+inode_alloc_run(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+		const u64 *fblks, u32 nr, u64 *addrs, void *const *bufs)
 {
 	struct gaze_mbuf *owner;
 	u32 i, ofs, got;
 	int err = 0;
 
 	for (i = 0; i < nr && !err; i++) {
-		err = gaze_bmap_slot(fs, imb, fblk + i, true, &owner, &ofs);
+		err = gaze_bmap_slot(fs, imb, inode_vec_blk(fblk, fblks, i),
+				     true, &owner, &ofs);
 		if (err)
 			break;
 		err = gaze_data_alloc(fs, GAZE_LOG_DATA_WARM, owner->id,
@@ -396,7 +404,7 @@ inode_alloc_run(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u32 nr,
 		for (got = 0; got < nr && addrs[got]; got++)
 			;
 		if (got)
-			inode_write_runs(fs, addrs, got, buf);
+			inode_write_runs(fs, addrs, got, bufs);
 		while (got-- > 0)
 			gaze_block_invalidate(fs, addrs[got]);
 	}
@@ -408,7 +416,8 @@ inode_alloc_run(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u32 nr,
  * blocks inside one zone (a log may open the next zone right after)
  */
 static int
-inode_write_runs(struct gaze_fs *fs, const u64 *addrs, u32 nr, const u8 *buf)
+inode_write_runs(struct gaze_fs *fs, const u64 *addrs, u32 nr,
+		 void *const *bufs)
 {
 	u32 i, start = 0, zb = fs->dev->zone_blocks;
 	int err;
@@ -417,8 +426,8 @@ inode_write_runs(struct gaze_fs *fs, const u64 *addrs, u32 nr, const u8 *buf)
 		if (i < nr && addrs[i] == addrs[i - 1] + 1 &&
 		    addrs[i] % zb != 0)
 			continue;
-		err = gaze_blocks_write(fs, addrs[start], i - start,
-					buf + (size_t)start * GAZE_BLOCK_SIZE);
+		err = gaze_blocks_writev(fs, addrs[start], i - start,
+					 bufs + start);
 		if (err)
 			return err;
 		start = i;
@@ -426,9 +435,29 @@ inode_write_runs(struct gaze_fs *fs, const u64 *addrs, u32 nr, const u8 *buf)
 	return 0;
 }
 
+/* the checks of gaze_inode_write_vec: ascending blocks, size inside */
+static int
+inode_vec_check(u64 fblk, const u64 *fblks, u32 nr, u64 size)
+{
+	u64 last = inode_vec_blk(fblk, fblks, nr - 1);
+	u32 i;
+
+	if (fblks) {
+		for (i = 1; i < nr; i++)
+			if (fblks[i] <= fblks[i - 1])
+				return -EINVAL;
+	} else if (fblk + nr < fblk) {
+		return -EFBIG;
+	}
+	if (last >= GAZE_BMAP_MAX_BLOCKS ||
+	    size > (last + 1) << GAZE_BLOCK_SHIFT)
+		return -EFBIG;
+	return 0;
+}
+
 int
-gaze_inode_write_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
-			u32 nr, const void *buf, u64 size)
+gaze_inode_write_vec(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+		     const u64 *fblks, u32 nr, void *const *bufs, u64 size)
 {
 	struct gaze_inode *in = imb->data;
 	struct gaze_mbuf *owner;
@@ -438,9 +467,9 @@ gaze_inode_write_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 
 	if (!nr)
 		return 0;
-	if (fblk + nr > GAZE_BMAP_MAX_BLOCKS || fblk + nr < fblk ||
-	    size > (fblk + nr) << GAZE_BLOCK_SHIFT)
-		return -EFBIG;
+	err = inode_vec_check(fblk, fblks, nr, size);
+	if (err)
+		return err;
 	if (le32_to_cpu(in->flags) & GAZE_IF_INLINE_DATA) {
 		err = inode_inline_convert(fs, imb);
 		if (err)
@@ -449,17 +478,18 @@ gaze_inode_write_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 	addrs = gaze_zalloc(sizeof(*addrs) * nr);
 	if (!addrs)
 		return -ENOMEM;
-	err = inode_alloc_run(fs, imb, fblk, nr, addrs, buf);
+	err = inode_alloc_run(fs, imb, fblk, fblks, nr, addrs, bufs);
 	if (err)
 		goto out;
-	err = inode_write_runs(fs, addrs, nr, buf);
+	err = inode_write_runs(fs, addrs, nr, bufs);
 	if (err) {
 		for (i = 0; i < nr; i++)
 			gaze_block_invalidate(fs, addrs[i]);
 		goto out;
 	}
 	for (i = 0; i < nr; i++) {
-		err = gaze_bmap_slot(fs, imb, fblk + i, true, &owner, &ofs);
+		err = gaze_bmap_slot(fs, imb, inode_vec_blk(fblk, fblks, i),
+				     true, &owner, &ofs);
 		if (err)
 			break;
 		err = gaze_bmap_set(fs, imb, owner, ofs, addrs[i]);
@@ -479,6 +509,26 @@ gaze_inode_write_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 	}
 out:
 	gaze_free(addrs);
+	return err;
+}
+
+int
+gaze_inode_write_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+			u32 nr, const void *buf, u64 size)
+{
+	void **bufs;
+	u32 i;
+	int err;
+
+	if (!nr)
+		return 0;
+	bufs = gaze_alloc(sizeof(*bufs) * nr);
+	if (!bufs)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++)
+		bufs[i] = (u8 *)buf + (size_t)i * GAZE_BLOCK_SIZE;
+	err = gaze_inode_write_vec(fs, imb, fblk, NULL, nr, bufs, size);
+	gaze_free(bufs);
 	return err;
 }
 

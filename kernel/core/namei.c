@@ -593,9 +593,10 @@ gaze_file_write(struct gaze_fs *fs, u32 ino, const void *buf, u64 len,
 	return ret;
 }
 
-/* blocks of fblk..fblk+nr-1 mapped now (an overwrite frees them) */
+/* blocks of the nr file blocks mapped now (an overwrite frees them) */
 static u32
-ns_mapped_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u32 nr)
+ns_mapped_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+		 const u64 *fblks, u32 nr)
 {
 	u32 i, n = 0;
 	u64 a;
@@ -604,15 +605,16 @@ ns_mapped_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u32 nr)
 	    GAZE_IF_INLINE_DATA)
 		return 0;
 	for (i = 0; i < nr; i++)
-		if (!gaze_bmap_lookup(fs, imb, fblk + i, &a) &&
+		if (!gaze_bmap_lookup(fs, imb, fblks ? fblks[i] : fblk + i,
+				      &a) &&
 		    GAZE_ADDR_IS_REAL(a))
 			n++;
 	return n;
 }
 
-int
-gaze_file_write_blocks(struct gaze_fs *fs, u32 ino, u64 fblk, u32 nr,
-		       const void *buf, u64 size)
+static int
+ns_write_vec(struct gaze_fs *fs, u32 ino, u64 fblk, const u64 *fblks,
+	     u32 nr, void *const *bufs, const void *buf, u64 size)
 {
 	struct gaze_mbuf *imb;
 	int err;
@@ -624,13 +626,35 @@ gaze_file_write_blocks(struct gaze_fs *fs, u32 ino, u64 fblk, u32 nr,
 	err = gaze_gc_balance(fs, (u64)nr + 2);
 	if (!err) {
 		/* writeback: spends reservations (space.c) */
-		gaze_space_wb_begin(fs, ns_mapped_blocks(fs, imb, fblk, nr));
-		err = gaze_inode_write_blocks(fs, imb, fblk, nr, buf, size);
+		gaze_space_wb_begin(fs, ns_mapped_blocks(fs, imb, fblk, fblks,
+							 nr));
+		if (bufs)
+			err = gaze_inode_write_vec(fs, imb, fblk, fblks, nr,
+						   bufs, size);
+		else
+			err = gaze_inode_write_blocks(fs, imb, fblk, nr, buf,
+						      size);
 		gaze_space_wb_end(fs);
 	}
 	if (!err)
 		gaze_inode_touch(fs, imb, true);
 	return gaze_ns_leave(fs, imb, true, err);
+}
+
+int
+gaze_file_write_blocks(struct gaze_fs *fs, u32 ino, u64 fblk, u32 nr,
+		       const void *buf, u64 size)
+{
+	return ns_write_vec(fs, ino, fblk, NULL, nr, NULL, buf, size);
+}
+
+int
+gaze_file_write_vec(struct gaze_fs *fs, u32 ino, const u64 *fblks, u32 nr,
+		    void *const *bufs, u64 size)
+{
+	if (!fblks || !bufs)
+		return -EINVAL;
+	return ns_write_vec(fs, ino, 0, fblks, nr, bufs, NULL, size);
 }
 
 int

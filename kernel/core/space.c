@@ -1151,10 +1151,12 @@ gaze_blocks_writev(struct gaze_fs *fs, u64 addr, u32 nr, void *const *bufs)
 		return -EROFS;
 	if (!fs->dev->ops->writev) {
 		for (i = 0; i < nr && !ret; i++)
-			ret = gaze_blocks_write(fs, addr + i, 1, bufs[i]);
-		return ret;
+			ret = fs->dev->ops->write(fs->dev, addr + i, 1,
+						  bufs[i]);
+	} else {
+		ret = fs->dev->ops->writev(fs->dev, addr, nr, bufs);
 	}
-	ret = fs->dev->ops->writev(fs->dev, addr, nr, bufs);
+	/* the run's end is what a log head is compared with */
 	if (ret)
 		space_write_failed(fs, addr + nr - 1);
 	return ret;

@@ -6,9 +6,10 @@
  * (gaze_file_read, zeroes past EOF and in holes) and to write back the
  * dirty bytes of a folio, clipped to i_size (gaze_file_write, which
  * extends the core's size).  Readahead and writeback work on runs of
- * folios (mpage over gaze_file_map; gaze_file_write_blocks), so large
- * files move in large I/Os.  Folios are single pages (no large folios).
- * i_size in the VFS may be ahead of the core's until writeback.
+ * folios (mpage over gaze_file_map; gaze_file_write_vec), so large
+ * files move in large I/Os, and random dirty pages leave together.
+ * Folios are single pages (no large folios).  i_size in the VFS may be
+ * ahead of the core's until writeback.
  *
  * Times: the VFS keeps a regular file's mtime/ctime (file_update_time on
  * write and page_mkwrite); the core stamps the wall clock on each
@@ -250,24 +251,27 @@ static int gaze_writepage(struct page *page, struct writeback_control *wbc)
 }
 
 /*
- * Batched writeback: consecutive dirty folios (up to GAZE_WB_MAX) are
- * copied into one buffer and handed to the core in one call, which
- * writes them to consecutive log blocks with one device write per run.
- * The folios stay locked until the call returns (taken in index order,
- * as write_cache_pages gives them), so a failed batch can be redirtied.
- * Files that still fit inline go page by page (gaze_write_page).
+ * Batched writeback: up to GAZE_WB_MAX dirty folios, in ascending index
+ * order but not necessarily consecutive, go to the core in one call
+ * (gaze_file_write_vec), which puts them in consecutive log blocks: one
+ * device write per zone touched, straight from the folios (no copy), so
+ * random writes leave as large sequential writes.  The folios stay
+ * locked until the call returns (taken in index order, as
+ * write_cache_pages gives them; a range_cyclic wrap starts a new batch),
+ * so a failed batch can be redirtied.  The part of the EOF folio past
+ * i_size is zeroed in place first, as block_write_full_page does.  Files
+ * that still fit inline go page by page (gaze_write_page).
  */
-#define GAZE_WB_MAX	64
+#define GAZE_WB_MAX	256
 
 struct gaze_wb {
 	struct inode	*inode;
 	struct writeback_control *wbc;
-	u8		*buf;			/* GAZE_WB_MAX blocks */
-	pgoff_t		first;
 	u32		nr;
 	struct folio	*folios[GAZE_WB_MAX];
+	u64		fblks[GAZE_WB_MAX];
+	void		*bufs[GAZE_WB_MAX];
 	bool		wrote;
-	int		err;
 };
 
 static void gaze_wb_done(struct gaze_wb *wb, int ret)
@@ -296,16 +300,17 @@ static void gaze_wb_done(struct gaze_wb *wb, int ret)
 static int gaze_wb_flush(struct gaze_wb *wb)
 {
 	struct inode *inode = wb->inode;
-	loff_t end = (loff_t)(wb->first + wb->nr) << PAGE_SHIFT;
 	unsigned int nofs;
+	loff_t end;
 	int ret;
 
 	if (!wb->nr)
 		return 0;
+	end = (loff_t)(wb->fblks[wb->nr - 1] + 1) << PAGE_SHIFT;
 	end = min_t(loff_t, end, i_size_read(inode));
 	nofs = gaze_nofs_begin();
-	ret = gaze_file_write_blocks(gaze_ifs(inode), inode->i_ino, wb->first,
-				     wb->nr, wb->buf, end);
+	ret = gaze_file_write_vec(gaze_ifs(inode), inode->i_ino, wb->fblks,
+				  wb->nr, wb->bufs, end);
 	gaze_nofs_end(nofs);
 	if (ret) {
 		ret = gaze_error(inode->i_sb, ret, "writeback");
@@ -326,12 +331,19 @@ static int gaze_wb_add(struct page *page, struct writeback_control *wbc,
 	struct gaze_wb *wb = data;
 	struct inode *inode = wb->inode;
 	loff_t pos = folio_pos(folio), isize = i_size_read(inode);
-	void *kaddr;
 	size_t len;
 	int ret;
 
+	if (wb->nr && (wb->nr == GAZE_WB_MAX ||
+		       folio->index <= wb->fblks[wb->nr - 1])) {
+		ret = gaze_wb_flush(wb);
+		if (ret) {
+			folio_unlock(folio);
+			return ret;
+		}
+	}
 	if (pos >= isize || isize <= GAZE_INLINE_SIZE ||
-	    !wb->buf) {
+	    folio_test_highmem(folio)) {
 		ret = gaze_wb_flush(wb);
 		if (ret) {
 			folio_unlock(folio);
@@ -339,24 +351,12 @@ static int gaze_wb_add(struct page *page, struct writeback_control *wbc,
 		}
 		return gaze_write_page(page, wbc, &wb->wrote);
 	}
-	if (wb->nr && (folio->index != wb->first + wb->nr ||
-		       wb->nr == GAZE_WB_MAX)) {
-		ret = gaze_wb_flush(wb);
-		if (ret) {
-			folio_unlock(folio);
-			return ret;
-		}
-	}
-	if (!wb->nr)
-		wb->first = folio->index;
 	len = min_t(loff_t, PAGE_SIZE, isize - pos);
-	kaddr = kmap_local_folio(folio, 0);
-	memcpy(wb->buf + (size_t)wb->nr * PAGE_SIZE, kaddr, len);
-	kunmap_local(kaddr);
 	if (len < PAGE_SIZE)
-		memset(wb->buf + (size_t)wb->nr * PAGE_SIZE + len, 0,
-		       PAGE_SIZE - len);
-	wb->folios[wb->nr++] = folio;
+		folio_zero_segment(folio, len, PAGE_SIZE);
+	wb->folios[wb->nr] = folio;
+	wb->fblks[wb->nr] = folio->index;
+	wb->bufs[wb->nr++] = folio_address(folio);
 	return 0;
 }
 
@@ -371,15 +371,12 @@ static int gaze_writepages(struct address_space *mapping,
 		return -ENOMEM;
 	wb->inode = mapping->host;
 	wb->wbc = wbc;
-	/* without the buffer, page by page */
-	wb->buf = kvmalloc(GAZE_WB_MAX * PAGE_SIZE, GFP_NOFS);
 	ret = write_cache_pages(mapping, wbc, gaze_wb_add, wb);
 	ret2 = gaze_wb_flush(wb);
 	if (!ret)
 		ret = ret2;
 	if (wb->wrote)
 		gaze_put_times(mapping->host);
-	kvfree(wb->buf);
 	kfree(wb);
 	return ret;
 }

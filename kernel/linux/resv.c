@@ -20,11 +20,15 @@
  * writer writes back its own file, then asks the flusher for the others,
  * and waits (counted as blocked) until under the cap.
  *
- * An overwrite (the page's block is mapped on disk: gaze_file_map, one
- * fs->lock round per newly dirtied page) does not grow the filesystem,
- * so it passes the logical rule; anything else (holes, past EOF, inline
- * files) reserves as new.  A shared writable mapping reserves the same
- * way in page_mkwrite (file.c).
+ * An overwrite (the page's block is mapped on disk) does not grow the
+ * filesystem, so it passes the logical rule; anything else (holes, past
+ * EOF, inline files) reserves as new.  Asking the core whether a block
+ * is mapped takes fs->lock, which writeback holds across its device
+ * writes, so it is asked only when the page would fail the logical rule
+ * as new (gaze_resv_get_page): both kinds count the same in
+ * fs->resv_blocks, and the answer matters only near a full filesystem.
+ * A shared writable mapping reserves the same way in page_mkwrite
+ * (file.c).
  *
  * The reservation is given back exactly once, by whoever clears the mark:
  * writeback of the page succeeded or failed for good (file.c, calling
@@ -263,29 +267,54 @@ static bool gaze_resv_may_go(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 }
 
 /*
+ * One try at a reservation for page index, under the physical rule too
+ * when physical: as new first, as an overwrite only if that is refused
+ * on the logical rule and the block is mapped.  *over: what it took
+ * (set only on success).
+ */
+static int gaze_resv_get_page(struct inode *inode, pgoff_t index,
+			      bool physical, void **over)
+{
+	struct gaze_fs *fs = GAZE_FS(inode->i_sb);
+	bool ow = false;
+	int ret;
+
+	for (;;) {
+		spin_lock(&fs->resv_lock);
+		ret = physical ? gaze_resv_get(fs, 1, ow) :
+		      gaze_resv_get_logical(fs, 1, ow);
+		spin_unlock(&fs->resv_lock);
+		if (ret != -ENOSPC || ow ||
+		    !gaze_resv_overwrite(inode, index))
+			break;
+		ow = true;
+	}
+	if (!ret)
+		*over = ow ? GAZE_RESV_OVER : GAZE_RESV_NEW;
+	return ret;
+}
+
+/*
  * Takes a reservation for page index (no page lock held; may wait).
  * *over is what it took: GAZE_RESV_NEW or GAZE_RESV_OVER.
  */
 static int gaze_resv_take(struct inode *inode, pgoff_t index, void **over)
 {
 	struct gaze_sb_info *sbi = GAZE_SB(inode->i_sb);
-	bool ow = gaze_resv_overwrite(inode, index), cap;
 	struct gaze_fs *fs;
 	unsigned int rounds = 0;
 	u64 t0 = 0;
 	long left;
+	bool cap;
 	int ret;
 
-	*over = ow ? GAZE_RESV_OVER : GAZE_RESV_NEW;
 	for (;;) {
 		fs = READ_ONCE(sbi->fs);
 		cap = gaze_resv_over_cap(sbi, fs);
 		if (!cap || rounds >= GAZE_RESV_MAX_ROUNDS) {
-			spin_lock(&fs->resv_lock);
-			ret = rounds < GAZE_RESV_MAX_ROUNDS ?
-			      gaze_resv_get(fs, 1, ow) :
-			      gaze_resv_get_logical(fs, 1, ow);
-			spin_unlock(&fs->resv_lock);
+			ret = gaze_resv_get_page(inode, index,
+						 rounds < GAZE_RESV_MAX_ROUNDS,
+						 over);
 			if (ret != -EAGAIN)
 				break;
 		}
@@ -322,23 +351,6 @@ static bool gaze_resv_wanted(struct address_space *mapping, pgoff_t index)
 	return want;
 }
 
-/* the baseline: the logical rule only (as F2FS counts a block at
- * write_begin), no pacing by GC progress nor dirty cap */
-static int gaze_resv_take_logical(struct inode *inode, pgoff_t index,
-				  void **held)
-{
-	struct gaze_fs *fs = GAZE_FS(inode->i_sb);
-	bool ow = gaze_resv_overwrite(inode, index);
-	int ret;
-
-	spin_lock(&fs->resv_lock);
-	ret = gaze_resv_get_logical(fs, 1, ow);
-	spin_unlock(&fs->resv_lock);
-	if (!ret)
-		*held = ow ? GAZE_RESV_OVER : GAZE_RESV_NEW;
-	return ret;
-}
-
 int gaze_resv_write_begin(struct address_space *mapping, pgoff_t index,
 			  void **held)
 {
@@ -351,7 +363,9 @@ int gaze_resv_write_begin(struct address_space *mapping, pgoff_t index,
 		ret = gaze_resv_wait_gc(sbi);
 		if (ret || !gaze_resv_wanted(mapping, index))
 			return ret;
-		return gaze_resv_take_logical(inode, index, held);
+		/* the logical rule only (as F2FS counts a block at
+		 * write_begin), no pacing by GC progress nor dirty cap */
+		return gaze_resv_get_page(inode, index, false, held);
 	}
 	if (!gaze_resv_wanted(mapping, index))
 		return 0;

@@ -245,13 +245,40 @@ emu_store(struct emu *e, u64 blk, u32 nr, const u8 *buf)
 	return 0;
 }
 
+/* Read of a checked range with the lock held; the caller counts it. */
 static int
-emu_read(struct gaze_dev *d, u64 blk, u32 nr, void *buf)
+emu_read_locked(struct emu *e, u64 blk, u32 nr, u8 *p)
 {
-	struct emu *e = d->priv;
-	u32 zb = d->zone_blocks;
-	u64 total = nr;
-	u8 *p = buf;
+	u32 zb = e->dev.zone_blocks;
+	int ret;
+
+	while (nr) {
+		u32 zone = blk / zb, off = blk % zb;
+		u32 n = min(nr, zb - off);
+		u32 valid = gaze_zsm_valid(&e->zsm, zone);
+		u32 k = off < valid ? min(n, valid - off) : 0;
+
+		ret = k ? emu_get(e, zone, off, k, p) : 0;
+		if (ret)
+			return ret;
+		memset(p + (size_t)k * GAZE_ZDEV_BLOCK, 0,
+		       (size_t)(n - k) * GAZE_ZDEV_BLOCK);
+		blk += n;
+		nr -= n;
+		p += (size_t)n * GAZE_ZDEV_BLOCK;
+	}
+	return 0;
+}
+
+/*
+ * Reads nr blocks from blk, into one buffer (bufs NULL) or one buffer
+ * per block; one request for the statistics and the fault injection.
+ */
+static int
+emu_read_common(struct emu *e, u64 blk, u32 nr, void *buf,
+		void *const *bufs)
+{
+	u32 i;
 	int ret;
 
 	mutex_lock(&e->lock);
@@ -262,26 +289,29 @@ emu_read(struct gaze_dev *d, u64 blk, u32 nr, void *buf)
 		ret = -EIO;
 		goto out_unlock;
 	}
-	while (nr) {
-		u32 zone = blk / zb, off = blk % zb;
-		u32 n = min(nr, zb - off);
-		u32 valid = gaze_zsm_valid(&e->zsm, zone);
-		u32 k = off < valid ? min(n, valid - off) : 0;
-
-		ret = k ? emu_get(e, zone, off, k, p) : 0;
-		if (ret)
-			goto out_unlock;
-		memset(p + (size_t)k * GAZE_ZDEV_BLOCK, 0,
-		       (size_t)(n - k) * GAZE_ZDEV_BLOCK);
-		blk += n;
-		nr -= n;
-		p += (size_t)n * GAZE_ZDEV_BLOCK;
-	}
+	if (!bufs)
+		ret = emu_read_locked(e, blk, nr, buf);
+	for (i = 0; bufs && i < nr && !ret; i++)
+		ret = emu_read_locked(e, blk + i, 1, bufs[i]);
+	if (ret)
+		goto out_unlock;
 	e->st.reads++;
-	e->st.blocks_read += total;
+	e->st.blocks_read += nr;
 out_unlock:
 	mutex_unlock(&e->lock);
 	return ret;
+}
+
+static int
+emu_read(struct gaze_dev *d, u64 blk, u32 nr, void *buf)
+{
+	return emu_read_common(d->priv, blk, nr, buf, NULL);
+}
+
+static int
+emu_readv(struct gaze_dev *d, u64 blk, u32 nr, void *const *bufs)
+{
+	return emu_read_common(d->priv, blk, nr, NULL, bufs);
 }
 
 /* Write at blk with the lock held; the caller counts it. */
@@ -317,6 +347,34 @@ emu_write(struct gaze_dev *d, u64 blk, u32 nr, const void *buf)
 		ret = emu_write_locked(e, blk, nr, buf);
 	if (!ret)
 		e->st.writes++;
+	mutex_unlock(&e->lock);
+	return ret;
+}
+
+/* one request: checked and failed as a whole, stored block by block */
+static int
+emu_writev(struct gaze_dev *d, u64 blk, u32 nr, void *const *bufs)
+{
+	struct emu *e = d->priv;
+	u32 i;
+	int ret;
+
+	mutex_lock(&e->lock);
+	ret = gaze_zsm_range(&e->zsm, blk, nr);
+	if (ret)
+		goto out_unlock;
+	ret = -EIO;
+	if (emu_fail(&e->fail_write))
+		goto out_unlock;
+	ret = nr ? gaze_zsm_write_prep(&e->zsm, blk, nr) : 0;
+	for (i = 0; i < nr && !ret; i++)
+		ret = emu_store(e, blk + i, 1, bufs[i]);
+	if (ret)
+		goto out_unlock;
+	gaze_zsm_write_done(&e->zsm, blk, nr);
+	e->st.blocks_written += nr;
+	e->st.writes++;
+out_unlock:
 	mutex_unlock(&e->lock);
 	return ret;
 }
@@ -433,6 +491,8 @@ emu_flush(struct gaze_dev *d)
 static const struct gaze_dev_ops emu_ops = {
 	.read	= emu_read,
 	.write	= emu_write,
+	.readv	= emu_readv,
+	.writev	= emu_writev,
 	.append	= emu_append,
 	.report	= emu_report,
 	.reset	= emu_reset,
@@ -443,6 +503,8 @@ static const struct gaze_dev_ops emu_ops = {
 static const struct gaze_dev_ops emu_ops_noappend = {
 	.read	= emu_read,
 	.write	= emu_write,
+	.readv	= emu_readv,
+	.writev	= emu_writev,
 	.report	= emu_report,
 	.reset	= emu_reset,
 	.finish	= emu_finish,

@@ -3,7 +3,8 @@
  * test_batch.c - the module's large-I/O calls into the core on the
  * emulator: gaze_file_write_blocks (batched writeback: runs written with
  * one device write, across zone boundaries, over existing blocks, from an
- * inline file, sizes) and gaze_file_map (runs of consecutive blocks,
+ * inline file, sizes), gaze_file_write_vec (scattered blocks to
+ * consecutive log blocks) and gaze_file_map (runs of consecutive blocks,
  * holes, inline files), each checked against gaze_file_read and an
  * in-memory model, before and after close + open.  TAP output.
  */
@@ -141,6 +142,92 @@ check_map(struct gaze_fs *fs, u32 ino, const char *what)
 	       (unsigned long long)nblocks, runs, max_run);
 }
 
+/* scattered blocks fblks[0..nr) with pattern seed, size at least size */
+static int
+wvec(struct gaze_fs *fs, u32 ino, const u64 *fblks, u32 nr, u32 seed,
+     u64 size)
+{
+	u8 *buf = aligned_alloc(BS, (size_t)nr * BS);
+	void **bufs = calloc(nr, sizeof(*bufs));
+	u32 i;
+	int err;
+
+	fill(buf, (size_t)nr * BS, seed);
+	for (i = 0; i < nr; i++)
+		bufs[i] = buf + (size_t)i * BS;
+	err = gaze_file_write_vec(fs, ino, fblks, nr, bufs, size);
+	if (!err) {
+		for (i = 0; i < nr; i++)
+			memcpy(model + fblks[i] * BS, bufs[i], BS);
+		if (size > model_size)
+			model_size = size;
+	}
+	free(bufs);
+	free(buf);
+	return err;
+}
+
+/* scattered writeback: random blocks land in consecutive log blocks */
+static void
+test_vec(struct gaze_fs *fs, struct gaze_dev *d, u32 ino)
+{
+	static u64 fblks[600];
+	struct gaze_emu_stats st0, st1;
+	u64 prev = 0, addr, bad = 0, breaks = 0;
+	void *one[2];
+	u8 blk[BS];
+	u32 i, n = 0;
+	int err;
+
+	/* every 4th block of 0..2399 (600 blocks) */
+	for (i = 0; i < 2400 && n < 600; i += 4)
+		fblks[n++] = i;
+	gaze_emu_stats(d, &st0);
+	err = wvec(fs, ino, fblks, n, 11, 0);
+	gaze_emu_stats(d, &st1);
+	tap_ok(!err, "600 scattered blocks in one call (%d)", err);
+	tap_ok(st1.writes - st0.writes <= 2,
+	       "... took %llu device writes", (unsigned long long)
+	       (st1.writes - st0.writes));
+	for (i = 0; i < n; i++) {
+		if (gaze_file_bmap(fs, ino, fblks[i], &addr) || !addr)
+			bad++;
+		else if (i && addr != prev + 1)
+			breaks++;
+		prev = addr;
+	}
+	tap_ok(!bad && breaks <= 1, "... to consecutive log blocks "
+	       "(%llu unmapped, %llu breaks)", (unsigned long long)bad,
+	       (unsigned long long)breaks);
+	compare(fs, ino, "after the scattered write");
+	check_map(fs, ino, "after the scattered write");
+
+	/* growing the file from a scattered batch, partial last block */
+	fblks[0] = 5;
+	fblks[1] = 2700;
+	err = wvec(fs, ino, fblks, 2, 12, 2700 * BS + 10);
+	tap_ok(!err, "a scattered batch grows the file past a hole (%d)",
+	       err);
+	compare(fs, ino, "after growing");
+
+	/* bad arguments: not ascending, repeated, size past the last */
+	memset(blk, 0, sizeof(blk));
+	one[0] = blk;
+	one[1] = blk;
+	fblks[0] = 9;
+	fblks[1] = 8;
+	tap_ok(gaze_file_write_vec(fs, ino, fblks, 2, one, 0) == -EINVAL,
+	       "blocks out of order are refused");
+	fblks[1] = 9;
+	tap_ok(gaze_file_write_vec(fs, ino, fblks, 2, one, 0) == -EINVAL,
+	       "a repeated block is refused");
+	tap_ok(gaze_file_write_vec(fs, ino, fblks, 1, one, 11 * BS) ==
+	       -EFBIG, "a size past the last block is refused");
+	tap_ok(gaze_file_write_vec(fs, ino, NULL, 1, one, 0) == -EINVAL,
+	       "no block list is refused");
+	compare(fs, ino, "after the refused calls");
+}
+
 int
 main(void)
 {
@@ -225,6 +312,8 @@ main(void)
 	tap_ok(!err, "the next batch goes to a new zone and succeeds (%d)",
 	       err);
 	compare(fs, ino, "after the retry");
+
+	test_vec(fs, d, ino);
 
 	/* durable: close, open, compare again */
 	tap_ok(!gaze_fs_close(fs), "close");
