@@ -537,6 +537,7 @@ struct gaze_gcp_job {
 	u64	moved;			/* blocks the job rewrote */
 	int	err;			/* first error; later stages skip */
 	bool	scanned;		/* preread reached the zone's end */
+	bool	fg;			/* for a writer: counted in zones_fg */
 };
 
 struct gaze_gcp_batch {
@@ -601,10 +602,14 @@ u64 gaze_gcp_gain(struct gaze_fs *fs);
 /* is `zone` pinned by a job? (space.c keeps it PREFREE; select skips) */
 bool gaze_gcp_zone_busy(const struct gaze_fs *fs, u32 zone);
 /* vectored block I/O: the device's readv/writev when it has them, else
- * block by block; bufs[i] is one GAZE_BLOCK_SIZE block */
+ * block by block; bufs[i] is one GAZE_BLOCK_SIZE block.  One request
+ * never crosses a zone boundary: a run of allocated blocks goes on from
+ * prev to next only if gaze_blocks_run_on (next follows prev in the
+ * same zone; a log may open the zone right after a full one). */
 int gaze_blocks_readv(struct gaze_fs *fs, u64 addr, u32 nr, void *const *bufs);
 int gaze_blocks_writev(struct gaze_fs *fs, u64 addr, u32 nr,
 		       void *const *bufs);
+bool gaze_blocks_run_on(const struct gaze_fs *fs, u64 prev, u64 next);
 
 /* ---------------------------------------------------------------- */
 /* Write reservations (space.c), for selective blocking: buffered     */

@@ -442,7 +442,8 @@ gcp_alloc(struct gaze_fs *fs, struct gaze_gcp_batch *b, struct gcp_move *m,
 	return ret;
 }
 
-/* writes the allocated blocks in runs of consecutive addresses */
+/* writes the allocated blocks in runs of consecutive addresses, one
+ * zone at most per run (a log may open the next zone right after) */
 static int
 gcp_write_runs(struct gaze_fs *fs, struct gcp_move *m)
 {
@@ -450,7 +451,8 @@ gcp_write_runs(struct gaze_fs *fs, struct gcp_move *m)
 	int ret = 0;
 
 	for (i = 1; i <= m->n && !ret; i++) {
-		if (i < m->n && m->naddr[i] == m->naddr[i - 1] + 1)
+		if (i < m->n &&
+		    gaze_blocks_run_on(fs, m->naddr[i - 1], m->naddr[i]))
 			continue;
 		ret = gaze_blocks_writev(fs, m->naddr[start], i - start,
 					 &m->bufs[start]);
@@ -520,6 +522,8 @@ gaze_gcp_end(struct gaze_fs *fs, struct gaze_gcp_job *job)
 	}
 	if (!ret) {
 		fs->gc.zones_reclaimed++;
+		if (job->fg)
+			fs->gc.zones_fg++;
 		gaze_gc_count_cp(fs, 1, moved);
 	}
 	gaze_gc_account_zone(fs, gaze_time_ns() - job->t0, !ret);

@@ -419,12 +419,11 @@ static int
 inode_write_runs(struct gaze_fs *fs, const u64 *addrs, u32 nr,
 		 void *const *bufs)
 {
-	u32 i, start = 0, zb = fs->dev->zone_blocks;
+	u32 i, start = 0;
 	int err;
 
 	for (i = 1; i <= nr; i++) {
-		if (i < nr && addrs[i] == addrs[i - 1] + 1 &&
-		    addrs[i] % zb != 0)
+		if (i < nr && gaze_blocks_run_on(fs, addrs[i - 1], addrs[i]))
 			continue;
 		err = gaze_blocks_writev(fs, addrs[start], i - start,
 					 bufs + start);

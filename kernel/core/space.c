@@ -1128,6 +1128,12 @@ gaze_blocks_write(struct gaze_fs *fs, u64 addr, u32 nr, const void *buf)
 	return ret;
 }
 
+bool
+gaze_blocks_run_on(const struct gaze_fs *fs, u64 prev, u64 next)
+{
+	return next == prev + 1 && next % fs->dev->zone_blocks != 0;
+}
+
 int
 gaze_blocks_readv(struct gaze_fs *fs, u64 addr, u32 nr, void *const *bufs)
 {

@@ -308,6 +308,7 @@ static int gaze_wb_flush(struct gaze_wb *wb)
 		return 0;
 	end = (loff_t)(wb->fblks[wb->nr - 1] + 1) << PAGE_SHIFT;
 	end = min_t(loff_t, end, i_size_read(inode));
+	gaze_resv_wb_room(GAZE_SB(inode->i_sb), wb->nr);
 	nofs = gaze_nofs_begin();
 	ret = gaze_file_write_vec(gaze_ifs(inode), inode->i_ino, wb->fblks,
 				  wb->nr, wb->bufs, end);

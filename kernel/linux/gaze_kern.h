@@ -73,9 +73,14 @@ struct gaze_sb_info {
 	 */
 	struct list_head	retired;
 	bool			error_logged;	/* gaze_error said it once */
-	/* background GC thread (gc.c); started and stopped under s_umount */
+	/*
+	 * background GC thread (gc.c); started and stopped under s_umount.
+	 * gc_kick (WRITE_ONCE/READ_ONCE): a step is wanted now; set by
+	 * gaze_bggc_kick before waking gc_wait, cleared by the thread.
+	 */
 	struct task_struct	*gc_thread;
 	wait_queue_head_t	gc_wait;
+	bool			gc_kick;
 	/*
 	 * Background GC thresholds (% of main zones free or prefree), 0 =
 	 * the superblock's; set by GAZE_IOC_TUNE, read with READ_ONCE.
@@ -196,6 +201,7 @@ int gaze_shutdown(struct super_block *sb, u32 how);
  * or it runs already; the caller starts it only on a read-write instance */
 int gaze_bggc_start(struct gaze_sb_info *sbi);
 void gaze_bggc_stop(struct gaze_sb_info *sbi);
+void gaze_bggc_kick(struct gaze_sb_info *sbi);
 /* the thresholds in effect (sbi's if set, else the superblock's) */
 void gaze_bggc_thresholds(struct gaze_sb_info *sbi, unsigned int *low,
 			  unsigned int *high);
@@ -216,16 +222,19 @@ bool gaze_gcp_active(struct gaze_sb_info *sbi);
 /*
  * Reclaims `zone` (or the best victim: GAZE_GCP_ANY, policy as
  * gaze_gc_select) through the pipeline and waits for it: the zone ends
- * PREFREE.  The caller holds write access (sb_start_write) and not
- * fs->lock.  -ENOENT: no victim; -EBUSY: too many jobs or the zone is
- * being collected; -EAGAIN: the pipeline is not running.
+ * PREFREE.  The caller holds write access (sb_start_write), or is
+ * writeback (which a freeze waits for), and not fs->lock.  For a writer
+ * short of room: counted as foreground GC.  -ENOENT: no victim; -EBUSY:
+ * too many jobs or the zone is being collected; -EAGAIN: the pipeline is
+ * not running.
  */
 int gaze_gcp_reclaim(struct gaze_sb_info *sbi, u32 zone, int policy,
 		     u32 *victim, u64 *moved);
-/* the same in two halves: submit with fs->lock held, wait without it */
+/* the same in two halves: submit with fs->lock held, wait without it;
+ * fg: counted as foreground GC (zones_fg) */
 struct gaze_gcp_mjob *gaze_gcp_submit(struct gaze_sb_info *sbi,
 				      struct gaze_fs *fs, u32 zone,
-				      int policy);
+				      int policy, bool fg);
 int gaze_gcp_wait(struct gaze_sb_info *sbi, struct gaze_gcp_mjob *j,
 		  u32 *victim, u64 *moved);
 /* stage counters and pool figures for GAZE_IOC_GC_STATS */
@@ -252,6 +261,9 @@ int gaze_resv_write_begin(struct address_space *mapping, pgoff_t index,
 			  void **held);
 int gaze_resv_attach(struct folio *folio, void **held);
 void gaze_resv_drop(struct inode *inode, void **held);
+/* writeback of nr blocks, no fs->lock: reclaim through the pipeline
+ * first when the free zones run low (resv.c) */
+void gaze_resv_wb_room(struct gaze_sb_info *sbi, u32 nr);
 /* the page's reservation, if any, is given back (page locked) */
 void gaze_resv_release(struct folio *folio);
 void gaze_invalidate_folio(struct folio *folio, size_t offset, size_t len);

@@ -107,7 +107,7 @@ static int gaze_bggc_pipe_step(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 	while (n < GAZE_BGGC_JOBS && gaze_bggc_below(fs, n ? high : low)) {
 		if (gaze_bggc_victim(fs, &zone))
 			break;
-		j[n] = gaze_gcp_submit(sbi, fs, zone, fs->gc_policy);
+		j[n] = gaze_gcp_submit(sbi, fs, zone, fs->gc_policy, false);
 		if (IS_ERR(j[n]))
 			break;
 		n++;
@@ -180,12 +180,14 @@ static int gaze_bggc_thread(void *data)
 	while (!kthread_should_stop()) {
 		if (ms)
 			wait_event_freezable_timeout(sbi->gc_wait,
-						     kthread_should_stop(),
+						     kthread_should_stop() ||
+						     READ_ONCE(sbi->gc_kick),
 						     msecs_to_jiffies(ms));
 		else
 			cond_resched();
 		if (kthread_should_stop())
 			break;
+		WRITE_ONCE(sbi->gc_kick, false);
 		ms = gaze_bggc_step(sbi);
 	}
 	return 0;
@@ -198,7 +200,6 @@ int gaze_bggc_start(struct gaze_sb_info *sbi)
 
 	if (sbi->gc_thread || sbi->opts.background_gc == GAZE_BGGC_OFF)
 		return 0;
-	init_waitqueue_head(&sbi->gc_wait);
 	t = kthread_run(gaze_bggc_thread, sbi, "gaze_gc-%s", sbi->sb->s_id);
 	if (IS_ERR(t)) {
 		pr_err("gaze: %s: cannot start the GC thread: %ld\n",
@@ -207,6 +208,17 @@ int gaze_bggc_start(struct gaze_sb_info *sbi)
 	}
 	sbi->gc_thread = t;
 	return 0;
+}
+
+/*
+ * A step now rather than after the idle sleep (writers short of room,
+ * writeback finding the free zones low); it collects only below the low
+ * threshold, as any step.  No-op without the thread.
+ */
+void gaze_bggc_kick(struct gaze_sb_info *sbi)
+{
+	WRITE_ONCE(sbi->gc_kick, true);
+	wake_up(&sbi->gc_wait);
 }
 
 void gaze_bggc_stop(struct gaze_sb_info *sbi)

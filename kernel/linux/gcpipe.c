@@ -651,7 +651,7 @@ static int gaze_gcp_thread(void *data)
 
 struct gaze_gcp_mjob *gaze_gcp_submit(struct gaze_sb_info *sbi,
 				      struct gaze_fs *fs, u32 zone,
-				      int policy)
+				      int policy, bool fg)
 {
 	struct gaze_gcp *g = sbi->gcp;
 	struct gaze_gcp_mjob *j;
@@ -681,6 +681,7 @@ struct gaze_gcp_mjob *gaze_gcp_submit(struct gaze_sb_info *sbi,
 		return ERR_PTR(ret);
 	}
 	j->fs = fs;
+	j->job.fg = fg;
 	init_completion(&j->done);
 	gaze_gc_running_begin(sbi);
 	spin_lock(&g->lock);
@@ -719,7 +720,7 @@ int gaze_gcp_reclaim(struct gaze_sb_info *sbi, u32 zone, int policy,
 
 	nofs = gaze_nofs_begin();
 	mutex_lock(&fs->lock);
-	j = gaze_gcp_submit(sbi, fs, zone, policy);
+	j = gaze_gcp_submit(sbi, fs, zone, policy, true);
 	mutex_unlock(&fs->lock);
 	gaze_nofs_end(nofs);
 	if (IS_ERR(j))

@@ -500,7 +500,8 @@ static int gaze_gc_pipelined(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 	mutex_lock(&fs->lock);
 	ret = gaze_gc_pick(fs, g);
 	if (!ret) {
-		j = gaze_gcp_submit(sbi, fs, g->zone, fs->gc_policy);
+		j = gaze_gcp_submit(sbi, fs, g->zone, fs->gc_policy,
+				    false);
 		ret = IS_ERR(j) ? PTR_ERR(j) : 0;
 	}
 	mutex_unlock(&fs->lock);

@@ -9,7 +9,7 @@
  *   0        the page is marked reserved (folio private = GAZE_RESV_*);
  *   -ENOSPC  the write fails at write() (nothing was copied);
  *   -EAGAIN  the space exists only once GC frees it: the writer counts as
- *            blocked, wakes the GC thread (sbi->gc_wait), runs a
+ *            blocked, kicks the GC thread (gaze_bggc_kick), runs a
  *            reclaim itself when none is in flight (sbi->gc_running ==
  *            0; through the pipeline when gc_pipeline is on, else the
  *            baseline foreground GC), and waits on sbi->gc_progress (with
@@ -228,7 +228,7 @@ static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
 	unsigned int nofs;
 	int ret;
 
-	wake_up(&sbi->gc_wait);
+	gaze_bggc_kick(sbi);
 	if (atomic_read(&sbi->gc_running))
 		return;
 	if (gaze_gcp_active(sbi)) {
@@ -245,6 +245,58 @@ static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
 	mutex_unlock(&fs->lock);
 	gaze_nofs_end(nofs);
 	gaze_gc_running_end(sbi);
+}
+
+/*
+ * Writeback room.  The core's writeback makes its own room when the free
+ * zones run out (gaze_gc_balance: the baseline mover, whole zones under
+ * fs->lock, while every other writeback and GC stage waits).  With the
+ * pipeline on, writeback first looks at the published space (no lock):
+ * below the background low threshold it kicks the GC thread; below
+ * GAZE_WB_ROOM_ZONES zones of writable room it reclaims the best victim
+ * through the pipeline itself (fs->lock per batch only), or waits for
+ * the reclaims in flight, up to GAZE_WB_ROOM_ROUNDS times, and then
+ * leaves the rest to the core.  Called with the batch's folios locked:
+ * GC never touches file pages in the page cache (it reads blocks into
+ * its pool), so it cannot wait on them.
+ */
+#define GAZE_WB_ROOM_ZONES	6
+#define GAZE_WB_ROOM_ROUNDS	8
+
+static bool gaze_resv_wb_short(struct gaze_fs *fs, u64 want)
+{
+	u64 uf, phys;
+
+	gaze_resv_snapshot(fs, &uf, &phys);
+	return phys < want;
+}
+
+void gaze_resv_wb_room(struct gaze_sb_info *sbi, u32 nr)
+{
+	struct gaze_fs *fs = READ_ONCE(sbi->fs);
+	u64 cap = le32_to_cpu(fs->sb.zone_cap), main = fs->lay.main_zone_count;
+	unsigned int low, high, rounds;
+	int ret;
+
+	if (!gaze_gcp_active(sbi))
+		return;
+	gaze_bggc_thresholds(sbi, &low, &high);
+	if (gaze_resv_wb_short(fs, main * low / 100 * cap))
+		gaze_bggc_kick(sbi);
+	for (rounds = 0; rounds < GAZE_WB_ROOM_ROUNDS; rounds++) {
+		if (!gaze_resv_wb_short(fs, GAZE_WB_ROOM_ZONES * cap + nr))
+			return;
+		ret = gaze_gcp_reclaim(sbi, GAZE_GCP_ANY,
+				       GAZE_GC_POLICY_DEFAULT, NULL, NULL);
+		if (!ret)
+			continue;
+		if (ret != -EAGAIN && ret != -EBUSY)
+			return;		/* nothing to collect, or an error */
+		wait_event_timeout(sbi->gc_progress,
+				   !gaze_resv_wb_short(fs, GAZE_WB_ROOM_ZONES *
+						       cap + nr),
+				   GAZE_RESV_WAIT);
+	}
 }
 
 static void gaze_resv_flush(struct gaze_sb_info *sbi, struct inode *inode)
