@@ -1,210 +1,474 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * readahead.c - a reader thread for the node scan of pass 1.
+ * readahead.c - the node scan of pass 1: reading and verifying every node
+ * block in imap order, on two threads.
  *
- * Why: pass 1 reads every node block in imap order, and GAZE inodes are
- * whole 4 KiB blocks, so the scan moves much more data than it computes
- * on.  A second thread reads the blocks ahead (runs of consecutive
- * addresses, up to FSCK_RA_BLOCKS at a time) into a ring of FSCK_RA_RING
- * buffers, so the copy from the device overlaps the checksums and checks
- * of the main thread.  The reader follows the imap itself (its own
- * reads of the imap blocks, never the table cache, which is not
- * shared); the main thread asks for a subsequence of the same order, so
- * it drops chunks it has no use for.  Anything the reader does not have
- * is read by the caller as before, so the thread only changes speed.
+ * Why: GAZE inodes are whole 4 KiB blocks (small files inline), so at a
+ * million files pass 1 moves and checksums 4 GB, where e2fsck reads a
+ * quarter of that in inode tables.  Three costs dominated: copying every
+ * block out of the page cache (pread), the checksum, and handing small
+ * chunks between a reader thread and the checker.  So:
  *
- * Locking: ra->mu protects head, tail, done and stop; a chunk's contents
- * belong to the reader before it is published (head moves past it) and
- * to the main thread until it is released (tail moves past it).
+ *  - Mapped reads.  On an image file or a regular block device (the
+ *    emulated-zone backend, GAZE_ZM_EMULATED) the device is mapped
+ *    read-only once and blocks are used where they lie in the page cache,
+ *    without a copy.  Peak RSS stays small because only the batches in
+ *    flight are mapped in: a batch's pages are populated before it is
+ *    verified (MADV_POPULATE_READ, one call per run of blocks) and
+ *    dropped from this process once it is consumed (MADV_DONTNEED; the
+ *    page cache keeps them).  The mapping is used only where a read
+ *    through the device would return the same bytes: zones the backend
+ *    reports as conventional, and blocks below a sequential zone's write
+ *    pointer (past it a read returns zeros).  Any other device (zoned,
+ *    the emulator of the tests and fuzzers) reads each batch with one
+ *    device read per run into the batch's buffer.
+ *
+ *  - Verification on two threads.  The per-block work that depends on
+ *    nothing but the block (magic, checksum, gaze_fmt_inode_verify, the
+ *    nid and sequence checks) is done for whole batches of FSCK_SCAN_BATCH
+ *    nodes by a worker thread and by the main thread, whichever takes the
+ *    batch first; everything that crosses inodes (block ownership, link
+ *    counts, child nodes, messages) stays on the main thread, which
+ *    consumes the batches strictly in nid order.  A batch's results are
+ *    the same whoever verified it, so the output never depends on thread
+ *    timing; without a worker (one CPU, or pthread_create failing) the
+ *    main thread verifies every batch itself.
+ *
+ *  - Few hand-offs.  The main thread describes batches (nid and address
+ *    of each node, through its table cache) up to FSCK_SCAN_RING ahead;
+ *    the worker takes the oldest batch not yet taken, the main thread
+ *    verifies the batch it needs next itself when no one has taken it,
+ *    or, while the worker is busy on it, the newest untaken one.  Locking
+ *    costs two mutex round trips per batch, not per block.
+ *
+ * Locking: scan->mu protects cons, prod, stop and every batch's state.
+ * A batch's contents (entries, buffer) belong to the main thread while
+ * it is FREE (being described), to the thread that moved it to BUSY
+ * while it is BUSY, and are read-only once DONE until the main thread
+ * consumes and frees it; every change of owner goes through mu, which
+ * orders the writes before the reads.  The mapping itself is read-only
+ * and never changes while the scan runs (the check never writes).
  */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fsck.h"
 
-#define FSCK_RA_BLOCKS	16u
-#define FSCK_RA_RING	3u
+#define FSCK_SCAN_BATCH	64u	/* nodes per batch */
+#define FSCK_SCAN_RING	4u	/* batches in flight */
 
-struct ra_chunk {
-	u64	start;
-	u32	n;
-	int	err;
-	u8	*buf;
+enum { B_FREE, B_READY, B_BUSY, B_DONE };
+
+struct scan_batch {
+	u32			n;		/* entries */
+	u32			state;		/* B_*, under mu */
+	struct fsck_scan_ent	e[FSCK_SCAN_BATCH];
+	u8			*buf;		/* unmapped reads */
 };
 
-struct fsck_ra {
-	struct fsck	*f;
-	pthread_t	th;
-	pthread_mutex_t	mu;
-	pthread_cond_t	cv;
-	struct ra_chunk	c[FSCK_RA_RING];
-	u64		head, tail;	/* chunks published, released */
-	bool		done, stop, have_cur;
-	u8		*imap;
+struct fsck_scan {
+	struct fsck		*f;
+	pthread_t		th;
+	bool			have_th;
+	pthread_mutex_t		mu;
+	pthread_cond_t		cv;	/* any state change */
+	struct scan_batch	b[FSCK_SCAN_RING];
+	u64			cons, prod;	/* batches consumed, described */
+	bool			stop;
+	u32			next_nid;	/* next nid to describe */
+	u32			pos;		/* next entry of batch cons */
+	bool			cur;		/* batch cons is being read */
+	/* the mapping (NULL: device reads) */
+	const u8		*map;
+	size_t			map_len;
+	long			page;
 };
 
-/* waits for a free slot, reads the chunk into it and publishes it */
-static bool
-ra_emit(struct fsck_ra *ra, u64 start, u32 n)
+static struct scan_batch *
+batch_at(struct fsck_scan *s, u64 seq)
 {
-	struct ra_chunk *c;
+	return &s->b[seq % FSCK_SCAN_RING];
+}
 
-	pthread_mutex_lock(&ra->mu);
-	while (ra->head - ra->tail == FSCK_RA_RING && !ra->stop)
-		pthread_cond_wait(&ra->cv, &ra->mu);
-	if (ra->stop) {
-		pthread_mutex_unlock(&ra->mu);
+/* may block addr be read through the mapping? */
+static bool
+scan_mapped(const struct fsck_scan *s, u64 addr)
+{
+	const struct fsck *f = s->f;
+	u32 zb = f->dev->zone_blocks;
+	const struct gaze_zone *z;
+	u64 zone;
+
+	if (!s->map || (addr + 1) * GAZE_BLOCK_SIZE > s->map_len || !zb)
 		return false;
+	zone = addr / zb;
+	if (!f->zones || zone >= f->lay.nr_zones)
+		return false;
+	z = &f->zones[zone];
+	return z->type == GAZE_ZT_CONV || addr < z->wp;
+}
+
+/*
+ * Runs of consecutive addresses in a batch: fn(start, n) for each, in
+ * order.  Entries the mapping cannot serve are skipped when mapped is
+ * true, served ones when it is false.
+ */
+static int
+batch_runs(struct fsck_scan *s, struct scan_batch *b, bool mapped,
+	   int (*fn)(struct fsck_scan *s, struct scan_batch *b, u32 first,
+		     u32 n))
+{
+	u32 i = 0, j;
+	int ret;
+
+	while (i < b->n) {
+		if (b->e[i].mapped != mapped) {
+			i++;
+			continue;
+		}
+		for (j = i + 1; j < b->n && b->e[j].mapped == mapped &&
+		     b->e[j].addr == b->e[j - 1].addr + 1; j++)
+			;
+		ret = fn(s, b, i, j - i);
+		if (ret)
+			return ret;
+		i = j;
 	}
-	c = &ra->c[ra->head % FSCK_RA_RING];
-	pthread_mutex_unlock(&ra->mu);
+	return 0;
+}
 
-	c->start = start;
-	c->n = n;
-	c->err = ra->f->dev->ops->read(ra->f->dev, start, n, c->buf);
+static int
+run_populate(struct fsck_scan *s, struct scan_batch *b, u32 first, u32 n)
+{
+#ifdef MADV_POPULATE_READ
+	const u8 *p = s->map + b->e[first].addr * GAZE_BLOCK_SIZE;
 
-	pthread_mutex_lock(&ra->mu);
-	ra->head++;
-	pthread_cond_broadcast(&ra->cv);
-	pthread_mutex_unlock(&ra->mu);
-	return true;
+	/* prefault the run in one call; faults do it otherwise */
+	if (n > 1)
+		madvise((void *)p, (size_t)n * GAZE_BLOCK_SIZE,
+			MADV_POPULATE_READ);
+#else
+	(void)s;
+	(void)b;
+	(void)first;
+	(void)n;
+#endif
+	return 0;
+}
+
+/*
+ * A fault maps the cached pages around it too (fault-around, 64 KiB
+ * aligned), so a run is dropped rounded out to FSCK_SCAN_AROUND blocks:
+ * else blocks next to a single read would stay mapped.
+ */
+#define FSCK_SCAN_AROUND	16u
+
+static int
+run_drop(struct fsck_scan *s, struct scan_batch *b, u32 first, u32 n)
+{
+	u64 a = b->e[first].addr / FSCK_SCAN_AROUND * FSCK_SCAN_AROUND;
+	u64 z = b->e[first + n - 1].addr + 1;
+	u64 lim = s->map_len / GAZE_BLOCK_SIZE;
+
+	z = min_t(u64, lim, ALIGN(z, (u64)FSCK_SCAN_AROUND));
+	madvise((void *)(s->map + a * GAZE_BLOCK_SIZE),
+		(size_t)(z - a) * GAZE_BLOCK_SIZE, MADV_DONTNEED);
+	return 0;
+}
+
+static int
+run_read(struct fsck_scan *s, struct scan_batch *b, u32 first, u32 n)
+{
+	struct fsck *f = s->f;
+	u8 *p = b->buf + (size_t)first * GAZE_BLOCK_SIZE;
+	u32 i;
+	int ret;
+
+	ret = f->dev->ops->read(f->dev, b->e[first].addr, n, p);
+	for (i = 0; i < n; i++) {
+		/* a run that fails is read again block by block */
+		if (ret && n > 1)
+			b->e[first + i].err = f->dev->ops->read(f->dev,
+				b->e[first + i].addr, 1,
+				p + (size_t)i * GAZE_BLOCK_SIZE);
+		else
+			b->e[first + i].err = ret;
+		b->e[first + i].blk = b->e[first + i].err ? NULL :
+				      p + (size_t)i * GAZE_BLOCK_SIZE;
+	}
+	return 0;
+}
+
+/* the per-block checks: only the block, the superblock and cp_seq */
+static void
+verify_ent(const struct fsck *f, struct fsck_scan_ent *e)
+{
+	const struct gaze_inode *in = e->blk;
+
+	e->ret = 0;
+	e->why = NULL;
+	e->inode = false;
+	if (!in || le32_to_cpu(in->hdr.magic) != GAZE_MAGIC_INODE)
+		return;		/* a child node: claimed later */
+	e->inode = true;
+	e->ret = gaze_fmt_inode_verify(in, &f->sb, e->addr, &e->why);
+	if (!e->ret && le32_to_cpu(in->hdr.nid) != e->nid) {
+		e->why = "the inode names another nid";
+		e->ret = -EFSCORRUPTED;
+	}
+	if (!e->ret && le64_to_cpu(in->hdr.seq) > f->cp_seq) {
+		e->why = "newer than the checkpoint";
+		e->ret = -EFSCORRUPTED;
+	}
+}
+
+/* reads and verifies batch b (owned by the caller: BUSY) */
+static void
+batch_verify(struct fsck_scan *s, struct scan_batch *b)
+{
+	u32 i;
+
+	if (s->map)
+		batch_runs(s, b, true, run_populate);
+	batch_runs(s, b, false, run_read);
+	for (i = 0; i < b->n; i++) {
+		/* the next block on its way from memory meanwhile */
+		if (i + 1 < b->n && b->e[i + 1].blk) {
+			const u8 *p = b->e[i + 1].blk;
+			u32 k;
+
+			for (k = 0; k < GAZE_BLOCK_SIZE; k += 64)
+				__builtin_prefetch(p + k);
+		}
+		if (!b->e[i].err)
+			verify_ent(s->f, &b->e[i]);
+	}
 }
 
 static void *
-ra_main(void *arg)
+scan_worker(void *arg)
 {
-	struct fsck_ra *ra = arg;
-	struct fsck *f = ra->f;
-	const struct gaze_imap_block *ib = (const void *)ra->imap;
-	u32 zb = le32_to_cpu(f->sb.zone_blocks);
-	u32 nid, b, nb = f->tbl_n[GAZE_TABLE_IMAP], n = 0;
-	u64 start = 0, a;
+	struct fsck_scan *s = arg;
+	struct scan_batch *b;
+	u64 q;
 
-	for (b = 0; b < nb; b++) {
-		u32 first = b * GAZE_IMAP_PER_BLOCK, i;
-
-		if (first >= f->nid_end)
-			break;
-		if (!f->taddr[GAZE_TABLE_IMAP][b] ||
-		    fsck_read(f, f->taddr[GAZE_TABLE_IMAP][b], ra->imap))
-			continue;
-		for (i = 0; i < GAZE_IMAP_PER_BLOCK; i++) {
-			nid = first + i;
-			if (nid <= GAZE_NID_RESERVED || nid >= f->nid_end)
-				continue;
-			a = le64_to_cpu(ib->addr[i]);
-			if (!GAZE_ADDR_IS_REAL(a) || a >= f->dev->nr_blocks)
-				continue;
-			if (n && a == start + n && n < FSCK_RA_BLOCKS &&
-			    a / zb == start / zb) {
-				n++;
-				continue;
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		b = NULL;
+		for (q = s->cons; q < s->prod; q++)
+			if (batch_at(s, q)->state == B_READY) {
+				b = batch_at(s, q);
+				break;
 			}
-			if (n && !ra_emit(ra, start, n))
-				goto out;
-			start = a;
-			n = 1;
+		if (s->stop)
+			break;
+		if (!b) {
+			pthread_cond_wait(&s->cv, &s->mu);
+			continue;
 		}
+		b->state = B_BUSY;
+		pthread_mutex_unlock(&s->mu);
+		batch_verify(s, b);
+		pthread_mutex_lock(&s->mu);
+		b->state = B_DONE;
+		pthread_cond_broadcast(&s->cv);
 	}
-	if (n)
-		ra_emit(ra, start, n);
-out:
-	pthread_mutex_lock(&ra->mu);
-	ra->done = true;
-	pthread_cond_broadcast(&ra->cv);
-	pthread_mutex_unlock(&ra->mu);
+	pthread_mutex_unlock(&s->mu);
 	return NULL;
 }
 
-int
-fsck_ra_start(struct fsck *f, struct fsck_ra **rap)
+/* main thread: describes batches until the ring is full */
+static void
+scan_fill(struct fsck_scan *s)
 {
-	struct fsck_ra *ra = calloc(1, sizeof(*ra));
+	struct fsck *f = s->f;
+	struct scan_batch *b;
+	struct fsck_scan_ent *e;
+	u64 addr;
+
+	while (s->prod - s->cons < FSCK_SCAN_RING && s->next_nid < f->nid_end) {
+		b = batch_at(s, s->prod);	/* FREE: ours */
+		b->n = 0;
+		for (; s->next_nid < f->nid_end && b->n < FSCK_SCAN_BATCH;
+		     s->next_nid++) {
+			if (nid_kind(&f->nid[s->next_nid]) != FK_NODE)
+				continue;
+			addr = fsck_imap_get(f, s->next_nid);
+			e = &b->e[b->n++];
+			memset(e, 0, sizeof(*e));
+			e->nid = s->next_nid;
+			e->addr = addr;
+			e->mapped = scan_mapped(s, addr);
+			if (e->mapped)
+				e->blk = s->map + addr * GAZE_BLOCK_SIZE;
+		}
+		pthread_mutex_lock(&s->mu);
+		b->state = B_READY;
+		s->prod++;
+		pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+	}
+}
+
+/* main thread: makes batch cons DONE, verifying batches itself */
+static void
+scan_wait(struct fsck_scan *s)
+{
+	struct scan_batch *want = batch_at(s, s->cons), *b;
+	u64 q;
+
+	pthread_mutex_lock(&s->mu);
+	while (want->state != B_DONE) {
+		b = NULL;
+		if (want->state == B_READY) {
+			b = want;
+		} else {
+			for (q = s->prod; q-- > s->cons + 1;)
+				if (batch_at(s, q)->state == B_READY) {
+					b = batch_at(s, q);
+					break;
+				}
+		}
+		if (!b) {
+			pthread_cond_wait(&s->cv, &s->mu);
+			continue;
+		}
+		b->state = B_BUSY;
+		pthread_mutex_unlock(&s->mu);
+		batch_verify(s, b);
+		pthread_mutex_lock(&s->mu);
+		b->state = B_DONE;
+		pthread_cond_broadcast(&s->cv);
+	}
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* main thread: the consumed batch cons goes back to the ring */
+static void
+scan_release(struct fsck_scan *s)
+{
+	struct scan_batch *b = batch_at(s, s->cons);
+
+	if (s->map)
+		batch_runs(s, b, true, run_drop);
+	pthread_mutex_lock(&s->mu);
+	b->state = B_FREE;
+	s->cons++;
+	pthread_mutex_unlock(&s->mu);
+	s->cur = false;
+	s->pos = 0;
+}
+
+const struct fsck_scan_ent *
+fsck_scan_next(struct fsck_scan *s)
+{
+	struct scan_batch *b;
+
+	for (;;) {
+		if (s->cur) {
+			b = batch_at(s, s->cons);
+			if (s->pos < b->n)
+				return &b->e[s->pos++];
+			scan_release(s);
+		}
+		scan_fill(s);
+		if (s->cons == s->prod)
+			return NULL;
+		scan_wait(s);
+		s->cur = true;
+		s->pos = 0;
+	}
+}
+
+static void
+scan_map(struct fsck_scan *s)
+{
+	struct fsck *f = s->f;
+	struct stat st;
+	void *p;
+	int fd;
+
+	if (f->dev->model != GAZE_ZM_EMULATED || !f->name ||
+	    getenv("GAZE_FSCK_NOMAP"))
+		return;
+	fd = open(f->name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) || (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)))
+		goto out;
+	s->map_len = (size_t)f->dev->nr_blocks * GAZE_BLOCK_SIZE;
+	if (S_ISREG(st.st_mode) && (u64)st.st_size < s->map_len)
+		goto out;
+	p = mmap(NULL, s->map_len, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		goto out;
+	s->map = p;
+out:
+	close(fd);		/* the mapping keeps the file */
+}
+
+int
+fsck_scan_start(struct fsck *f, struct fsck_scan **sp)
+{
+	struct fsck_scan *s = calloc(1, sizeof(*s));
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	u32 i;
 
-	*rap = NULL;
-	if (!ra)
+	*sp = NULL;
+	if (!s)
 		return -ENOMEM;
-	ra->f = f;
-	ra->imap = malloc(GAZE_BLOCK_SIZE);
-	for (i = 0; i < FSCK_RA_RING; i++)
-		ra->c[i].buf = malloc((size_t)FSCK_RA_BLOCKS * GAZE_BLOCK_SIZE);
-	for (i = 0; i < FSCK_RA_RING && ra->imap; i++)
-		if (!ra->c[i].buf)
-			break;
-	if (i < FSCK_RA_RING || !ra->imap)
-		goto out_free;
-	pthread_mutex_init(&ra->mu, NULL);
-	pthread_cond_init(&ra->cv, NULL);
-	if (pthread_create(&ra->th, NULL, ra_main, ra)) {
-		pthread_mutex_destroy(&ra->mu);
-		pthread_cond_destroy(&ra->cv);
-		goto out_free;
+	s->f = f;
+	s->next_nid = GAZE_ROOT_INO;
+	scan_map(s);
+	for (i = 0; i < FSCK_SCAN_RING; i++) {
+		s->b[i].buf = malloc((size_t)FSCK_SCAN_BATCH * GAZE_BLOCK_SIZE);
+		if (!s->b[i].buf)
+			goto out_free;
 	}
-	*rap = ra;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	if (cpus > 1 && !getenv("GAZE_FSCK_ONE_THREAD") &&
+	    !pthread_create(&s->th, NULL, scan_worker, s))
+		s->have_th = true;
+	*sp = s;
 	return 0;
 out_free:
-	for (i = 0; i < FSCK_RA_RING; i++)
-		free(ra->c[i].buf);
-	free(ra->imap);
-	free(ra);
+	for (i = 0; i < FSCK_SCAN_RING; i++)
+		free(s->b[i].buf);
+	if (s->map)
+		munmap((void *)s->map, s->map_len);
+	free(s);
 	return -ENOMEM;
 }
 
-const void *
-fsck_ra_get(struct fsck_ra *ra, u64 addr)
-{
-	struct ra_chunk *c;
-	const void *p = NULL;
-
-	if (!ra)
-		return NULL;
-	pthread_mutex_lock(&ra->mu);
-	for (;;) {
-		if (ra->have_cur) {
-			c = &ra->c[ra->tail % FSCK_RA_RING];
-			if (addr >= c->start && addr < c->start + c->n) {
-				if (!c->err)
-					p = c->buf + (addr - c->start) *
-						     GAZE_BLOCK_SIZE;
-				break;
-			}
-			/* not in this chunk: the caller is past it */
-			ra->have_cur = false;
-			ra->tail++;
-			pthread_cond_broadcast(&ra->cv);
-		}
-		while (ra->head == ra->tail && !ra->done)
-			pthread_cond_wait(&ra->cv, &ra->mu);
-		if (ra->head == ra->tail)
-			break;		/* the reader is done */
-		ra->have_cur = true;
-	}
-	pthread_mutex_unlock(&ra->mu);
-	return p;
-}
-
 void
-fsck_ra_stop(struct fsck_ra *ra)
+fsck_scan_stop(struct fsck_scan *s)
 {
 	u32 i;
 
-	if (!ra)
+	if (!s)
 		return;
-	pthread_mutex_lock(&ra->mu);
-	ra->stop = true;
-	pthread_cond_broadcast(&ra->cv);
-	pthread_mutex_unlock(&ra->mu);
-	pthread_join(ra->th, NULL);
-	pthread_mutex_destroy(&ra->mu);
-	pthread_cond_destroy(&ra->cv);
-	for (i = 0; i < FSCK_RA_RING; i++)
-		free(ra->c[i].buf);
-	free(ra->imap);
-	free(ra);
+	if (s->have_th) {
+		pthread_mutex_lock(&s->mu);
+		s->stop = true;
+		pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+		pthread_join(s->th, NULL);
+	}
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	for (i = 0; i < FSCK_SCAN_RING; i++)
+		free(s->b[i].buf);
+	if (s->map)
+		munmap((void *)s->map, s->map_len);
+	free(s);
 }
