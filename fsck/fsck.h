@@ -357,7 +357,6 @@ struct fsck_scan_ent {
 	u64		addr;		/* from the imap */
 	const void	*blk;		/* NULL when err */
 	int		err;		/* read error */
-	bool		mapped;		/* blk lies in the mapping */
 	bool		inode;		/* magic says inode: ret, why valid */
 	int		ret;		/* gaze_fmt_inode_verify, nid, seq */
 	const char	*why;

@@ -5,66 +5,62 @@
  *
  * Why: GAZE inodes are whole 4 KiB blocks (small files inline), so at a
  * million files pass 1 moves and checksums 4 GB, where e2fsck reads a
- * quarter of that in inode tables.  Three costs dominated: copying every
- * block out of the page cache (pread), the checksum, and handing small
- * chunks between a reader thread and the checker.  So:
+ * quarter of that in inode tables.  Reading (the copy out of the page
+ * cache) and the checksum are nearly all of the time, and both are
+ * bound by memory bandwidth, so they are split over two threads:
  *
- *  - Mapped reads.  On an image file or a regular block device (the
- *    emulated-zone backend, GAZE_ZM_EMULATED) the device is mapped
- *    read-only once and blocks are used where they lie in the page cache,
- *    without a copy.  Peak RSS stays small because only the batches in
- *    flight are mapped in: a batch's pages are populated before it is
- *    verified (MADV_POPULATE_READ, one call per run of blocks) and
- *    dropped from this process once it is consumed (MADV_DONTNEED; the
- *    page cache keeps them).  The mapping is used only where a read
- *    through the device would return the same bytes: zones the backend
- *    reports as conventional, and blocks below a sequential zone's write
- *    pointer (past it a read returns zeros).  Any other device (zoned,
- *    the emulator of the tests and fuzzers) reads each batch with one
- *    device read per run into the batch's buffer.
+ *  - Batches.  The main thread describes batches of FSCK_SCAN_BATCH
+ *    nodes (nid and address of each, through its table cache) up to
+ *    FSCK_SCAN_RING ahead.  Whoever verifies a batch reads it (one device
+ *    read per run of consecutive addresses, into the batch's buffer) and
+ *    does the per-block work that depends on nothing but the block:
+ *    magic, checksum, gaze_fmt_inode_verify, the nid and sequence checks.
  *
- *  - Verification on two threads.  The per-block work that depends on
- *    nothing but the block (magic, checksum, gaze_fmt_inode_verify, the
- *    nid and sequence checks) is done for whole batches of FSCK_SCAN_BATCH
- *    nodes by a worker thread and by the main thread, whichever takes the
- *    batch first; everything that crosses inodes (block ownership, link
- *    counts, child nodes, messages) stays on the main thread, which
- *    consumes the batches strictly in nid order.  A batch's results are
- *    the same whoever verified it, so the output never depends on thread
- *    timing; without a worker (one CPU, or pthread_create failing) the
- *    main thread verifies every batch itself.
+ *  - Two threads, one order.  A worker thread takes the oldest batch
+ *    nobody has taken; the main thread verifies the batch it needs next
+ *    itself when nobody has taken it, or, while the worker is on it, the
+ *    newest untaken one.  Everything that crosses inodes (block
+ *    ownership, link counts, child nodes, messages) stays on the main
+ *    thread, which consumes the batches strictly in nid order.  A batch's
+ *    results are the same whoever verified it, so the output never
+ *    depends on thread timing; without a worker (one CPU, pthread_create
+ *    failing, or GAZE_FSCK_ONE_THREAD set) the main thread verifies every
+ *    batch itself.  Hand-offs cost two mutex round trips per batch, not
+ *    per block.
  *
- *  - Few hand-offs.  The main thread describes batches (nid and address
- *    of each node, through its table cache) up to FSCK_SCAN_RING ahead;
- *    the worker takes the oldest batch not yet taken, the main thread
- *    verifies the batch it needs next itself when no one has taken it,
- *    or, while the worker is busy on it, the newest untaken one.  Locking
- *    costs two mutex round trips per batch, not per block.
+ *  - Bounded memory.  The ring's buffers (FSCK_SCAN_RING x FSCK_SCAN_BATCH
+ *    blocks, 512 KiB) are all the scan holds.  Reading through a mapping
+ *    of the image instead (populated per batch, dropped once consumed)
+ *    was measured: it saves the copy, but mapping and unmapping each page
+ *    cost as much system time, and the pages around each run that the
+ *    kernel maps too (fault-around) raised the peak RSS.
  *
  * Locking: scan->mu protects cons, prod, stop and every batch's state.
  * A batch's contents (entries, buffer) belong to the main thread while
  * it is FREE (being described), to the thread that moved it to BUSY
  * while it is BUSY, and are read-only once DONE until the main thread
  * consumes and frees it; every change of owner goes through mu, which
- * orders the writes before the reads.  The mapping itself is read-only
- * and never changes while the scan runs (the check never writes).
+ * orders the writes before the reads.  The worker reads f->sb, f->cp_seq
+ * and f->dev, which do not change during pass 1 (device reads are thread
+ * safe, see gaze_zdev.h), and nothing else of struct fsck.
  */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fsck.h"
 
-#define FSCK_SCAN_BATCH	64u	/* nodes per batch */
+#ifndef FSCK_SCAN_BATCH
+#define FSCK_SCAN_BATCH	32u	/* nodes per batch */
+#endif
+#ifndef FSCK_SCAN_RING
 #define FSCK_SCAN_RING	4u	/* batches in flight */
+#endif
 
 enum { B_FREE, B_READY, B_BUSY, B_DONE };
 
@@ -72,7 +68,7 @@ struct scan_batch {
 	u32			n;		/* entries */
 	u32			state;		/* B_*, under mu */
 	struct fsck_scan_ent	e[FSCK_SCAN_BATCH];
-	u8			*buf;		/* unmapped reads */
+	u8			*buf;		/* the blocks read */
 };
 
 struct fsck_scan {
@@ -87,10 +83,6 @@ struct fsck_scan {
 	u32			next_nid;	/* next nid to describe */
 	u32			pos;		/* next entry of batch cons */
 	bool			cur;		/* batch cons is being read */
-	/* the mapping (NULL: device reads) */
-	const u8		*map;
-	size_t			map_len;
-	long			page;
 };
 
 static struct scan_batch *
@@ -99,93 +91,8 @@ batch_at(struct fsck_scan *s, u64 seq)
 	return &s->b[seq % FSCK_SCAN_RING];
 }
 
-/* may block addr be read through the mapping? */
-static bool
-scan_mapped(const struct fsck_scan *s, u64 addr)
-{
-	const struct fsck *f = s->f;
-	u32 zb = f->dev->zone_blocks;
-	const struct gaze_zone *z;
-	u64 zone;
-
-	if (!s->map || (addr + 1) * GAZE_BLOCK_SIZE > s->map_len || !zb)
-		return false;
-	zone = addr / zb;
-	if (!f->zones || zone >= f->lay.nr_zones)
-		return false;
-	z = &f->zones[zone];
-	return z->type == GAZE_ZT_CONV || addr < z->wp;
-}
-
-/*
- * Runs of consecutive addresses in a batch: fn(start, n) for each, in
- * order.  Entries the mapping cannot serve are skipped when mapped is
- * true, served ones when it is false.
- */
-static int
-batch_runs(struct fsck_scan *s, struct scan_batch *b, bool mapped,
-	   int (*fn)(struct fsck_scan *s, struct scan_batch *b, u32 first,
-		     u32 n))
-{
-	u32 i = 0, j;
-	int ret;
-
-	while (i < b->n) {
-		if (b->e[i].mapped != mapped) {
-			i++;
-			continue;
-		}
-		for (j = i + 1; j < b->n && b->e[j].mapped == mapped &&
-		     b->e[j].addr == b->e[j - 1].addr + 1; j++)
-			;
-		ret = fn(s, b, i, j - i);
-		if (ret)
-			return ret;
-		i = j;
-	}
-	return 0;
-}
-
-static int
-run_populate(struct fsck_scan *s, struct scan_batch *b, u32 first, u32 n)
-{
-#ifdef MADV_POPULATE_READ
-	const u8 *p = s->map + b->e[first].addr * GAZE_BLOCK_SIZE;
-
-	/* prefault the run in one call; faults do it otherwise */
-	if (n > 1)
-		madvise((void *)p, (size_t)n * GAZE_BLOCK_SIZE,
-			MADV_POPULATE_READ);
-#else
-	(void)s;
-	(void)b;
-	(void)first;
-	(void)n;
-#endif
-	return 0;
-}
-
-/*
- * A fault maps the cached pages around it too (fault-around, 64 KiB
- * aligned), so a run is dropped rounded out to FSCK_SCAN_AROUND blocks:
- * else blocks next to a single read would stay mapped.
- */
-#define FSCK_SCAN_AROUND	16u
-
-static int
-run_drop(struct fsck_scan *s, struct scan_batch *b, u32 first, u32 n)
-{
-	u64 a = b->e[first].addr / FSCK_SCAN_AROUND * FSCK_SCAN_AROUND;
-	u64 z = b->e[first + n - 1].addr + 1;
-	u64 lim = s->map_len / GAZE_BLOCK_SIZE;
-
-	z = min_t(u64, lim, ALIGN(z, (u64)FSCK_SCAN_AROUND));
-	madvise((void *)(s->map + a * GAZE_BLOCK_SIZE),
-		(size_t)(z - a) * GAZE_BLOCK_SIZE, MADV_DONTNEED);
-	return 0;
-}
-
-static int
+/* reads entries first..first+n-1 (consecutive addresses) */
+static void
 run_read(struct fsck_scan *s, struct scan_batch *b, u32 first, u32 n)
 {
 	struct fsck *f = s->f;
@@ -205,7 +112,6 @@ run_read(struct fsck_scan *s, struct scan_batch *b, u32 first, u32 n)
 		b->e[first + i].blk = b->e[first + i].err ? NULL :
 				      p + (size_t)i * GAZE_BLOCK_SIZE;
 	}
-	return 0;
 }
 
 /* the per-block checks: only the block, the superblock and cp_seq */
@@ -235,11 +141,15 @@ verify_ent(const struct fsck *f, struct fsck_scan_ent *e)
 static void
 batch_verify(struct fsck_scan *s, struct scan_batch *b)
 {
-	u32 i;
+	u32 i, j;
 
-	if (s->map)
-		batch_runs(s, b, true, run_populate);
-	batch_runs(s, b, false, run_read);
+	/* one device read per run of consecutive addresses */
+	for (i = 0; i < b->n; i = j) {
+		for (j = i + 1; j < b->n &&
+		     b->e[j].addr == b->e[j - 1].addr + 1; j++)
+			;
+		run_read(s, b, i, j - i);
+	}
 	for (i = 0; i < b->n; i++) {
 		/* the next block on its way from memory meanwhile */
 		if (i + 1 < b->n && b->e[i + 1].blk) {
@@ -307,9 +217,6 @@ scan_fill(struct fsck_scan *s)
 			memset(e, 0, sizeof(*e));
 			e->nid = s->next_nid;
 			e->addr = addr;
-			e->mapped = scan_mapped(s, addr);
-			if (e->mapped)
-				e->blk = s->map + addr * GAZE_BLOCK_SIZE;
 		}
 		pthread_mutex_lock(&s->mu);
 		b->state = B_READY;
@@ -358,8 +265,6 @@ scan_release(struct fsck_scan *s)
 {
 	struct scan_batch *b = batch_at(s, s->cons);
 
-	if (s->map)
-		batch_runs(s, b, true, run_drop);
 	pthread_mutex_lock(&s->mu);
 	b->state = B_FREE;
 	s->cons++;
@@ -389,33 +294,6 @@ fsck_scan_next(struct fsck_scan *s)
 	}
 }
 
-static void
-scan_map(struct fsck_scan *s)
-{
-	struct fsck *f = s->f;
-	struct stat st;
-	void *p;
-	int fd;
-
-	if (f->dev->model != GAZE_ZM_EMULATED || !f->name ||
-	    getenv("GAZE_FSCK_NOMAP"))
-		return;
-	fd = open(f->name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (fstat(fd, &st) || (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)))
-		goto out;
-	s->map_len = (size_t)f->dev->nr_blocks * GAZE_BLOCK_SIZE;
-	if (S_ISREG(st.st_mode) && (u64)st.st_size < s->map_len)
-		goto out;
-	p = mmap(NULL, s->map_len, PROT_READ, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		goto out;
-	s->map = p;
-out:
-	close(fd);		/* the mapping keeps the file */
-}
-
 int
 fsck_scan_start(struct fsck *f, struct fsck_scan **sp)
 {
@@ -428,7 +306,6 @@ fsck_scan_start(struct fsck *f, struct fsck_scan **sp)
 		return -ENOMEM;
 	s->f = f;
 	s->next_nid = GAZE_ROOT_INO;
-	scan_map(s);
 	for (i = 0; i < FSCK_SCAN_RING; i++) {
 		s->b[i].buf = malloc((size_t)FSCK_SCAN_BATCH * GAZE_BLOCK_SIZE);
 		if (!s->b[i].buf)
@@ -444,8 +321,6 @@ fsck_scan_start(struct fsck *f, struct fsck_scan **sp)
 out_free:
 	for (i = 0; i < FSCK_SCAN_RING; i++)
 		free(s->b[i].buf);
-	if (s->map)
-		munmap((void *)s->map, s->map_len);
 	free(s);
 	return -ENOMEM;
 }
@@ -468,7 +343,5 @@ fsck_scan_stop(struct fsck_scan *s)
 	pthread_cond_destroy(&s->cv);
 	for (i = 0; i < FSCK_SCAN_RING; i++)
 		free(s->b[i].buf);
-	if (s->map)
-		munmap((void *)s->map, s->map_len);
 	free(s);
 }
