@@ -12,10 +12,13 @@
  *             read-write: space tables rebuilt from the tree, bad nodes
  *             and entries dropped, lost inodes reconnected, counts fixed,
  *             and one new checkpoint at the end (fsck_repair);
+ *   readahead.c  the node scan of pass 1, on two threads (see there);
  *   main.c    the fsck.gaze command line.
  *
- * Memory is a few bytes per node id in use and one bit per main-area
- * block, plus the table blocks that are stored (absent ones cost nothing).
+ * Memory is one byte per node id in use (struct fsck_nid) and one bit
+ * per main-area block, plus the table blocks that are stored (absent
+ * ones cost nothing), and flags and link counts for the few node ids
+ * that need them.
  */
 #ifndef GAZE_FSCK_H
 #define GAZE_FSCK_H
