@@ -208,10 +208,9 @@ fsck_fini(struct fsck *f)
 	free(f->msgs);
 	free(f->zones);
 	free(f->nid);
-	for (i = 0; i < FSCK_NR_NF; i++) {
-		free(f->nf[i]);
+	free(f->nf[0]);		/* one allocation for all */
+	for (i = 0; i < FSCK_NR_NF; i++)
 		f->nf[i] = NULL;
-	}
 	free(f->owned);
 	free(f->dirs);
 	for (i = 0; f->imap_over && i < f->tbl_n[GAZE_TABLE_IMAP]; i++)
@@ -1602,6 +1601,7 @@ pass1(struct fsck *f)
 	struct fsck_scan *scan = NULL;
 	const struct fsck_scan_ent *e;
 	u32 nid, i, last = 0;
+	size_t nfb;
 	const char *why;
 	u64 addr;
 	int ret = 0;
@@ -1621,11 +1621,17 @@ pass1(struct fsck *f)
 	}
 	f->nid_end = last + 1;
 	f->nid = calloc(f->nid_end + 1, sizeof(*f->nid));
-	for (i = 0; i < FSCK_NR_NF; i++) {
-		f->nf[i] = calloc(f->nid_end / 8 + 1, 1);
-		if (!f->nf[i])
-			ret = -ENOMEM;
-	}
+	/*
+	 * The flag bitmaps in one allocation: large enough to be mapped
+	 * on its own, so the pages of flags nobody gets are never touched
+	 * (calloc of a small chunk may clear reused heap memory).
+	 */
+	nfb = ALIGN(f->nid_end / 8 + 1, (size_t)64);
+	f->nf[0] = calloc(FSCK_NR_NF, nfb);
+	if (!f->nf[0])
+		ret = -ENOMEM;
+	for (i = 1; f->nf[0] && i < FSCK_NR_NF; i++)
+		f->nf[i] = f->nf[0] + i * nfb;
 	for (i = 0; i < 4; i++)
 		w.buf[i] = malloc(GAZE_BLOCK_SIZE);
 	if (ret || !f->nid || !w.buf[0] || !w.buf[1] || !w.buf[2] || !w.buf[3]) {
