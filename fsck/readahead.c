@@ -64,11 +64,10 @@
  * peak RSS.  The split measured at a million files: the main thread
  * about two thirds of the samples, the worker one third (the worker
  * sleeps when nothing is ready, and the main thread takes a batch the
- * worker has not woken up for yet).  Where memory bandwidth does not
- * grow with a second core (the two-core test VM: two copies side by
- * side move 10% more than one), one thread is faster; see
- * doc/design.md.  Spinning before sleeping (16 or 100 rounds of pause)
- * and an adaptive mutex were tried and made it slower.
+ * worker has not woken up for yet).  When the cores are busy with other
+ * work each wait costs a trip through the run queue, and one thread is
+ * faster (see doc/design.md).  Spinning before sleeping (16 or 100
+ * rounds of pause) and an adaptive mutex were tried: slower.
  */
 #define FSCK_SCAN_BATCH	32u	/* nodes per batch */
 #define FSCK_SCAN_RING	2u	/* batches in flight */
