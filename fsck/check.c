@@ -1634,7 +1634,8 @@ pass1(struct fsck *f)
 		f->nf[i] = f->nf[0] + i * nfb;
 	for (i = 0; i < 4; i++)
 		w.buf[i] = malloc(GAZE_BLOCK_SIZE);
-	if (ret || !f->nid || !w.buf[0] || !w.buf[1] || !w.buf[2] || !w.buf[3]) {
+	if (ret || !f->nid || !w.buf[0] || !w.buf[1] || !w.buf[2] ||
+	    !w.buf[3]) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -2121,7 +2122,8 @@ ns_entry(struct fsck *f, void *ctx, const char *name, u32 len, u32 ino,
 		struct fsck_dir *td = fsck_dir_find(f, ino);
 		struct fsck_dir *dd = fsck_dir_find(f, dir);
 
-		if (nid_has(f, ino, NF_REACHED) || ino == GAZE_ROOT_INO || !td) {
+		if (nid_has(f, ino, NF_REACHED) || ino == GAZE_ROOT_INO ||
+		    !td) {
 			fsck_problem(f, false, "directory %u: entry '%.*s' is a second link to directory %u",
 				     dir, (int)len, name, ino);
 			fsck_add_ent(f, dir, name, len, ino, dtype, ENT_DROP);
@@ -2221,7 +2223,8 @@ pass2(struct fsck *f)
 	for (nid = GAZE_ROOT_INO; nid < f->nid_end; nid++) {
 		n = &f->nid[nid];
 		if (nid_kind(n) != FK_INODE || nid_has(f, nid, NF_EVICT) ||
-		    !nid_has(f, nid, NF_ORPHAN_LIST) || !nid_has(f, nid, NF_REACHED))
+		    !nid_has(f, nid, NF_ORPHAN_LIST) ||
+		    !nid_has(f, nid, NF_REACHED))
 			continue;
 		fsck_problem(f, true, "inode %u is on the orphan list but still linked",
 			     nid);
@@ -2257,7 +2260,8 @@ pass2(struct fsck *f)
 		u32 want, have;
 
 		n = &f->nid[nid];
-		if (nid_kind(n) != FK_INODE || nid_has(f, nid, NF_EVICT | NF_LOST))
+		if (nid_kind(n) != FK_INODE ||
+		    nid_has(f, nid, NF_EVICT | NF_LOST))
 			continue;
 		if (nid_isdir(n)) {
 			d = fsck_dir_find(f, nid);

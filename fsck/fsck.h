@@ -59,7 +59,7 @@
 #define NF_DIRBAD	0x04	/* directory must be rebuilt */
 #define NF_LOST		0x08	/* to reconnect into lost+found */
 #define NF_EVICT	0x10	/* orphan to release */
-#define NF_FIXINO	0x20	/* inode fields to fix (see struct fsck_ifix) */
+#define NF_FIXINO	0x20	/* inode fields to fix (fsck_ifix) */
 #define NF_SEEN		0x40	/* scratch */
 #define FSCK_NR_NF	7
 
@@ -360,8 +360,8 @@ struct fsck_scan_ent {
 	u64		addr;		/* from the imap */
 	const void	*blk;		/* NULL when err */
 	int		err;		/* read error */
-	bool		inode;		/* magic says inode: ret, why valid */
-	int		ret;		/* gaze_fmt_inode_verify, nid, seq */
+	bool		inode;		/* an inode: ret, why valid */
+	int		ret;		/* verify, nid, seq checks */
 	const char	*why;
 };
 struct fsck_scan;

@@ -21,14 +21,14 @@
  *    itself when nobody has taken it, or, while the worker is on it, the
  *    newest untaken one (with two batches in flight: the worker reads
  *    batch k + 1 while the main thread checks batch k, and the thread
- *    that finishes first takes batch k + 2).  Everything that crosses inodes (block
- *    ownership, link counts, child nodes, messages) stays on the main
- *    thread, which consumes the batches strictly in nid order.  A batch's
- *    results are the same whoever verified it, so the output never
- *    depends on thread timing; without a worker (one CPU, pthread_create
- *    failing, or GAZE_FSCK_ONE_THREAD set) the main thread verifies every
- *    batch itself.  Hand-offs cost two mutex round trips per batch, not
- *    per block.
+ *    that finishes first takes batch k + 2).  Everything that crosses
+ *    inodes (block ownership, link counts, child nodes, messages) stays
+ *    on the main thread, which consumes the batches strictly in nid
+ *    order.  A batch's results are the same whoever verified it, so
+ *    the output never depends on thread timing; without a worker (one
+ *    CPU, pthread_create failing, or GAZE_FSCK_ONE_THREAD set) the main
+ *    thread verifies every batch itself.  Hand-offs cost two mutex round
+ *    trips per batch, not per block.
  *
  *  - Bounded memory.  The ring's buffers (FSCK_SCAN_RING x FSCK_SCAN_BATCH
  *    blocks, 256 KiB) are all the scan holds.  Reading through a mapping
@@ -88,11 +88,12 @@ struct fsck_scan {
 	pthread_mutex_t		mu;
 	pthread_cond_t		cv;	/* any state change */
 	struct scan_batch	b[FSCK_SCAN_RING];
-	u64			cons, prod;	/* batches consumed, described */
+	u64			cons;		/* batches consumed */
+	u64			prod;		/* batches described */
 	bool			stop;
 	u32			next_nid;	/* next nid to describe */
-	u32			pos;		/* next entry of batch cons */
-	bool			cur;		/* batch cons is being read */
+	u32			pos;		/* next entry of cons */
+	bool			cur;		/* cons is being read */
 };
 
 static struct scan_batch *
