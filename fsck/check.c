@@ -30,8 +30,6 @@
 
 #include "fsck.h"
 
-#define RA_BLOCKS	32u
-
 #define BIT_TEST(map, i)	((map)[(i) >> 3] & (1u << ((i) & 7)))
 #define BIT_SET(map, i)		((map)[(i) >> 3] |= (u8)(1u << ((i) & 7)))
 
@@ -154,7 +152,7 @@ fsck_ifix_get(struct fsck *f, u32 ino)
 {
 	struct fsck_ifix *x;
 
-	if (f->nid[ino].flags & NF_FIXINO) {
+	if (nid_has(f, ino, NF_FIXINO)) {
 		size_t i;
 
 		for (i = f->nr_ifix; i-- > 0;)
@@ -169,7 +167,7 @@ fsck_ifix_get(struct fsck *f, u32 ino)
 	x->size = ~0ull;
 	x->blocks = ~0ull;
 	x->nentries = ~0u;
-	f->nid[ino].flags |= NF_FIXINO;
+	nid_flags_set(f, ino, NF_FIXINO);
 	return x;
 }
 
@@ -210,6 +208,9 @@ fsck_fini(struct fsck *f)
 	free(f->msgs);
 	free(f->zones);
 	free(f->nid);
+	free(f->nf[0]);		/* one allocation for all */
+	for (i = 0; i < FSCK_NR_NF; i++)
+		f->nf[i] = NULL;
 	free(f->owned);
 	free(f->dirs);
 	for (i = 0; f->imap_over && i < f->tbl_n[GAZE_TABLE_IMAP]; i++)
@@ -230,7 +231,6 @@ fsck_fini(struct fsck *f)
 		free(f->salv[--f->nr_salv].blk);
 	free(f->salv);
 	free(f->orphans);
-	free(f->ra_buf);
 	f->msgs = NULL;
 	f->nr_msgs = 0;
 }
@@ -239,37 +239,6 @@ int
 fsck_read(struct fsck *f, u64 addr, void *buf)
 {
 	return f->dev->ops->read(f->dev, addr, 1, buf);
-}
-
-/* reads with a sequential read-ahead window (the imap scan) */
-static int
-fsck_read_ra(struct fsck *f, u64 addr, void **blk)
-{
-	u32 zb = le32_to_cpu(f->sb.zone_blocks);
-	u64 zend;
-	u32 n;
-	int ret;
-
-	if (f->ra_n && addr >= f->ra_start && addr < f->ra_start + f->ra_n) {
-		*blk = f->ra_buf + (addr - f->ra_start) * GAZE_BLOCK_SIZE;
-		return 0;
-	}
-	if (!f->ra_buf) {
-		f->ra_buf = malloc((size_t)RA_BLOCKS * GAZE_BLOCK_SIZE);
-		if (!f->ra_buf)
-			return -ENOMEM;
-	}
-	zend = (addr / zb + 1) * zb;
-	n = (u32)min_t(u64, RA_BLOCKS, zend - addr);
-	ret = f->dev->ops->read(f->dev, addr, n, f->ra_buf);
-	if (ret) {
-		f->ra_n = 0;
-		return ret;
-	}
-	f->ra_start = addr;
-	f->ra_n = n;
-	*blk = f->ra_buf;
-	return 0;
 }
 
 /* ---------------------------------------------------------------- */
@@ -948,8 +917,8 @@ struct iwalk {
 };
 
 static void
-walk_addrs(struct fsck *f, struct iwalk *w, u32 owner, __le64 *addr, u32 n,
-	   u64 first)
+walk_addrs(struct fsck *f, struct iwalk *w, u32 owner, const __le64 *addr,
+	   u32 n, u64 first)
 {
 	u32 i;
 
@@ -1283,7 +1252,8 @@ xattr_names_unique(const u8 *a, u32 alen, const u8 *b, u32 blen)
 }
 
 static void
-check_inode_xattrs(struct fsck *f, struct iwalk *w, struct gaze_inode *in)
+check_inode_xattrs(struct fsck *f, struct iwalk *w,
+		   const struct gaze_inode *in)
 {
 	u32 xnid = le32_to_cpu(in->xattr_nid);
 	struct gaze_xattr_block *xb = NULL;
@@ -1304,7 +1274,8 @@ check_inode_xattrs(struct fsck *f, struct iwalk *w, struct gaze_inode *in)
 }
 
 static void
-check_inode_size(struct fsck *f, struct iwalk *w, struct gaze_inode *in)
+check_inode_size(struct fsck *f, struct iwalk *w,
+		 const struct gaze_inode *in)
 {
 	u64 size = le64_to_cpu(in->size);
 	u32 used = le16_to_cpu(in->inline_used);
@@ -1355,20 +1326,38 @@ fsck_dir_find(struct fsck *f, u32 ino)
 struct fsck_xlink *
 fsck_xlink_find(struct fsck *f, u32 ino)
 {
-	size_t i;
+	size_t lo = 0, hi = f->nr_xl, mid;
 
-	for (i = 0; i < f->nr_xl; i++)
-		if (f->xl[i].ino == ino)
-			return &f->xl[i];
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (f->xl[mid].ino == ino)
+			return &f->xl[mid];
+		if (f->xl[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
 
 static void
 xlink_add(struct fsck *f, u32 ino, u32 nlink, u32 found)
 {
+	size_t lo = 0, hi = f->nr_xl, mid;
+
+	/* in order: pass 1 appends (nid order), pass 2 rarely inserts */
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (f->xl[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	f->xl = fsck_grow(f->xl, &f->cap_xl, f->nr_xl, sizeof(*f->xl));
-	f->xl[f->nr_xl++] = (struct fsck_xlink){ ino, nlink, found };
-	f->nid[ino].links = FSCK_XLINK;
+	memmove(&f->xl[lo + 1], &f->xl[lo], (f->nr_xl - lo) * sizeof(*f->xl));
+	f->xl[lo] = (struct fsck_xlink){ ino, nlink, found };
+	f->nr_xl++;
+	nid_links_set(&f->nid[ino], FSCK_XLINK);
 }
 
 /* pass 1, in nid order: directories get an entry, others a count */
@@ -1387,7 +1376,7 @@ links_init(struct fsck *f, u32 nid, const struct gaze_inode *in)
 	if (nlink >= FSCK_XLINK)
 		xlink_add(f, nid, nlink, 0);
 	else
-		f->nid[nid].links = (u16)nlink;
+		nid_links_set(&f->nid[nid], nlink);
 }
 
 /* nlink of an inode as stored (for messages) */
@@ -1410,21 +1399,21 @@ link_found(struct fsck *f, u32 ino)
 	struct fsck_nid *n = &f->nid[ino];
 	struct fsck_xlink *x;
 
-	if (n->links == FSCK_XLINK) {
+	if (nid_links(n) == FSCK_XLINK) {
 		x = fsck_xlink_find(f, ino);
 		if (x)
 			x->found++;
-	} else if (!n->links) {
+	} else if (!nid_links(n)) {
 		u32 d = disk_nlink(f, ino);
 
 		xlink_add(f, ino, d, d + 1);
 	} else {
-		n->links--;
+		nid_links_set(n, nid_links(n) - 1);
 	}
 }
 
 static void
-check_inode(struct fsck *f, u32 nid, u64 addr, struct gaze_inode *in,
+check_inode(struct fsck *f, u32 nid, u64 addr, const struct gaze_inode *in,
 	    struct iwalk *w)
 {
 	u32 flags = le32_to_cpu(in->flags), k;
@@ -1443,7 +1432,7 @@ check_inode(struct fsck *f, u32 nid, u64 addr, struct gaze_inode *in,
 	size_t nslots = f->nr_slots;
 
 	nid_kind_set(n, FK_INODE);
-	n->kt = (u8)(FK_INODE | (GAZE_MODE_DTYPE(mode) << 3));
+	nid_type_set(n, GAZE_MODE_DTYPE(mode));
 	if (!blk_claim(f, addr, GAZE_SUM_NODE, nid, 0, nid)) {
 		nid_kind_set(n, FK_BAD);
 		return;
@@ -1477,7 +1466,7 @@ check_inode(struct fsck *f, u32 nid, u64 addr, struct gaze_inode *in,
 					     GAZE_IF_DIR_HASHED))) {
 		fsck_problem(f, false, "directory %u is neither inline nor hashed",
 			     nid);
-		n->flags |= NF_DIRBAD;
+		nid_flags_set(f, nid, NF_DIRBAD);
 	}
 	if (!(flags & (GAZE_IF_INLINE_DATA | GAZE_IF_INLINE_DENTRY))) {
 		walk_addrs(f, w, nid, in->i.addr, GAZE_ADDRS_PER_INODE, 0);
@@ -1505,7 +1494,7 @@ check_inode(struct fsck *f, u32 nid, u64 addr, struct gaze_inode *in,
 	if (w->blocks != le64_to_cpu(in->blocks) || f->nr_slots != nslots)
 		fsck_ifix_get(f, nid)->blocks = w->blocks;
 	check_inode_size(f, w, in);
-	if ((flags & GAZE_IF_ORPHAN) && !(n->flags & NF_ORPHAN_LIST)) {
+	if ((flags & GAZE_IF_ORPHAN) && !nid_has(f, nid, NF_ORPHAN_LIST)) {
 		fsck_problem(f, true, "inode %u is marked orphan but not on the orphan list",
 			     nid);
 		fsck_ifix_get(f, nid)->clear_orphan = true;
@@ -1609,10 +1598,11 @@ static int
 pass1(struct fsck *f)
 {
 	struct iwalk w = { 0 };
-	struct fsck_ra *ra = NULL;
+	struct fsck_scan *scan = NULL;
+	const struct fsck_scan_ent *e;
 	u32 nid, i, last = 0;
+	size_t nfb;
 	const char *why;
-	void *blk;
 	u64 addr;
 	int ret = 0;
 
@@ -1631,9 +1621,21 @@ pass1(struct fsck *f)
 	}
 	f->nid_end = last + 1;
 	f->nid = calloc(f->nid_end + 1, sizeof(*f->nid));
+	/*
+	 * The flag bitmaps in one allocation: large enough to be mapped
+	 * on its own, so the pages of flags nobody gets are never touched
+	 * (calloc of a small chunk may clear reused heap memory).
+	 */
+	nfb = ALIGN(f->nid_end / 8 + 1, (size_t)64);
+	f->nf[0] = calloc(FSCK_NR_NF, nfb);
+	if (!f->nf[0])
+		ret = -ENOMEM;
+	for (i = 1; f->nf[0] && i < FSCK_NR_NF; i++)
+		f->nf[i] = f->nf[0] + i * nfb;
 	for (i = 0; i < 4; i++)
 		w.buf[i] = malloc(GAZE_BLOCK_SIZE);
-	if (!f->nid || !w.buf[0] || !w.buf[1] || !w.buf[2] || !w.buf[3]) {
+	if (ret || !f->nid || !w.buf[0] || !w.buf[1] || !w.buf[2] ||
+	    !w.buf[3]) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -1651,45 +1653,37 @@ pass1(struct fsck *f)
 				     o);
 			continue;
 		}
-		f->nid[o].flags |= NF_ORPHAN_LIST;
+		nid_flags_set(f, o, NF_ORPHAN_LIST);
 	}
 	if (!!f->nr_orphans != !!(le32_to_cpu(f->cp.flags) & GAZE_CP_ORPHANS))
 		fsck_problem(f, true, "checkpoint: orphan flag does not match the list");
 
 	f->prog_last = -1;
-	if (fsck_ra_start(f, &ra))
-		ra = NULL;		/* reads without the thread */
-	for (nid = GAZE_ROOT_INO; nid < f->nid_end; nid++) {
-		struct gaze_inode *in;
+	ret = fsck_scan_start(f, &scan);
+	if (ret)
+		goto out;
+	while ((e = fsck_scan_next(scan))) {
+		const struct gaze_inode *in = e->blk;
 
+		nid = e->nid;
+		addr = e->addr;
 		fsck_progress(f, "pass 1: nodes", nid, f->nid_end - 1);
+		/* claimed as a child since the batch was described? */
 		if (nid_kind(&f->nid[nid]) != FK_NODE)
 			continue;
-		addr = fsck_imap_get(f, nid);
-		blk = (void *)fsck_ra_get(ra, addr);
-		if (!blk) {
-			ret = fsck_read_ra(f, addr, &blk);
-			if (ret)
-				goto out;
+		if (e->err) {
+			ret = e->err;
+			goto out;
 		}
-		in = blk;
-		if (le32_to_cpu(in->hdr.magic) != GAZE_MAGIC_INODE)
+		if (!e->inode)
 			continue;		/* a child node: claimed later */
-		why = NULL;
-		ret = gaze_fmt_inode_verify(in, &f->sb, addr, &why);
-		if (!ret && le32_to_cpu(in->hdr.nid) != nid) {
-			why = "the inode names another nid";
-			ret = -EFSCORRUPTED;
-		}
-		if (!ret && le64_to_cpu(in->hdr.seq) > f->cp_seq) {
-			why = "newer than the checkpoint";
-			ret = -EFSCORRUPTED;
-		}
+		why = e->why;
+		ret = e->ret;
 		if (ret == -EFSCORRUPTED && why && !strncmp(why, "dirent:", 7) &&
 		    inline_dir_ok(f, nid, addr, in)) {
 			fsck_problem(f, false, "directory %u: inline entries are invalid: %s",
 				     nid, why);
-			f->nid[nid].flags |= NF_DIRBAD;
+			nid_flags_set(f, nid, NF_DIRBAD);
 			ret = 0;
 		}
 		if (ret == -EFSCORRUPTED &&
@@ -1713,12 +1707,12 @@ pass1(struct fsck *f)
 			ret = 0;
 			continue;
 		}
-		/* the walk reads other blocks; keep the inode stable */
-		memcpy(w.buf[0], in, GAZE_BLOCK_SIZE);
-		check_inode(f, nid, addr, (struct gaze_inode *)w.buf[0], &w);
+		/* the walk reads other blocks into w.buf[1..3]; the scan
+		 * keeps this one until the next fsck_scan_next */
+		check_inode(f, nid, addr, in, &w);
 	}
-	fsck_ra_stop(ra);
-	ra = NULL;
+	fsck_scan_stop(scan);
+	scan = NULL;
 	fsck_progress(f, "pass 1: nodes", 1, 1);
 	if (f->nid_end <= GAZE_ROOT_INO || nid_kind(&f->nid[GAZE_ROOT_INO]) != FK_INODE ||
 	    !nid_isdir(&f->nid[GAZE_ROOT_INO])) {
@@ -1733,7 +1727,7 @@ pass1(struct fsck *f)
 		nid_kind_set(&f->nid[nid], FK_BAD);
 	}
 out:
-	fsck_ra_stop(ra);
+	fsck_scan_stop(scan);
 	for (i = 0; i < 4; i++)
 		free(w.buf[i]);
 	return ret;
@@ -1763,7 +1757,7 @@ dir_bad(struct fsck *f, struct dwalk *d, const char *fmt, u64 a, u64 b)
 	d->bad = true;
 	if (!d->report)
 		return;
-	f->nid[d->dir].flags |= NF_DIRBAD;
+	nid_flags_set(f, d->dir, NF_DIRBAD);
 	fsck_problem(f, false, fmt, (unsigned long long)d->dir,
 		     (unsigned long long)a, (unsigned long long)b);
 }
@@ -1939,7 +1933,7 @@ dir_read_block(struct fsck *f, struct dwalk *d, u64 lblk, u32 magic)
 	if (ret) {
 		d->bad = true;
 		if (d->report) {
-			f->nid[d->dir].flags |= NF_DIRBAD;
+			nid_flags_set(f, d->dir, NF_DIRBAD);
 			fsck_problem(f, false, "directory %u: block %llu at %llu is invalid: %s",
 				     d->dir, (unsigned long long)lblk,
 				     (unsigned long long)addr,
@@ -2128,19 +2122,20 @@ ns_entry(struct fsck *f, void *ctx, const char *name, u32 len, u32 ino,
 		struct fsck_dir *td = fsck_dir_find(f, ino);
 		struct fsck_dir *dd = fsck_dir_find(f, dir);
 
-		if ((t->flags & NF_REACHED) || ino == GAZE_ROOT_INO || !td) {
+		if (nid_has(f, ino, NF_REACHED) || ino == GAZE_ROOT_INO ||
+		    !td) {
 			fsck_problem(f, false, "directory %u: entry '%.*s' is a second link to directory %u",
 				     dir, (int)len, name, ino);
 			fsck_add_ent(f, dir, name, len, ino, dtype, ENT_DROP);
 			return 0;
 		}
-		t->flags |= NF_REACHED;
+		nid_flags_set(f, ino, NF_REACHED);
 		td->found = dir;
 		if (dd)
 			dd->subdirs++;
 		bfs_push(b, ino);
 	} else {
-		t->flags |= NF_REACHED;
+		nid_flags_set(f, ino, NF_REACHED);
 		link_found(f, ino);
 	}
 	if (dtype != nid_type(t)) {
@@ -2158,7 +2153,7 @@ ns_bfs(struct fsck *f, struct bfs *b, u32 start)
 	int ret;
 
 	bfs_push(b, start);
-	f->nid[start].flags |= NF_REACHED;
+	nid_flags_set(f, start, NF_REACHED);
 	while (b->head < b->tail) {
 		b->dir = b->q[b->head++];
 		fsck_progress(f, "pass 2: directories", b->head,
@@ -2183,7 +2178,7 @@ ns_top(struct fsck *f, u32 dir)
 		if (p <= GAZE_NID_RESERVED || p >= f->nid_end || p == top ||
 		    nid_kind(&f->nid[p]) != FK_INODE ||
 		    !nid_isdir(&f->nid[p]) ||
-		    (f->nid[p].flags & NF_REACHED) || ++steps > 4096)
+		    nid_has(f, p, NF_REACHED) || ++steps > 4096)
 			return top;
 		top = p;
 		if (top == dir)
@@ -2214,12 +2209,12 @@ pass2(struct fsck *f)
 	/* orphans to release: unlinked, on the list */
 	for (nid = GAZE_ROOT_INO + 1; nid < f->nid_end; nid++) {
 		n = &f->nid[nid];
-		if (nid_kind(n) != FK_INODE || (n->flags & NF_REACHED))
+		if (nid_kind(n) != FK_INODE || nid_has(f, nid, NF_REACHED))
 			continue;
 		d = nid_isdir(n) ? fsck_dir_find(f, nid) : NULL;
-		if ((n->flags & NF_ORPHAN_LIST) &&
-		    (d ? !d->nlink : !n->links)) {
-			n->flags |= NF_EVICT | NF_REACHED;
+		if (nid_has(f, nid, NF_ORPHAN_LIST) &&
+		    (d ? !d->nlink : !nid_links(n))) {
+			nid_flags_set(f, nid, NF_EVICT | NF_REACHED);
 			fsck_problem(f, true, "orphan inode %u: to be released",
 				     nid);
 		}
@@ -2227,8 +2222,9 @@ pass2(struct fsck *f)
 	/* linked inodes on the orphan list: taken off it */
 	for (nid = GAZE_ROOT_INO; nid < f->nid_end; nid++) {
 		n = &f->nid[nid];
-		if (nid_kind(n) != FK_INODE || (n->flags & NF_EVICT) ||
-		    !(n->flags & NF_ORPHAN_LIST) || !(n->flags & NF_REACHED))
+		if (nid_kind(n) != FK_INODE || nid_has(f, nid, NF_EVICT) ||
+		    !nid_has(f, nid, NF_ORPHAN_LIST) ||
+		    !nid_has(f, nid, NF_REACHED))
 			continue;
 		fsck_problem(f, true, "inode %u is on the orphan list but still linked",
 			     nid);
@@ -2237,11 +2233,11 @@ pass2(struct fsck *f)
 	/* unreachable directories, from the top of each lost subtree */
 	for (nid = GAZE_ROOT_INO + 1; nid < f->nid_end; nid++) {
 		n = &f->nid[nid];
-		if (nid_kind(n) != FK_INODE || (n->flags & NF_REACHED) ||
+		if (nid_kind(n) != FK_INODE || nid_has(f, nid, NF_REACHED) ||
 		    !nid_isdir(n))
 			continue;
 		top = ns_top(f, nid);
-		f->nid[top].flags |= NF_LOST;
+		nid_flags_set(f, top, NF_LOST);
 		fsck_problem(f, false, "directory %u is not reachable from the root",
 			     top);
 		b.head = b.tail = 0;
@@ -2251,9 +2247,9 @@ pass2(struct fsck *f)
 	}
 	for (nid = GAZE_ROOT_INO + 1; nid < f->nid_end; nid++) {
 		n = &f->nid[nid];
-		if (nid_kind(n) != FK_INODE || (n->flags & NF_REACHED))
+		if (nid_kind(n) != FK_INODE || nid_has(f, nid, NF_REACHED))
 			continue;
-		n->flags |= NF_LOST | NF_REACHED;
+		nid_flags_set(f, nid, NF_LOST | NF_REACHED);
 		fsck_problem(f, false, "inode %u (%s) is not linked from any directory",
 			     nid, nid_type(n) == GAZE_MODE_DTYPE(GAZE_S_IFREG) ?
 			     "file" : nid_type(n) == GAZE_MODE_DTYPE(GAZE_S_IFLNK) ?
@@ -2264,7 +2260,8 @@ pass2(struct fsck *f)
 		u32 want, have;
 
 		n = &f->nid[nid];
-		if (nid_kind(n) != FK_INODE || (n->flags & (NF_EVICT | NF_LOST)))
+		if (nid_kind(n) != FK_INODE ||
+		    nid_has(f, nid, NF_EVICT | NF_LOST))
 			continue;
 		if (nid_isdir(n)) {
 			d = fsck_dir_find(f, nid);
@@ -2275,17 +2272,17 @@ pass2(struct fsck *f)
 			if (d->parent != d->found)
 				fsck_problem(f, true, "directory %u: '..' is %u, but it is linked from %u",
 					     nid, d->parent, d->found);
-		} else if (n->links == FSCK_XLINK) {
+		} else if (nid_links(n) == FSCK_XLINK) {
 			x = fsck_xlink_find(f, nid);
 			if (!x)
 				continue;
 			want = x->found;
 			have = x->nlink;
 		} else {
-			if (!n->links)
+			if (!nid_links(n))
 				continue;
 			have = disk_nlink(f, nid);
-			want = have - n->links;
+			want = have - nid_links(n);
 		}
 		if (have != want)
 			fsck_problem(f, true, "inode %u: link count %u, counted %u",

@@ -12,10 +12,13 @@
  *             read-write: space tables rebuilt from the tree, bad nodes
  *             and entries dropped, lost inodes reconnected, counts fixed,
  *             and one new checkpoint at the end (fsck_repair);
+ *   readahead.c  the node scan of pass 1, on two threads (see there);
  *   main.c    the fsck.gaze command line.
  *
- * Memory is a few bytes per node id in use and one bit per main-area
- * block, plus the table blocks that are stored (absent ones cost nothing).
+ * Memory is one byte per node id in use (struct fsck_nid) and one bit
+ * per main-area block, plus the table blocks that are stored (absent
+ * ones cost nothing), and flags and link counts for the few node ids
+ * that need them.
  */
 #ifndef GAZE_FSCK_H
 #define GAZE_FSCK_H
@@ -46,22 +49,33 @@
 #define FK_CHILD	3	/* map / xattr node claimed by an inode */
 #define FK_BAD		4	/* unreadable or invalid: dropped on repair */
 
+/*
+ * Per node id flags: one bitmap each (struct fsck.nf), so the flags most
+ * node ids never get (all but NF_REACHED on a healthy filesystem) cost
+ * no memory: a bitmap's pages that are never written stay unallocated.
+ */
 #define NF_REACHED	0x01	/* linked from the tree */
 #define NF_ORPHAN_LIST	0x02	/* on the checkpoint's orphan list */
 #define NF_DIRBAD	0x04	/* directory must be rebuilt */
 #define NF_LOST		0x08	/* to reconnect into lost+found */
 #define NF_EVICT	0x10	/* orphan to release */
-#define NF_CLAIMED	0x20	/* child node claimed once */
-#define NF_FIXINO	0x40	/* inode fields to fix (see struct fsck_ifix) */
-#define NF_SEEN		0x80	/* scratch */
+#define NF_FIXINO	0x20	/* inode fields to fix (fsck_ifix) */
+#define NF_SEEN		0x40	/* scratch */
+#define FSCK_NR_NF	7
 
-struct fsck_nid {		/* 4 bytes per node id in use */
-	u16	links;		/* non-dirs: nlink on disk minus links
-				 * found; 0xffff: counted in f->xl */
-	u8	kt;		/* FK_* (bits 0-2), mode >> 12 (bits 3-6) */
-	u8	flags;		/* NF_* */
+/*
+ * One byte per node id up to the highest in use (a million files: 1 MiB):
+ *   bits 0-2  kind, FK_*;
+ *   bits 3-5  file type of an inode, as an index into fsck_dtypes;
+ *   bits 6-7  link count of a non-directory inode: nlink on disk minus
+ *             links found, 0-2; FSCK_XLINK (3): the counts are in f->xl
+ *             (nlink of 3 or more, or more links found than nlink), like
+ *             e2fsck's icount keeps only the inodes that need more.
+ */
+struct fsck_nid {
+	u8	kt;
 };
-#define FSCK_XLINK	0xffffu
+#define FSCK_XLINK	3u
 
 static inline u32 nid_kind(const struct fsck_nid *n)
 {
@@ -73,14 +87,36 @@ static inline void nid_kind_set(struct fsck_nid *n, u32 k)
 	n->kt = (u8)((n->kt & ~7u) | k);
 }
 
+/* DT_* of the valid inode file types (0: none) */
+static const u8 fsck_dtypes[8] = { 0, 1, 2, 4, 6, 8, 10, 12 };
+
 static inline u32 nid_type(const struct fsck_nid *n)	/* DT_* */
 {
-	return n->kt >> 3;
+	return fsck_dtypes[(n->kt >> 3) & 7u];
+}
+
+static inline void nid_type_set(struct fsck_nid *n, u32 dtype)
+{
+	u32 i;
+
+	for (i = 7; i > 0 && fsck_dtypes[i] != dtype; i--)
+		;
+	n->kt = (u8)((n->kt & ~0x38u) | (i << 3));
 }
 
 static inline bool nid_isdir(const struct fsck_nid *n)
 {
 	return nid_type(n) == GAZE_MODE_DTYPE(GAZE_S_IFDIR);
+}
+
+static inline u32 nid_links(const struct fsck_nid *n)
+{
+	return n->kt >> 6;
+}
+
+static inline void nid_links_set(struct fsck_nid *n, u32 v)
+{
+	n->kt = (u8)((n->kt & 0x3fu) | (v << 6));
 }
 
 /* directories (few): sorted by inode number */
@@ -92,7 +128,7 @@ struct fsck_dir {
 	u32	subdirs;	/* subdirectories found */
 };
 
-/* link counts that do not fit fsck_nid.links */
+/* link counts that do not fit fsck_nid (sorted by ino) */
 struct fsck_xlink {
 	u32	ino;
 	u32	nlink;		/* on disk */
@@ -206,6 +242,7 @@ struct fsck {
 
 	/* nodes */
 	struct fsck_nid		*nid;
+	u8			*nf[FSCK_NR_NF];	/* NF_* bitmaps */
 	u32			nid_end;	/* 1 + highest nid in the imap */
 	struct fsck_dir		*dirs;
 	size_t			nr_dirs, cap_dirs;
@@ -249,12 +286,37 @@ struct fsck {
 	const char		*prog_phase;
 	struct gaze_json	*json;
 	bool			json_open;
-
-	/* reads of the node scan that the reader thread did not have */
-	u8			*ra_buf;
-	u64			ra_start;
-	u32			ra_n;
 };
+
+/* has node id nid any of the NF_* flags in mask? */
+static inline bool nid_has(const struct fsck *f, u32 nid, u32 mask)
+{
+	u32 i;
+
+	for (i = 0; i < FSCK_NR_NF; i++)
+		if ((mask & (1u << i)) &&
+		    (f->nf[i][nid >> 3] & (1u << (nid & 7))))
+			return true;
+	return false;
+}
+
+static inline void nid_flags_set(struct fsck *f, u32 nid, u32 mask)
+{
+	u32 i;
+
+	for (i = 0; i < FSCK_NR_NF; i++)
+		if (mask & (1u << i))
+			f->nf[i][nid >> 3] |= (u8)(1u << (nid & 7));
+}
+
+static inline void nid_flags_clear(struct fsck *f, u32 nid, u32 mask)
+{
+	u32 i;
+
+	for (i = 0; i < FSCK_NR_NF; i++)
+		if (mask & (1u << i))
+			f->nf[i][nid >> 3] &= (u8)~(1u << (nid & 7));
+}
 
 void fsck_init(struct fsck *f, struct gaze_dev *dev, const char *name,
 	       const struct fsck_opts *o);
@@ -286,13 +348,27 @@ const struct gaze_summary *fsck_summary_get(struct fsck *f, u32 zi, u32 off);
 const struct gaze_zinfo *fsck_zinfo_get(struct fsck *f, u32 zi);
 int fsck_log_of_zone(const struct fsck *f, u32 zone);
 struct fsck_dir *fsck_dir_find(struct fsck *f, u32 ino);
+
 struct fsck_xlink *fsck_xlink_find(struct fsck *f, u32 ino);
-/* readahead.c: the node scan's reader thread */
-struct fsck_ra;
-int fsck_ra_start(struct fsck *f, struct fsck_ra **rap);
-/* block addr if the reader has it (valid until the next call), else NULL */
-const void *fsck_ra_get(struct fsck_ra *ra, u64 addr);
-void fsck_ra_stop(struct fsck_ra *ra);
+/*
+ * readahead.c: the node scan of pass 1 (every FK_NODE nid in order, its
+ * block read and, when it is an inode, verified on its own on one of two
+ * threads).  An entry and its block stay valid until the next call.
+ */
+struct fsck_scan_ent {
+	u32		nid;
+	u64		addr;		/* from the imap */
+	const void	*blk;		/* NULL when err */
+	int		err;		/* read error */
+	bool		inode;		/* an inode: ret, why valid */
+	int		ret;		/* verify, nid, seq checks */
+	const char	*why;
+};
+struct fsck_scan;
+int fsck_scan_start(struct fsck *f, struct fsck_scan **sp);
+/* the next entry, NULL at the end */
+const struct fsck_scan_ent *fsck_scan_next(struct fsck_scan *s);
+void fsck_scan_stop(struct fsck_scan *s);
 void fsck_progress(struct fsck *f, const char *phase, u64 done, u64 total);
 
 #endif /* GAZE_FSCK_H */

@@ -1,21 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * readahead.c - a reader thread for the node scan of pass 1.
+ * readahead.c - the node scan of pass 1: reading and verifying every node
+ * block in imap order, on two threads.
  *
- * Why: pass 1 reads every node block in imap order, and GAZE inodes are
- * whole 4 KiB blocks, so the scan moves much more data than it computes
- * on.  A second thread reads the blocks ahead (runs of consecutive
- * addresses, up to FSCK_RA_BLOCKS at a time) into a ring of FSCK_RA_RING
- * buffers, so the copy from the device overlaps the checksums and checks
- * of the main thread.  The reader follows the imap itself (its own
- * reads of the imap blocks, never the table cache, which is not
- * shared); the main thread asks for a subsequence of the same order, so
- * it drops chunks it has no use for.  Anything the reader does not have
- * is read by the caller as before, so the thread only changes speed.
+ * Why: GAZE inodes are whole 4 KiB blocks (small files inline), so at a
+ * million files pass 1 moves and checksums 4 GB, where e2fsck reads a
+ * quarter of that in inode tables.  Reading (the copy out of the page
+ * cache) and the checksum are nearly all of the time, and both are
+ * bound by memory bandwidth, so they are split over two threads:
  *
- * Locking: ra->mu protects head, tail, done and stop; a chunk's contents
- * belong to the reader before it is published (head moves past it) and
- * to the main thread until it is released (tail moves past it).
+ *  - Batches.  The main thread describes batches of FSCK_SCAN_BATCH
+ *    nodes (nid and address of each, through its table cache) up to
+ *    FSCK_SCAN_RING ahead.  Whoever verifies a batch reads it (one device
+ *    read per run of consecutive addresses, into the batch's buffer) and
+ *    does the per-block work that depends on nothing but the block:
+ *    magic, checksum, gaze_fmt_inode_verify, the nid and sequence checks.
+ *
+ *  - Two threads, one order.  A worker thread takes the oldest batch
+ *    nobody has taken; the main thread verifies the batch it needs next
+ *    itself when nobody has taken it, or, while the worker is on it, the
+ *    newest untaken one (with two batches in flight: the worker reads
+ *    batch k + 1 while the main thread checks batch k, and the thread
+ *    that finishes first takes batch k + 2).  Everything that crosses
+ *    inodes (block ownership, link counts, child nodes, messages) stays
+ *    on the main thread, which consumes the batches strictly in nid
+ *    order.  A batch's results are the same whoever verified it, so
+ *    the output never depends on thread timing; without a worker (one
+ *    CPU, pthread_create failing, or GAZE_FSCK_ONE_THREAD set) the main
+ *    thread verifies every batch itself.  Hand-offs cost two mutex round
+ *    trips per batch, not per block.
+ *
+ *  - Bounded memory.  The ring's buffers (FSCK_SCAN_RING x FSCK_SCAN_BATCH
+ *    blocks, 256 KiB) are all the scan holds.  Reading through a mapping
+ *    of the image instead (populated per batch, dropped once consumed)
+ *    was measured: it saves the copy, but mapping and unmapping each page
+ *    cost as much system time, and the pages around each run that the
+ *    kernel maps too (fault-around) raised the peak RSS.
+ *
+ * Locking: scan->mu protects cons, prod, stop and every batch's state.
+ * A batch's contents (entries, buffer) belong to the main thread while
+ * it is FREE (being described), to the thread that moved it to BUSY
+ * while it is BUSY, and are read-only once DONE until the main thread
+ * consumes and frees it; every change of owner goes through mu, which
+ * orders the writes before the reads.  The worker reads f->sb, f->cp_seq
+ * and f->dev, which do not change during pass 1 (device reads are thread
+ * safe, see gaze_zdev.h), and nothing else of struct fsck.
  */
 #define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
@@ -24,187 +53,306 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fsck.h"
 
-#define FSCK_RA_BLOCKS	16u
-#define FSCK_RA_RING	3u
+/*
+ * 32 x 2 (256 KiB of buffers) was measured at a million files against
+ * 64 x 2, 32 x 4, 16 x 4 and 8 x 8 (also with an adaptive mutex): about
+ * the same time, the fewest waits per block after 64 x 2, and the lowest
+ * peak RSS.  The split measured at a million files: the main thread
+ * about two thirds of the samples, the worker one third (the worker
+ * sleeps when nothing is ready, and the main thread takes a batch the
+ * worker has not woken up for yet).  When the cores are busy with other
+ * work each wait costs a trip through the run queue, and one thread is
+ * faster (see doc/design.md).  Spinning before sleeping (16 or 100
+ * rounds of pause) and an adaptive mutex were tried: slower.
+ */
+#define FSCK_SCAN_BATCH	32u	/* nodes per batch */
+#define FSCK_SCAN_RING	2u	/* batches in flight */
 
-struct ra_chunk {
-	u64	start;
-	u32	n;
-	int	err;
-	u8	*buf;
+enum { B_FREE, B_READY, B_BUSY, B_DONE };
+
+struct scan_batch {
+	u32			n;		/* entries */
+	u32			state;		/* B_*, under mu */
+	struct fsck_scan_ent	e[FSCK_SCAN_BATCH];
+	u8			*buf;		/* the blocks read */
 };
 
-struct fsck_ra {
-	struct fsck	*f;
-	pthread_t	th;
-	pthread_mutex_t	mu;
-	pthread_cond_t	cv;
-	struct ra_chunk	c[FSCK_RA_RING];
-	u64		head, tail;	/* chunks published, released */
-	bool		done, stop, have_cur;
-	u8		*imap;
+struct fsck_scan {
+	struct fsck		*f;
+	pthread_t		th;
+	bool			have_th;
+	pthread_mutex_t		mu;
+	pthread_cond_t		cv;	/* any state change */
+	struct scan_batch	b[FSCK_SCAN_RING];
+	u64			cons;		/* batches consumed */
+	u64			prod;		/* batches described */
+	bool			stop;
+	u32			next_nid;	/* next nid to describe */
+	u32			pos;		/* next entry of cons */
+	bool			cur;		/* cons is being read */
 };
 
-/* waits for a free slot, reads the chunk into it and publishes it */
-static bool
-ra_emit(struct fsck_ra *ra, u64 start, u32 n)
+static struct scan_batch *
+batch_at(struct fsck_scan *s, u64 seq)
 {
-	struct ra_chunk *c;
+	return &s->b[seq % FSCK_SCAN_RING];
+}
 
-	pthread_mutex_lock(&ra->mu);
-	while (ra->head - ra->tail == FSCK_RA_RING && !ra->stop)
-		pthread_cond_wait(&ra->cv, &ra->mu);
-	if (ra->stop) {
-		pthread_mutex_unlock(&ra->mu);
-		return false;
+/* reads entries first..first+n-1 (consecutive addresses) */
+static void
+run_read(struct fsck_scan *s, struct scan_batch *b, u32 first, u32 n)
+{
+	struct fsck *f = s->f;
+	u8 *p = b->buf + (size_t)first * GAZE_BLOCK_SIZE;
+	u32 i;
+	int ret;
+
+	ret = f->dev->ops->read(f->dev, b->e[first].addr, n, p);
+	for (i = 0; i < n; i++) {
+		/* a run that fails is read again block by block */
+		if (ret && n > 1)
+			b->e[first + i].err = f->dev->ops->read(f->dev,
+				b->e[first + i].addr, 1,
+				p + (size_t)i * GAZE_BLOCK_SIZE);
+		else
+			b->e[first + i].err = ret;
+		b->e[first + i].blk = b->e[first + i].err ? NULL :
+				      p + (size_t)i * GAZE_BLOCK_SIZE;
 	}
-	c = &ra->c[ra->head % FSCK_RA_RING];
-	pthread_mutex_unlock(&ra->mu);
+}
 
-	c->start = start;
-	c->n = n;
-	c->err = ra->f->dev->ops->read(ra->f->dev, start, n, c->buf);
+/* the per-block checks: only the block, the superblock and cp_seq */
+static void
+verify_ent(const struct fsck *f, struct fsck_scan_ent *e)
+{
+	const struct gaze_inode *in = e->blk;
 
-	pthread_mutex_lock(&ra->mu);
-	ra->head++;
-	pthread_cond_broadcast(&ra->cv);
-	pthread_mutex_unlock(&ra->mu);
-	return true;
+	e->ret = 0;
+	e->why = NULL;
+	e->inode = false;
+	if (!in || le32_to_cpu(in->hdr.magic) != GAZE_MAGIC_INODE)
+		return;		/* a child node: claimed later */
+	e->inode = true;
+	e->ret = gaze_fmt_inode_verify(in, &f->sb, e->addr, &e->why);
+	if (!e->ret && le32_to_cpu(in->hdr.nid) != e->nid) {
+		e->why = "the inode names another nid";
+		e->ret = -EFSCORRUPTED;
+	}
+	if (!e->ret && le64_to_cpu(in->hdr.seq) > f->cp_seq) {
+		e->why = "newer than the checkpoint";
+		e->ret = -EFSCORRUPTED;
+	}
+}
+
+/* reads and verifies batch b (owned by the caller: BUSY) */
+static void
+batch_verify(struct fsck_scan *s, struct scan_batch *b)
+{
+	u32 i, j;
+
+	/* one device read per run of consecutive addresses */
+	for (i = 0; i < b->n; i = j) {
+		for (j = i + 1; j < b->n &&
+		     b->e[j].addr == b->e[j - 1].addr + 1; j++)
+			;
+		run_read(s, b, i, j - i);
+	}
+	for (i = 0; i < b->n; i++) {
+		/* the next block on its way from memory meanwhile */
+		if (i + 1 < b->n && b->e[i + 1].blk) {
+			const u8 *p = b->e[i + 1].blk;
+			u32 k;
+
+			for (k = 0; k < GAZE_BLOCK_SIZE; k += 64)
+				__builtin_prefetch(p + k);
+		}
+		if (!b->e[i].err)
+			verify_ent(s->f, &b->e[i]);
+	}
 }
 
 static void *
-ra_main(void *arg)
+scan_worker(void *arg)
 {
-	struct fsck_ra *ra = arg;
-	struct fsck *f = ra->f;
-	const struct gaze_imap_block *ib = (const void *)ra->imap;
-	u32 zb = le32_to_cpu(f->sb.zone_blocks);
-	u32 nid, b, nb = f->tbl_n[GAZE_TABLE_IMAP], n = 0;
-	u64 start = 0, a;
+	struct fsck_scan *s = arg;
+	struct scan_batch *b;
+	u64 q;
 
-	for (b = 0; b < nb; b++) {
-		u32 first = b * GAZE_IMAP_PER_BLOCK, i;
-
-		if (first >= f->nid_end)
-			break;
-		if (!f->taddr[GAZE_TABLE_IMAP][b] ||
-		    fsck_read(f, f->taddr[GAZE_TABLE_IMAP][b], ra->imap))
-			continue;
-		for (i = 0; i < GAZE_IMAP_PER_BLOCK; i++) {
-			nid = first + i;
-			if (nid <= GAZE_NID_RESERVED || nid >= f->nid_end)
-				continue;
-			a = le64_to_cpu(ib->addr[i]);
-			if (!GAZE_ADDR_IS_REAL(a) || a >= f->dev->nr_blocks)
-				continue;
-			if (n && a == start + n && n < FSCK_RA_BLOCKS &&
-			    a / zb == start / zb) {
-				n++;
-				continue;
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		b = NULL;
+		for (q = s->cons; q < s->prod; q++)
+			if (batch_at(s, q)->state == B_READY) {
+				b = batch_at(s, q);
+				break;
 			}
-			if (n && !ra_emit(ra, start, n))
-				goto out;
-			start = a;
-			n = 1;
+		if (s->stop)
+			break;
+		if (!b) {
+			pthread_cond_wait(&s->cv, &s->mu);
+			continue;
 		}
+		b->state = B_BUSY;
+		pthread_mutex_unlock(&s->mu);
+		batch_verify(s, b);
+		pthread_mutex_lock(&s->mu);
+		b->state = B_DONE;
+		pthread_cond_broadcast(&s->cv);
 	}
-	if (n)
-		ra_emit(ra, start, n);
-out:
-	pthread_mutex_lock(&ra->mu);
-	ra->done = true;
-	pthread_cond_broadcast(&ra->cv);
-	pthread_mutex_unlock(&ra->mu);
+	pthread_mutex_unlock(&s->mu);
 	return NULL;
 }
 
-int
-fsck_ra_start(struct fsck *f, struct fsck_ra **rap)
+/* main thread: describes batches until the ring is full */
+static void
+scan_fill(struct fsck_scan *s)
 {
-	struct fsck_ra *ra = calloc(1, sizeof(*ra));
+	struct fsck *f = s->f;
+	struct scan_batch *b;
+	struct fsck_scan_ent *e;
+	u64 addr;
+
+	while (s->prod - s->cons < FSCK_SCAN_RING && s->next_nid < f->nid_end) {
+		b = batch_at(s, s->prod);	/* FREE: ours */
+		b->n = 0;
+		for (; s->next_nid < f->nid_end && b->n < FSCK_SCAN_BATCH;
+		     s->next_nid++) {
+			if (nid_kind(&f->nid[s->next_nid]) != FK_NODE)
+				continue;
+			addr = fsck_imap_get(f, s->next_nid);
+			e = &b->e[b->n++];
+			memset(e, 0, sizeof(*e));
+			e->nid = s->next_nid;
+			e->addr = addr;
+		}
+		pthread_mutex_lock(&s->mu);
+		b->state = B_READY;
+		s->prod++;
+		pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+	}
+}
+
+/* main thread: makes batch cons DONE, verifying batches itself */
+static void
+scan_wait(struct fsck_scan *s)
+{
+	struct scan_batch *want = batch_at(s, s->cons), *b;
+	u64 q;
+
+	pthread_mutex_lock(&s->mu);
+	while (want->state != B_DONE) {
+		b = NULL;
+		if (want->state == B_READY) {
+			b = want;
+		} else {
+			for (q = s->prod; q-- > s->cons + 1;)
+				if (batch_at(s, q)->state == B_READY) {
+					b = batch_at(s, q);
+					break;
+				}
+		}
+		if (!b) {
+			pthread_cond_wait(&s->cv, &s->mu);
+			continue;
+		}
+		b->state = B_BUSY;
+		pthread_mutex_unlock(&s->mu);
+		batch_verify(s, b);
+		pthread_mutex_lock(&s->mu);
+		b->state = B_DONE;
+		pthread_cond_broadcast(&s->cv);
+	}
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* main thread: the consumed batch cons goes back to the ring */
+static void
+scan_release(struct fsck_scan *s)
+{
+	struct scan_batch *b = batch_at(s, s->cons);
+
+	pthread_mutex_lock(&s->mu);
+	b->state = B_FREE;
+	s->cons++;
+	pthread_mutex_unlock(&s->mu);
+	s->cur = false;
+	s->pos = 0;
+}
+
+const struct fsck_scan_ent *
+fsck_scan_next(struct fsck_scan *s)
+{
+	struct scan_batch *b;
+
+	for (;;) {
+		if (s->cur) {
+			b = batch_at(s, s->cons);
+			if (s->pos < b->n)
+				return &b->e[s->pos++];
+			scan_release(s);
+		}
+		scan_fill(s);
+		if (s->cons == s->prod)
+			return NULL;
+		scan_wait(s);
+		s->cur = true;
+		s->pos = 0;
+	}
+}
+
+int
+fsck_scan_start(struct fsck *f, struct fsck_scan **sp)
+{
+	struct fsck_scan *s = calloc(1, sizeof(*s));
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	u32 i;
 
-	*rap = NULL;
-	if (!ra)
+	*sp = NULL;
+	if (!s)
 		return -ENOMEM;
-	ra->f = f;
-	ra->imap = malloc(GAZE_BLOCK_SIZE);
-	for (i = 0; i < FSCK_RA_RING; i++)
-		ra->c[i].buf = malloc((size_t)FSCK_RA_BLOCKS * GAZE_BLOCK_SIZE);
-	for (i = 0; i < FSCK_RA_RING && ra->imap; i++)
-		if (!ra->c[i].buf)
-			break;
-	if (i < FSCK_RA_RING || !ra->imap)
-		goto out_free;
-	pthread_mutex_init(&ra->mu, NULL);
-	pthread_cond_init(&ra->cv, NULL);
-	if (pthread_create(&ra->th, NULL, ra_main, ra)) {
-		pthread_mutex_destroy(&ra->mu);
-		pthread_cond_destroy(&ra->cv);
-		goto out_free;
+	s->f = f;
+	s->next_nid = GAZE_ROOT_INO;
+	for (i = 0; i < FSCK_SCAN_RING; i++) {
+		s->b[i].buf = malloc((size_t)FSCK_SCAN_BATCH * GAZE_BLOCK_SIZE);
+		if (!s->b[i].buf)
+			goto out_free;
 	}
-	*rap = ra;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	if (cpus > 1 && !getenv("GAZE_FSCK_ONE_THREAD") &&
+	    !pthread_create(&s->th, NULL, scan_worker, s))
+		s->have_th = true;
+	*sp = s;
 	return 0;
 out_free:
-	for (i = 0; i < FSCK_RA_RING; i++)
-		free(ra->c[i].buf);
-	free(ra->imap);
-	free(ra);
+	for (i = 0; i < FSCK_SCAN_RING; i++)
+		free(s->b[i].buf);
+	free(s);
 	return -ENOMEM;
 }
 
-const void *
-fsck_ra_get(struct fsck_ra *ra, u64 addr)
-{
-	struct ra_chunk *c;
-	const void *p = NULL;
-
-	if (!ra)
-		return NULL;
-	pthread_mutex_lock(&ra->mu);
-	for (;;) {
-		if (ra->have_cur) {
-			c = &ra->c[ra->tail % FSCK_RA_RING];
-			if (addr >= c->start && addr < c->start + c->n) {
-				if (!c->err)
-					p = c->buf + (addr - c->start) *
-						     GAZE_BLOCK_SIZE;
-				break;
-			}
-			/* not in this chunk: the caller is past it */
-			ra->have_cur = false;
-			ra->tail++;
-			pthread_cond_broadcast(&ra->cv);
-		}
-		while (ra->head == ra->tail && !ra->done)
-			pthread_cond_wait(&ra->cv, &ra->mu);
-		if (ra->head == ra->tail)
-			break;		/* the reader is done */
-		ra->have_cur = true;
-	}
-	pthread_mutex_unlock(&ra->mu);
-	return p;
-}
-
 void
-fsck_ra_stop(struct fsck_ra *ra)
+fsck_scan_stop(struct fsck_scan *s)
 {
 	u32 i;
 
-	if (!ra)
+	if (!s)
 		return;
-	pthread_mutex_lock(&ra->mu);
-	ra->stop = true;
-	pthread_cond_broadcast(&ra->cv);
-	pthread_mutex_unlock(&ra->mu);
-	pthread_join(ra->th, NULL);
-	pthread_mutex_destroy(&ra->mu);
-	pthread_cond_destroy(&ra->cv);
-	for (i = 0; i < FSCK_RA_RING; i++)
-		free(ra->c[i].buf);
-	free(ra->imap);
-	free(ra);
+	if (s->have_th) {
+		pthread_mutex_lock(&s->mu);
+		s->stop = true;
+		pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+		pthread_join(s->th, NULL);
+	}
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	for (i = 0; i < FSCK_SCAN_RING; i++)
+		free(s->b[i].buf);
+	free(s);
 }

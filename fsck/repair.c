@@ -244,7 +244,7 @@ repair_ifix(struct fsck *f, struct gaze_fs *fs, const struct fsck_ifix *x)
 	bool dirty = false;
 	int ret;
 
-	if (nid_kind(&f->nid[x->ino]) != FK_INODE || (f->nid[x->ino].flags & NF_EVICT))
+	if (nid_kind(&f->nid[x->ino]) != FK_INODE || nid_has(f, x->ino, NF_EVICT))
 		return 0;
 	ret = gaze_inode_get(fs, x->ino, &mb);
 	if (ret)
@@ -258,7 +258,7 @@ repair_ifix(struct fsck *f, struct gaze_fs *fs, const struct fsck_ifix *x)
 		in->size = cpu_to_le64(x->size);
 		dirty = true;
 	}
-	if (x->nentries != ~0u && !(f->nid[x->ino].flags & NF_DIRBAD) &&
+	if (x->nentries != ~0u && !nid_has(f, x->ino, NF_DIRBAD) &&
 	    le32_to_cpu(in->dir_nentries) != x->nentries) {
 		in->dir_nentries = cpu_to_le32(x->nentries);
 		dirty = true;
@@ -282,7 +282,7 @@ repair_ent(struct fsck *f, struct gaze_fs *fs, const struct fsck_ent *e)
 	struct gaze_mbuf *dmb;
 	int ret;
 
-	if (nid_kind(&f->nid[e->dir]) != FK_INODE || (f->nid[e->dir].flags & NF_DIRBAD))
+	if (nid_kind(&f->nid[e->dir]) != FK_INODE || nid_has(f, e->dir, NF_DIRBAD))
 		return 0;
 	ret = gaze_inode_get(fs, e->dir, &dmb);
 	if (ret)
@@ -316,15 +316,15 @@ keep_entry(struct fsck *f, void *ctx, const char *name, u32 len, u32 ino,
 	if (ino <= GAZE_NID_RESERVED || ino >= f->nid_end)
 		return 0;
 	t = &f->nid[ino];
-	if (nid_kind(t) != FK_INODE || (t->flags & NF_EVICT))
+	if (nid_kind(t) != FK_INODE || nid_has(f, ino, NF_EVICT))
 		return 0;
 	if (nid_isdir(t)) {
 		struct fsck_dir *d = fsck_dir_find(f, ino);
 
-		if (!d || d->found != k->dir || (t->flags & NF_SEEN) ||
+		if (!d || d->found != k->dir || nid_has(f, ino, NF_SEEN) ||
 		    ino == GAZE_ROOT_INO)
 			return 0;
-		t->flags |= NF_SEEN;
+		nid_flags_set(f, ino, NF_SEEN);
 	}
 	if (k->n == k->cap) {
 		k->cap = k->cap ? 2 * k->cap : 64;
@@ -352,7 +352,7 @@ repair_rebuild_dir(struct fsck *f, struct gaze_fs *fs, u32 dir)
 
 	fsck_dir_walk(f, dir, keep_entry, &k, false);
 	for (i = 0; i < k.n; i++)
-		f->nid[k.e[i].ino].flags &= (u8)~NF_SEEN;
+		nid_flags_clear(f, k.e[i].ino, NF_SEEN);
 	ret = gaze_inode_get(fs, dir, &dmb);
 	if (ret)
 		goto out;
@@ -393,21 +393,21 @@ repair_links(struct fsck *f, struct gaze_fs *fs, u32 nid)
 	u32 want, parent;
 	int ret;
 
-	if (nid_kind(n) != FK_INODE || (n->flags & NF_EVICT))
+	if (nid_kind(n) != FK_INODE || nid_has(f, nid, NF_EVICT))
 		return 0;
 	if (nid_isdir(n)) {
 		d = fsck_dir_find(f, nid);
 		if (!d)
 			return 0;
 		want = 2 + d->subdirs;
-		parent = (n->flags & NF_LOST) ? d->parent : d->found;
+		parent = nid_has(f, nid, NF_LOST) ? d->parent : d->found;
 		if (d->nlink == want && d->parent == parent)
 			return 0;
-	} else if (n->links == FSCK_XLINK) {
+	} else if (nid_links(n) == FSCK_XLINK) {
 		x = fsck_xlink_find(f, nid);
 		if (!x || x->nlink == x->found)
 			return 0;
-	} else if (!n->links) {
+	} else if (!nid_links(n)) {
 		return 0;
 	}
 	ret = gaze_inode_get(fs, nid, &mb);
@@ -422,8 +422,8 @@ repair_links(struct fsck *f, struct gaze_fs *fs, u32 nid)
 		in->nlink = cpu_to_le32(x->found);
 		x->nlink = x->found;
 	} else {
-		in->nlink = cpu_to_le32(le32_to_cpu(in->nlink) - n->links);
-		n->links = 0;
+		in->nlink = cpu_to_le32(le32_to_cpu(in->nlink) - nid_links(n));
+		nid_links_set(n, 0);
 	}
 	gaze_mbuf_dirty(fs, mb);
 	gaze_mbuf_put(fs, mb);
@@ -593,7 +593,7 @@ repair_tree(struct fsck *f, struct gaze_fs *fs)
 		ret = repair_salvaged(f, fs, &f->salv[i]);
 	for (nid = GAZE_ROOT_INO; !ret && nid < f->nid_end; nid++)
 		if (nid_kind(&f->nid[nid]) == FK_INODE &&
-		    (f->nid[nid].flags & NF_DIRBAD))
+		    nid_has(f, nid, NF_DIRBAD))
 			ret = repair_preload_dir(f, fs, nid);
 	for (i = 0; !ret && i < f->nr_slots; i++)
 		ret = repair_slot(f, fs, &f->slots[i]);
@@ -603,16 +603,16 @@ repair_tree(struct fsck *f, struct gaze_fs *fs)
 		ret = repair_ent(f, fs, &f->ents[i]);
 	for (nid = GAZE_ROOT_INO; !ret && nid < f->nid_end; nid++)
 		if (nid_kind(&f->nid[nid]) == FK_INODE &&
-		    (f->nid[nid].flags & NF_DIRBAD))
+		    nid_has(f, nid, NF_DIRBAD))
 			ret = repair_rebuild_dir(f, fs, nid);
 	for (nid = GAZE_ROOT_INO; !ret && nid < f->nid_end; nid++)
 		ret = repair_links(f, fs, nid);
 	for (nid = GAZE_ROOT_INO; !ret && nid < f->nid_end; nid++) {
 		if (nid_kind(&f->nid[nid]) != FK_INODE)
 			continue;
-		if (f->nid[nid].flags & NF_EVICT)
+		if (nid_has(f, nid, NF_EVICT))
 			ret = repair_evict(f, fs, nid);
-		else if (f->nid[nid].flags & NF_LOST)
+		else if (nid_has(f, nid, NF_LOST))
 			lost = true;
 	}
 	if (!ret)
@@ -628,7 +628,7 @@ repair_tree(struct fsck *f, struct gaze_fs *fs)
 	ret = gaze_inode_get(fs, lf, &lfmb);
 	for (nid = GAZE_ROOT_INO + 1; !ret && nid < f->nid_end; nid++)
 		if (nid_kind(&f->nid[nid]) == FK_INODE && nid != lf &&
-		    (f->nid[nid].flags & NF_LOST))
+		    nid_has(f, nid, NF_LOST))
 			ret = repair_reconnect(f, fs, lfmb, lf, nid);
 	if (lfmb)
 		gaze_mbuf_put(fs, lfmb);

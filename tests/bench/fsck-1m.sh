@@ -10,14 +10,20 @@
 # ext4 one with "mke2fs -t ext4 -d" (inode count sized for the tree),
 # both sparse images of the same size.  Each checker runs BENCH_RUNS
 # times (alternating, the images in the page cache after a first
-# warm-up run each), timed with /usr/bin/time -v for elapsed seconds and
-# peak RSS.  Prints every run, the medians, and the GAZE/ext4 ratios.
+# warm-up run each), timed with /usr/bin/time -v for elapsed seconds,
+# CPU seconds (user + system) and peak RSS.  Prints every run, the
+# medians, and the GAZE/ext4 ratios.  On a machine shared with other
+# work the elapsed times follow the load (printed before the runs);
+# CPU seconds do not, but fsck.gaze spreads its work over two threads,
+# which only elapsed time rewards.
 #
 # Environment: GAZE_BUILDDIR (default: the tree this script is in),
 # BENCH_DIR (scratch space, default $TMPDIR or /tmp; about 5 GiB per
 # million files for each image), BENCH_RUNS (default 3),
 # BENCH_IMAGE_SIZE (default: 12 KiB per file, at least 2G),
-# BENCH_KEEP=1 to keep the scratch directory.
+# BENCH_KEEP=1 to keep the scratch directory, BENCH_IMAGES=DIR to time
+# the gaze.img and ext4.img that a BENCH_KEEP=1 run left in DIR instead
+# of building new ones (N is then only printed).
 set -eu
 
 : "${GAZE_BUILDDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -45,9 +51,19 @@ SIZE=${BENCH_IMAGE_SIZE:-${MB}M}
 W=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/gaze-fsck-bench.XXXXXX")
 [ "${BENCH_KEEP:-0}" = 1 ] || trap 'rm -rf "$W"' EXIT
 T=$W/tree
+GIMG=$W/gaze.img
+EIMG=$W/ext4.img
+if [ -n "${BENCH_IMAGES:-}" ]; then
+	GIMG=$BENCH_IMAGES/gaze.img
+	EIMG=$BENCH_IMAGES/ext4.img
+	for i in "$GIMG" "$EIMG"; do
+		[ -f "$i" ] || { echo "fsck-1m.sh: no $i" >&2; exit 1; }
+	done
+	SIZE=$(du -h --apparent-size "$GIMG" | cut -f1)
+else
 
 echo "Building the tree ($N files) in $T ..."
-perl -e '
+	perl -e '
 	use strict;
 	my ($root, $n) = @ARGV;
 	my $pool = "";
@@ -66,15 +82,17 @@ perl -e '
 	}
 ' "$T" "$N"
 
-echo "mkfs.gaze -d ($SIZE) ..."
-truncate -s "$SIZE" "$W/gaze.img"
-"$MKFS" -q -f -d "$T" "$W/gaze.img"
-echo "mke2fs -t ext4 -d ($SIZE) ..."
-truncate -s "$SIZE" "$W/ext4.img"
-mke2fs -q -F -t ext4 -N $((N + N / 50 + 4096)) -d "$T" "$W/ext4.img"
-rm -rf "$T"
+	echo "mkfs.gaze -d ($SIZE) ..."
+	truncate -s "$SIZE" "$GIMG"
+	"$MKFS" -q -f -d "$T" "$GIMG"
+	echo "mke2fs -t ext4 -d ($SIZE) ..."
+	truncate -s "$SIZE" "$EIMG"
+	mke2fs -q -F -t ext4 -N $((N + N / 50 + 4096)) -d "$T" "$EIMG"
+	rm -rf "$T"
+fi
 
-# run NAME CMD...: elapsed seconds and max RSS (KiB) into $W/NAME.runs
+# run NAME CMD...: elapsed seconds, max RSS (KiB) and CPU seconds into
+# $W/NAME.runs
 run()
 {
 	local name=$1 rc
@@ -93,19 +111,22 @@ run()
 			$s = ($1 // 0) * 3600 + $2 * 60 + $3;
 		}
 		$m = $1 if /Maximum resident set size \(kbytes\): (\d+)/;
-		END { printf "%.2f %d\n", $s, $m }
+		$c += $1 if /(?:User|System) time \(seconds\): ([\d.]+)/;
+		END { printf "%.2f %d %.2f\n", $s, $m, $c }
 	' "$W/time" >>"$W/$name.runs"
-	echo "  $name: $(tail -n1 "$W/$name.runs" | awk '{ printf "%s s, %d MiB", $1, $2 / 1024 }')"
+	echo "  $name: $(tail -n1 "$W/$name.runs" | awk '{ printf "%s s, %d KiB, %s s CPU", $1, $2, $3 }')"
 }
 
+# each checker once: what it reads comes into the page cache (a cat of
+# the sparse images would fill the cache with their holes)
 echo "Warm-up (page cache) ..."
-cat "$W/gaze.img" "$W/ext4.img" >/dev/null 2>&1 || true
-"$FSCK" -fn "$W/gaze.img" >/dev/null
-e2fsck -fn "$W/ext4.img" >/dev/null 2>&1 || true
+"$FSCK" -fn "$GIMG" >/dev/null
+e2fsck -fn "$EIMG" >/dev/null 2>&1 || true
+echo "Load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null), CPUs: $(nproc)"
 for i in $(seq 1 "$RUNS"); do
 	echo "Run $i:"
-	run gaze "$FSCK" -fn "$W/gaze.img"
-	run ext4 e2fsck -fn "$W/ext4.img"
+	run gaze "$FSCK" -fn "$GIMG"
+	run ext4 e2fsck -fn "$EIMG"
 done
 
 median()
@@ -114,11 +135,13 @@ median()
 }
 gt=$(median "$W/gaze.runs" 1)
 gm=$(median "$W/gaze.runs" 2)
+gc=$(median "$W/gaze.runs" 3)
 et=$(median "$W/ext4.runs" 1)
 em=$(median "$W/ext4.runs" 2)
+ec=$(median "$W/ext4.runs" 3)
 echo
 echo "files: $N, image size: $SIZE, runs: $RUNS (medians)"
-printf 'fsck.gaze -fn: %8.2f s  %8d KiB max RSS\n' "$gt" "$gm"
-printf 'e2fsck -fn:    %8.2f s  %8d KiB max RSS\n' "$et" "$em"
-perl -e 'printf "ratio gaze/ext4: time %.2f, max RSS %.2f\n", $ARGV[0] / ($ARGV[1] || 0.01), $ARGV[2] / ($ARGV[3] || 1)' \
-	"$gt" "$et" "$gm" "$em"
+printf 'fsck.gaze -fn: %8.2f s  %8d KiB max RSS  %6.2f s CPU\n' "$gt" "$gm" "$gc"
+printf 'e2fsck -fn:    %8.2f s  %8d KiB max RSS  %6.2f s CPU\n' "$et" "$em" "$ec"
+perl -e 'printf "ratio gaze/ext4: time %.2f, max RSS %.2f, CPU %.2f\n", $ARGV[0] / ($ARGV[1] || 0.01), $ARGV[2] / ($ARGV[3] || 1), $ARGV[4] / ($ARGV[5] || 0.01)' \
+	"$gt" "$et" "$gm" "$em" "$gc" "$ec"
