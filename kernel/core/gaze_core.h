@@ -610,6 +610,9 @@ int gaze_blocks_readv(struct gaze_fs *fs, u64 addr, u32 nr, void *const *bufs);
 int gaze_blocks_writev(struct gaze_fs *fs, u64 addr, u32 nr,
 		       void *const *bufs);
 bool gaze_blocks_run_on(const struct gaze_fs *fs, u64 prev, u64 next);
+/* writes allocated blocks addrs[0..nr) from bufs in such runs */
+int gaze_blocks_write_runs(struct gaze_fs *fs, const u64 *addrs, u32 nr,
+			   void *const *bufs);
 
 /* ---------------------------------------------------------------- */
 /* Write reservations (space.c), for selective blocking: buffered     */

@@ -442,25 +442,6 @@ gcp_alloc(struct gaze_fs *fs, struct gaze_gcp_batch *b, struct gcp_move *m,
 	return ret;
 }
 
-/* writes the allocated blocks in runs of consecutive addresses, one
- * zone at most per run (a log may open the next zone right after) */
-static int
-gcp_write_runs(struct gaze_fs *fs, struct gcp_move *m)
-{
-	u32 i, start = 0;
-	int ret = 0;
-
-	for (i = 1; i <= m->n && !ret; i++) {
-		if (i < m->n &&
-		    gaze_blocks_run_on(fs, m->naddr[i - 1], m->naddr[i]))
-			continue;
-		ret = gaze_blocks_writev(fs, m->naddr[start], i - start,
-					 &m->bufs[start]);
-		start = i;
-	}
-	return ret;
-}
-
 int
 gaze_gcp_write(struct gaze_fs *fs, struct gaze_gcp_batch *b)
 {
@@ -478,7 +459,7 @@ gaze_gcp_write(struct gaze_fs *fs, struct gaze_gcp_batch *b)
 	}
 	ret = gcp_alloc(fs, b, m, m + 1);
 	if (!ret)
-		ret = gcp_write_runs(fs, m);
+		ret = gaze_blocks_write_runs(fs, m->naddr, m->n, m->bufs);
 	for (i = 0; i < m->n; i++) {
 		struct gaze_gcp_ent *e = &b->ent[m->idx[i]];
 

@@ -367,9 +367,6 @@ gaze_inode_write(struct gaze_fs *fs, struct gaze_mbuf *imb,
 	return (s64)done;
 }
 
-static int inode_write_runs(struct gaze_fs *fs, const u64 *addrs, u32 nr,
-			    void *const *bufs);
-
 /* file block i of a vectored write: fblks[i], or fblk + i when none */
 static inline u64
 inode_vec_blk(u64 fblk, const u64 *fblks, u32 i)
@@ -404,34 +401,11 @@ inode_alloc_run(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 		for (got = 0; got < nr && addrs[got]; got++)
 			;
 		if (got)
-			inode_write_runs(fs, addrs, got, bufs);
+			gaze_blocks_write_runs(fs, addrs, got, bufs);
 		while (got-- > 0)
 			gaze_block_invalidate(fs, addrs[got]);
 	}
 	return err;
-}
-
-/*
- * writes the allocated blocks, one device write per run of consecutive
- * blocks inside one zone (a log may open the next zone right after)
- */
-static int
-inode_write_runs(struct gaze_fs *fs, const u64 *addrs, u32 nr,
-		 void *const *bufs)
-{
-	u32 i, start = 0;
-	int err;
-
-	for (i = 1; i <= nr; i++) {
-		if (i < nr && gaze_blocks_run_on(fs, addrs[i - 1], addrs[i]))
-			continue;
-		err = gaze_blocks_writev(fs, addrs[start], i - start,
-					 bufs + start);
-		if (err)
-			return err;
-		start = i;
-	}
-	return 0;
 }
 
 /* the checks of gaze_inode_write_vec: ascending blocks, size inside */
@@ -480,7 +454,7 @@ gaze_inode_write_vec(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 	err = inode_alloc_run(fs, imb, fblk, fblks, nr, addrs, bufs);
 	if (err)
 		goto out;
-	err = inode_write_runs(fs, addrs, nr, bufs);
+	err = gaze_blocks_write_runs(fs, addrs, nr, bufs);
 	if (err) {
 		for (i = 0; i < nr; i++)
 			gaze_block_invalidate(fs, addrs[i]);

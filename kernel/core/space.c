@@ -1135,6 +1135,23 @@ gaze_blocks_run_on(const struct gaze_fs *fs, u64 prev, u64 next)
 }
 
 int
+gaze_blocks_write_runs(struct gaze_fs *fs, const u64 *addrs, u32 nr,
+		       void *const *bufs)
+{
+	u32 i, start = 0;
+	int ret = 0;
+
+	for (i = 1; i <= nr && !ret; i++) {
+		if (i < nr && gaze_blocks_run_on(fs, addrs[i - 1], addrs[i]))
+			continue;
+		ret = gaze_blocks_writev(fs, addrs[start], i - start,
+					 bufs + start);
+		start = i;
+	}
+	return ret;
+}
+
+int
 gaze_blocks_readv(struct gaze_fs *fs, u64 addr, u32 nr, void *const *bufs)
 {
 	u32 i;

@@ -5,7 +5,8 @@
 # with a valid checksum, or breaks one): each is found by -n (exit 4,
 # nothing written), -p fixes the safe ones (exit 1) and refuses the
 # others (exit 4, nothing written), -y repairs (exit 1), and a second -n
-# is clean (exit 0).  Files that were not damaged keep their content.
+# is clean (exit 0).  -n says the same with pass 1 on one thread
+# (GAZE_FSCK_ONE_THREAD=1) as on two.  Files that were not damaged keep their content.
 . "$(dirname "$0")/lib.sh"
 
 mktree "$T/tree"
@@ -34,6 +35,13 @@ case_()
 	expect_rc 4 "$name: -fn"
 	expect_out "$msg"
 	[ "$(sha "$IMG")" = "$sum" ] || fail "$name: -n wrote"
+	# pass 1 on two threads says exactly what one thread says
+	cat "$T/out" "$T/err" >"$T/two"
+	export GAZE_FSCK_ONE_THREAD=1
+	fsck -fn "$IMG"
+	unset GAZE_FSCK_ONE_THREAD
+	cat "$T/out" "$T/err" >"$T/one"
+	cmp -s "$T/one" "$T/two" || fail "$name: -fn differs on one thread"
 	fsck -fp "$IMG"
 	expect_rc "$prc" "$name: -fp"
 	if [ "$prc" -eq 4 ]; then
