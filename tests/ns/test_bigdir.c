@@ -19,8 +19,10 @@
  * Times (create, mean lookup, readdir) and the directory's hash depth
  * and bucket count are printed, never asserted.  TAP; exit 1 on failure.
  *
- *   test_bigdir [-n ENTRIES] [-s SEED]
+ *   test_bigdir [-n ENTRIES] [-s SEED] [-z ZONE_MIB] [-c CACHE_MIB]
  *
+ * -z: zone size (default 16 MiB); -c: the core's metadata cache limit
+ * (default: the core's, 32 MiB).  See the note in main() on zone sizes.
  * ENTRIES defaults to 1,000,000, or $GAZE_BIGDIR_ENTRIES (slow builds
  * may ask for fewer); the number used is in the test names.
  */
@@ -79,6 +81,7 @@ static u8 *touched;			/* added or removed during a walk */
 static u64 *cookie;			/* readdir cookie, 0 = not seen yet */
 static u32 target[NT];
 static u32 big;				/* the directory */
+static size_t cache_limit;		/* -c: metadata cache bytes, 0 = default */
 
 static u32
 name_of(char *buf, u32 id)
@@ -192,6 +195,8 @@ fs_new(struct gaze_dev *d)
 		printf("Bail out! gaze_fs_format: %d\n", err);
 		exit(1);
 	}
+	if (cache_limit)
+		fs->cache_limit = cache_limit;
 	return fs;
 }
 
@@ -205,6 +210,8 @@ fs_open(struct gaze_dev *d)
 		printf("Bail out! gaze_fs_open: %d\n", err);
 		exit(1);
 	}
+	if (cache_limit)
+		fs->cache_limit = cache_limit;
 	return fs;
 }
 
@@ -639,8 +646,11 @@ main(int argc, char **argv)
 
 	env = getenv("GAZE_BIGDIR_ENTRIES");
 	nbase = env ? (u32)strtoul(env, NULL, 0) : 1000000;
-	while ((opt = getopt(argc, argv, "n:s:z:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:n:s:z:")) != -1) {
 		switch (opt) {
+		case 'c':
+			cache_limit = (size_t)strtoul(optarg, NULL, 0) << 20;
+			break;
 		case 'z':
 			zone_mib = (u32)strtoul(optarg, NULL, 0);
 			break;
@@ -651,7 +661,7 @@ main(int argc, char **argv)
 			rng_state = strtoull(optarg, NULL, 0) | 1;
 			break;
 		default:
-			fprintf(stderr, "usage: test_bigdir [-n ENTRIES] [-s SEED] [-z ZONE_MIB]\n");
+			fprintf(stderr, "usage: test_bigdir [-n ENTRIES] [-s SEED] [-z ZONE_MIB] [-c CACHE_MIB]\n");
 			return 2;
 		}
 	}
@@ -673,8 +683,20 @@ main(int argc, char **argv)
 	tap_diag("one directory of %u entries (hard links to %u files)%s",
 		 nbase, NT, env ? " ($GAZE_BIGDIR_ENTRIES)" : "");
 
-	/* ~70 bytes of directory per entry (64 MiB for a million), room to
-	 * rewrite it: 768 MiB for a million, at least 48 zones */
+	/*
+	 * ~70 bytes of directory per entry (64 MiB for a million), room to
+	 * rewrite it: 768 MiB for a million, at least 48 zones.
+	 *
+	 * 16 MiB zones by default: with zones so small that the zones
+	 * gaze_gc_balance keeps free (user floor + slack, 5) hold less than
+	 * the dirty blocks the cache may gather (32 MiB), a directory bigger
+	 * than the cache fails (-z 4; quicker: -n 200000 -z 1 -c 8): free
+	 * zones run down while PREFREE ones wait for a checkpoint,
+	 * gaze_fs_balance flushes the dirty directory blocks into the last
+	 * free zones, and the checkpoint that would free the PREFREE ones
+	 * finds no room: every later checkpoint and the close fail with
+	 * -ENOSPC and the changes since the last checkpoint are lost.
+	 */
 	zones = (u32)((256ull + nbase / 2000) / zone_mib);
 	if (zones < 48)
 		zones = 48;
