@@ -475,8 +475,16 @@ gaze_fs_balance(struct gaze_fs *fs)
 {
 	int ret;
 
-	/* free zones for the next operation (gc.c; no-op when enough) */
-	ret = gaze_gc_balance(fs, 0);
+	/*
+	 * free zones for the next operation (gc.c; no-op when enough), and
+	 * room for every dirty node and directory block: each takes a new
+	 * block when written, while the ones it replaces are free only
+	 * after the next checkpoint (without it, a directory bigger than
+	 * the cache on small zones left no room for that checkpoint:
+	 * tests/ns/test_bigdir)
+	 */
+	ret = gaze_gc_balance(fs, gaze_cache_nr_dirty(fs, GAZE_MB_FBLK) +
+			      gaze_cache_nr_dirty(fs, GAZE_MB_NODE));
 	if (ret)
 		return ret;
 	if (!gaze_cache_over_limit(fs))

@@ -236,7 +236,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 5:
 			if (len == 0 || !name_valid(name, len) || len > 200)
 				break;
-			for (i = 0; i < 64; i++) {
+			for (i = 0; i < 64 && nmodel < MAX_NAMES; i++) {
 				char nm[256];
 				u32 nl = len;
 
