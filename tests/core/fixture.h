@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fixture.h - what the core's GC tests share: an emulated ZNS device of
- * ZB-block zones, a formatted instance, reopen and crash, and file
+ * fixture.h - what the core's GC tests (and test_bigdir) share: an
+ * emulated ZNS device of ZB-block zones (mkdev; mkdev_zb for others), a formatted instance, reopen and crash, and file
  * contents derived from (file, generation, block) so that every block
  * read back can be checked against a model.  Header-only; each test
  * includes it once.
@@ -36,19 +36,25 @@ rnd(void)
 }
 
 static inline struct gaze_dev *
-mkdev(u32 nr_zones)
+mkdev_zb(u32 nr_zones, u32 zone_blocks)
 {
 	struct gaze_emu_opts o;
 	struct gaze_dev *d = NULL;
 
 	memset(&o, 0, sizeof(o));
 	o.nr_zones = nr_zones;
-	o.zone_blocks = ZB;
+	o.zone_blocks = zone_blocks;
 	if (gaze_emu_create(&o, &d)) {
 		printf("Bail out! gaze_emu_create failed\n");
 		exit(1);
 	}
 	return d;
+}
+
+static inline struct gaze_dev *
+mkdev(u32 nr_zones)
+{
+	return mkdev_zb(nr_zones, ZB);
 }
 
 static inline struct gaze_fs *

@@ -30,6 +30,7 @@
 #include "gaze_core.h"
 #include "gaze_zdev.h"
 #include "fsck.h"
+#include "../core/fixture.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -46,20 +47,6 @@
 #define NR_SAVED	5		/* telldir positions kept */
 #define ABSENT		100000		/* lookups of names never created */
 #define POS_END		0x7fffffffffffffffull
-
-static u64 rng_state = 0x9e3779b97f4a7c15ull;
-
-static u64
-rnd(void)
-{
-	u64 x = rng_state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	rng_state = x;
-	return x;
-}
 
 static double
 now_s(void)
@@ -133,22 +120,6 @@ nr_present(void)
 /* Device and instance.                                              */
 /* ---------------------------------------------------------------- */
 
-static struct gaze_dev *
-dev_new(u32 zones, u32 zone_blocks)
-{
-	struct gaze_emu_opts o;
-	struct gaze_dev *d = NULL;
-
-	memset(&o, 0, sizeof(o));
-	o.nr_zones = zones;
-	o.zone_blocks = zone_blocks;
-	if (gaze_emu_create(&o, &d)) {
-		printf("Bail out! gaze_emu_create failed\n");
-		exit(1);
-	}
-	return d;
-}
-
 static struct gaze_attr
 attr_of(u32 mode)
 {
@@ -162,39 +133,12 @@ attr_of(u32 mode)
 	return a;
 }
 
+/* the fixture's format, with this test's cache limit */
 static struct gaze_fs *
 fs_new(struct gaze_dev *d)
 {
-	struct gaze_attr root = attr_of(040755);
-	struct gaze_mkfs_params p;
-	struct gaze_fs *fs = NULL;
-	int err;
+	struct gaze_fs *fs = format(d, 0, 0);
 
-	memset(&p, 0, sizeof(p));
-	p.geo.nr_blocks = d->nr_blocks;
-	p.geo.zone_blocks = d->zone_blocks;
-	p.geo.zone_cap = d->zone_cap;
-	p.geo.nr_zones = d->nr_zones;
-	p.geo.nr_conv = d->nr_conv;
-	p.geo.max_open = d->max_open;
-	p.geo.max_active = d->max_active;
-	p.geo.model = d->model;
-	gaze_fmt_feature_defaults(&p.feature_compat, &p.feature_ro_compat,
-				  &p.feature_incompat);
-	p.dirty_limit_pct = 20;
-	p.uuid[0] = 0xb1;
-	p.uuid[15] = 0x9d;
-	p.dir_hash_seed[0] = 0x31415926;
-	p.dir_hash_seed[1] = 0x53589793;
-	p.dir_hash_seed[2] = 0x23846264;
-	p.dir_hash_seed[3] = 0x33832795;
-	p.mkfs_time = 1700000000;
-	strcpy(p.version, "gaze-test");
-	err = gaze_fs_format(d, &p, &root, &fs);
-	if (err) {
-		printf("Bail out! gaze_fs_format: %d\n", err);
-		exit(1);
-	}
 	if (cache_limit)
 		fs->cache_limit = cache_limit;
 	return fs;
@@ -702,7 +646,7 @@ main(int argc, char **argv)
 	zones = (u32)((256ull + nbase / 2000) / zone_mib);
 	if (zones < 48)
 		zones = 48;
-	dev = dev_new(zones, zone_mib * 256);
+	dev = mkdev_zb(zones, zone_mib * 256);
 	fs = fs_new(dev);
 	tap_ok(!gaze_fs_sync(fs), "format and sync (%u zones of %u MiB)",
 	       zones, zone_mib);
