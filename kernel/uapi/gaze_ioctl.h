@@ -87,7 +87,7 @@ struct gaze_ioc_gc_stats {
 	__u32	flags;			/* in: GAZE_GC_STATS_* */
 	__u64	reserved_in[2];
 	__u64	zones_reclaimed;
-	__u64	zones_foreground;	/* reclaimed because space ran out */
+	__u64	zones_foreground;	/* reclaimed for want of space */
 	__u64	blocks_moved;		/* valid blocks GC rewrote */
 	__u64	blocks_user;		/* blocks written for users */
 	__u64	reclaim_ns_total, reclaim_ns_max;	/* per reclaimed zone */
