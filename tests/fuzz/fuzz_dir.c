@@ -159,7 +159,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(!gaze_ns_mknod(fs, GAZE_ROOT_INO, "d", 1, &da, &dir));
 	nmodel = 0;
 
-	while (pos + 2 <= size && ops++ < MAX_OPS) {
+	/* the model holds MAX_NAMES: an input that fills it ends there */
+	while (pos + 2 <= size && ops++ < MAX_OPS && nmodel < MAX_NAMES) {
 		u8 op = data[pos] & 7;
 		u32 len = data[pos + 1], len2 = 0;
 		char name[256], name2[256];
