@@ -271,6 +271,23 @@ emu_read_locked(struct emu *e, u64 blk, u32 nr, u8 *p)
 }
 
 /*
+ * The prologue of one vectored or plain request: takes e->lock (the
+ * caller drops it), checks the range and counts down the fault injection
+ * (*fail) once for the whole request.
+ */
+static int
+emu_enter(struct emu *e, u64 blk, u32 nr, u64 *fail)
+{
+	int ret;
+
+	mutex_lock(&e->lock);
+	ret = gaze_zsm_range(&e->zsm, blk, nr);
+	if (!ret && emu_fail(fail))
+		ret = -EIO;
+	return ret;
+}
+
+/*
  * Reads nr blocks from blk, into one buffer (bufs NULL) or one buffer
  * per block; one request for the statistics and the fault injection.
  */
@@ -281,14 +298,9 @@ emu_read_common(struct emu *e, u64 blk, u32 nr, void *buf,
 	u32 i;
 	int ret;
 
-	mutex_lock(&e->lock);
-	ret = gaze_zsm_range(&e->zsm, blk, nr);
+	ret = emu_enter(e, blk, nr, &e->fail_read);
 	if (ret)
 		goto out_unlock;
-	if (emu_fail(&e->fail_read)) {
-		ret = -EIO;
-		goto out_unlock;
-	}
 	if (!bufs)
 		ret = emu_read_locked(e, blk, nr, buf);
 	for (i = 0; bufs && i < nr && !ret; i++)
@@ -359,12 +371,8 @@ emu_writev(struct gaze_dev *d, u64 blk, u32 nr, void *const *bufs)
 	u32 i;
 	int ret;
 
-	mutex_lock(&e->lock);
-	ret = gaze_zsm_range(&e->zsm, blk, nr);
+	ret = emu_enter(e, blk, nr, &e->fail_write);
 	if (ret)
-		goto out_unlock;
-	ret = -EIO;
-	if (emu_fail(&e->fail_write))
 		goto out_unlock;
 	ret = nr ? gaze_zsm_write_prep(&e->zsm, blk, nr) : 0;
 	for (i = 0; i < nr && !ret; i++)
