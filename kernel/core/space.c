@@ -555,9 +555,29 @@ space_sync_head(struct gaze_fs *fs, const struct gaze_zone *z, u32 zone,
 }
 
 /*
+ * A zone the device holds open or closed that no head will write again
+ * would keep an active slot for good: an unused one is reset, a used one
+ * (the filesystem counts it full) is finished.
+ */
+static int
+space_sync_idle(struct gaze_fs *fs, const struct gaze_zone *z, u32 zone,
+		bool unused)
+{
+	if (z->type != GAZE_ZT_SEQ || z->cond == GAZE_ZC_EMPTY ||
+	    z->cond == GAZE_ZC_FULL || zone == fs->space->meta_head ||
+	    space_is_log_head(fs->space, zone))
+		return 0;
+	if (unused)
+		return fs->dev->ops->reset(fs->dev, zone, 1);
+	gaze_warn("zone %u: finishing a full zone the device holds open",
+		  zone);
+	return fs->dev->ops->finish ? fs->dev->ops->finish(fs->dev, zone) : 0;
+}
+
+/*
  * Read-write mounts only: one pass over the zone report to resync log
- * and meta heads with the write pointers and to reset unused zones a
- * crash left open (they would count against the device's active limit).
+ * and meta heads with the write pointers, and to reset unused zones and
+ * finish used ones a crash left open (space_sync_idle).
  */
 static int
 space_sync_device(struct gaze_fs *fs)
@@ -604,13 +624,9 @@ space_sync_device(struct gaze_fs *fs)
 						goto out_free;
 				}
 			}
-			if (unused && z->type == GAZE_ZT_SEQ &&
-			    z->cond != GAZE_ZC_EMPTY &&
-			    z->cond != GAZE_ZC_FULL) {
-				ret = fs->dev->ops->reset(fs->dev, zn, 1);
-				if (ret)
-					goto out_free;
-			}
+			ret = space_sync_idle(fs, z, zn, unused);
+			if (ret)
+				goto out_free;
 		}
 	}
 out_free:

@@ -250,7 +250,8 @@ gaze_zsm_report(const struct gaze_zsm *m, u32 zone, struct gaze_zone *out)
  * Power loss.  Open zones end up CLOSED (EMPTY without data).  A zone
  * made FULL by writing goes back to CLOSED when its tail was lost, unless
  * that would exceed max_active: then it stays FULL with its data end moved
- * back (the lost blocks read as zeros either way).  Callers cut every
+ * back (the lost blocks read as zeros either way), and stays so at later
+ * cuts, like a finished zone.  Callers cut every
  * non-FULL zone before any FULL one so active slots are counted right.
  */
 void
@@ -280,6 +281,10 @@ gaze_zsm_cut(struct gaze_zsm *m, u32 zone, u32 wp)
 		} else if (!m->max_active || m->nr_active < m->max_active) {
 			z->cond = GAZE_ZC_CLOSED;
 			m->nr_active++;
+		} else {
+			/* stays FULL for good, as if finished: a later cut
+			 * must not turn it back into an active zone */
+			z->finished = 1;
 		}
 		break;
 	default:

@@ -334,7 +334,7 @@ static void
 test_power_cut_active(void)
 {
 	struct gaze_zone z[8];
-	int ok = 1, stayed_full = 0;
+	int ok = 1, stayed_full = 0, again_full = 0;
 	u64 seed;
 	u32 i, active;
 
@@ -355,6 +355,11 @@ test_power_cut_active(void)
 		if (z[1].cond == GAZE_ZC_FULL && rd_zero(d, ZB + CAP - 1, 1)) {
 			stayed_full++;
 			ok &= rd_check(d, ZB, 4, 1);
+			/* slots free again, flushed: a later cut keeps it FULL */
+			d->ops->reset(d, 2, 2);
+			d->ops->flush(d);
+			gaze_emu_power_cut(d, seed + 1, 0);
+			again_full += zone_of(d, 1).cond == GAZE_ZC_FULL;
 		}
 		d->ops->reset(d, 1, 7);
 		ok &= wr(d, ZB, 1, 1) == 0 && wr(d, 2 * ZB, 1, 1) == 0 &&
@@ -365,6 +370,8 @@ test_power_cut_active(void)
 	tap_ok(stayed_full > 0,
 	       "FULL zone with a lost tail stays FULL when no slot is free (%d/64)",
 	       stayed_full);
+	tap_ok(again_full == stayed_full,
+	       "and stays FULL at a later cut with free slots (%d)", again_full);
 }
 
 static void
