@@ -7,7 +7,14 @@
  *
  * I/O is synchronous: the core issues one request at a time, so writes to
  * a sequential zone reach the device in write-pointer order without zone
- * append or a zone write lock of our own.  Each 4 KiB block of the
+ * append or a zone write lock of our own.  One exception, on zoned
+ * devices: file data that writeback hands over in its own page-cache
+ * folios (gaze_bdev_defer_begin) may wait in the plug (struct gaze_plug)
+ * for the next contiguous blocks, so many small files leave as one bio.
+ * Every other request on the device (a read only when it overlaps the
+ * plug's blocks) first submits the plug and waits for it, so the core
+ * still sees its writes in order, and a delayed work submits what is
+ * left.  Each 4 KiB block of the
  * caller's buffer is added to the bio as its own page when it is page
  * aligned (kmalloc'd or vmalloc'd); an unaligned block goes through a
  * bounce page.
@@ -24,9 +31,28 @@
 #include <linux/blkdev.h>
 #include <linux/vmalloc.h>
 #include <linux/highmem.h>
+#include <linux/pagemap.h>
 #include "gaze_kern.h"
 
 #define GAZE_SECT_SHIFT		(GAZE_BLOCK_SHIFT - SECTOR_SHIFT)
+
+/*
+ * Deferred writeback data (zoned devices).  The folios stay under
+ * writeback, with a reference, until the bio is submitted and completes
+ * (gaze_plug_submit); a failed one makes every later write and flush fail
+ * (err), so no checkpoint can ever point at the lost blocks.
+ */
+struct gaze_plug {
+	struct mutex		lock;	/* protects all below; may be taken
+					 * under fs->lock, never around it */
+	struct bio		*bio;	/* being built, or NULL */
+	struct folio		*folios[BIO_MAX_VECS];
+	u32			nr;	/* folios in bio */
+	u64			next;	/* block after the bio's last */
+	int			err;	/* sticky */
+	struct list_head	defers;	/* struct gaze_defer, one per writer */
+	struct delayed_work	work;	/* submits a plug left waiting */
+};
 
 struct gaze_bdev {
 	struct gaze_dev		dev;
@@ -35,6 +61,7 @@ struct gaze_bdev {
 	bool			discard;	/* emulated reset discards */
 	struct mutex		lock;	/* protects zsm */
 	struct gaze_zsm		zsm;	/* emulated zones (core/zsm.c) */
+	struct gaze_plug	plug;	/* zoned devices only */
 };
 
 static inline struct gaze_bdev *GAZE_BDEV(struct gaze_dev *d)
@@ -175,14 +202,203 @@ static int gaze_bdev_range(struct gaze_dev *d, u64 blk, u32 nr)
 }
 
 /* ---------------------------------------------------------------- */
+/* the plug: deferred writeback data (zoned devices)                 */
+/* ---------------------------------------------------------------- */
+
+#define GAZE_PLUG_DELAY		msecs_to_jiffies(20)
+
+/* submits the bio being built and waits for it; plug->lock held */
+static int gaze_plug_submit(struct gaze_bdev *b)
+{
+	struct gaze_plug *p = &b->plug;
+	int ret;
+	u32 i;
+
+	if (!p->bio)
+		return p->err;
+	ret = submit_bio_wait(p->bio);
+	bio_put(p->bio);
+	p->bio = NULL;
+	for (i = 0; i < p->nr; i++) {
+		struct folio *folio = p->folios[i];
+
+		if (ret)
+			mapping_set_error(folio->mapping, -EIO);
+		folio_end_writeback(folio);
+		folio_put(folio);
+	}
+	p->nr = 0;
+	if (ret && !p->err) {
+		pr_err("gaze: %pg: deferred data write failed: %d; no further writes\n",
+		       b->bdev, ret);
+		p->err = ret;
+	}
+	return p->err;
+}
+
+static int gaze_plug_drain(struct gaze_bdev *b)
+{
+	int ret;
+
+	if (!b->zoned)
+		return 0;
+	mutex_lock(&b->plug.lock);
+	ret = gaze_plug_submit(b);
+	mutex_unlock(&b->plug.lock);
+	return ret;
+}
+
+/* before a read: only one that overlaps the plug's blocks must wait */
+static void gaze_plug_drain_read(struct gaze_bdev *b, u64 blk, u32 nr)
+{
+	struct gaze_plug *p = &b->plug;
+
+	if (!b->zoned)
+		return;
+	mutex_lock(&p->lock);
+	if (p->bio && blk < p->next && blk + nr > p->next - p->nr)
+		gaze_plug_submit(b);
+	mutex_unlock(&p->lock);
+}
+
+int gaze_bdev_drain(struct gaze_dev *dev)
+{
+	return gaze_plug_drain(GAZE_BDEV(dev));
+}
+
+static void gaze_plug_work(struct work_struct *w)
+{
+	struct gaze_plug *p = container_of(to_delayed_work(w),
+					   struct gaze_plug, work);
+
+	gaze_plug_drain(container_of(p, struct gaze_bdev, plug));
+}
+
+void gaze_bdev_defer_begin(struct gaze_dev *dev, struct gaze_defer *df)
+{
+	struct gaze_bdev *b = GAZE_BDEV(dev);
+
+	df->task = current;
+	df->pos = 0;
+	memset(df->taken, 0, df->nr * sizeof(*df->taken));
+	if (!b->zoned)
+		return;
+	mutex_lock(&b->plug.lock);
+	list_add(&df->list, &b->plug.defers);
+	mutex_unlock(&b->plug.lock);
+}
+
+void gaze_bdev_defer_end(struct gaze_dev *dev, struct gaze_defer *df)
+{
+	struct gaze_bdev *b = GAZE_BDEV(dev);
+
+	if (!b->zoned)
+		return;
+	mutex_lock(&b->plug.lock);
+	list_del(&df->list);
+	mutex_unlock(&b->plug.lock);
+}
+
+/* index in this task's writeback batch of bufs[0..nr), or -1 */
+static int gaze_plug_match(struct gaze_plug *p, void *const *bufs, u32 nr,
+			   struct gaze_defer **dfp)
+{
+	struct gaze_defer *df;
+	u32 j, k;
+
+	list_for_each_entry(df, &p->defers, list) {
+		if (df->task != current)
+			continue;
+		for (j = df->pos; j + nr <= df->nr; j++) {
+			if (df->bufs[j] != bufs[0])
+				continue;
+			for (k = 1; k < nr; k++)
+				if (df->bufs[j + k] != bufs[k])
+					return -1;
+			*dfp = df;
+			return j;
+		}
+		return -1;
+	}
+	return -1;
+}
+
+/*
+ * writev of writeback's own folios: added to the plug (1), or not theirs
+ * (0: write it now, after the plug), or the plug failed (< 0).
+ */
+static int gaze_plug_take(struct gaze_bdev *b, u64 blk, u32 nr,
+			  void *const *bufs)
+{
+	struct gaze_plug *p = &b->plug;
+	struct gaze_defer *df;
+	int j, ret = 0;
+	u32 k;
+
+	if (!b->zoned || nr > BIO_MAX_VECS || PAGE_SIZE != GAZE_BLOCK_SIZE)
+		return 0;
+	mutex_lock(&p->lock);
+	j = gaze_plug_match(p, bufs, nr, &df);
+	if (j < 0)
+		goto out_unlock;
+	if (p->bio && (blk != p->next || p->nr + nr > BIO_MAX_VECS))
+		ret = gaze_plug_submit(b);
+	if (!ret)
+		ret = p->err;
+	if (ret)
+		goto out_unlock;
+	if (!p->bio) {
+		p->bio = bio_alloc(b->bdev, BIO_MAX_VECS,
+				   REQ_OP_WRITE | REQ_SYNC, GFP_NOIO);
+		p->bio->bi_iter.bi_sector = blk << GAZE_SECT_SHIFT;
+	}
+	for (k = 0; k < nr; k++) {
+		struct folio *folio = df->folios[j + k];
+
+		/* cannot fail: the bio has room for BIO_MAX_VECS pages */
+		bio_add_page(p->bio, virt_to_page(bufs[k]), GAZE_BLOCK_SIZE,
+			     0);
+		folio_get(folio);
+		p->folios[p->nr++] = folio;
+		df->taken[j + k] = true;
+	}
+	df->pos = j + nr;
+	p->next = blk + nr;
+	mod_delayed_work(system_wq, &p->work, GAZE_PLUG_DELAY);
+	ret = 1;
+out_unlock:
+	mutex_unlock(&p->lock);
+	return ret;
+}
+
+static void gaze_plug_init(struct gaze_bdev *b)
+{
+	mutex_init(&b->plug.lock);
+	INIT_LIST_HEAD(&b->plug.defers);
+	INIT_DELAYED_WORK(&b->plug.work, gaze_plug_work);
+}
+
+static void gaze_plug_destroy(struct gaze_bdev *b)
+{
+	gaze_plug_drain(b);
+	cancel_delayed_work_sync(&b->plug.work);
+	gaze_plug_drain(b);
+	mutex_destroy(&b->plug.lock);
+}
+
+/* ---------------------------------------------------------------- */
 /* host-managed zoned devices                                        */
 /* ---------------------------------------------------------------- */
 
+/* every request on a zoned device first drains the plug (see the top) */
 static int gaze_zbd_read(struct gaze_dev *d, u64 blk, u32 nr, void *buf)
 {
 	int ret = gaze_bdev_range(d, blk, nr);
 
-	return ret ? ret : gaze_bdev_read(GAZE_BDEV(d)->bdev, blk, nr, buf);
+	if (ret)
+		return ret;
+	gaze_plug_drain_read(GAZE_BDEV(d), blk, nr);
+	return gaze_bdev_read(GAZE_BDEV(d)->bdev, blk, nr, buf);
 }
 
 static int gaze_zbd_write(struct gaze_dev *d, u64 blk, u32 nr,
@@ -190,6 +406,8 @@ static int gaze_zbd_write(struct gaze_dev *d, u64 blk, u32 nr,
 {
 	int ret = gaze_bdev_range(d, blk, nr);
 
+	if (!ret)
+		ret = gaze_plug_drain(GAZE_BDEV(d));
 	if (ret)
 		return ret;
 	return gaze_bdev_rw(GAZE_BDEV(d)->bdev, REQ_OP_WRITE | REQ_SYNC, blk,
@@ -201,8 +419,10 @@ static int gaze_zbd_readv(struct gaze_dev *d, u64 blk, u32 nr,
 {
 	int ret = gaze_bdev_range(d, blk, nr);
 
-	return ret ? ret : gaze_bdev_rwv(GAZE_BDEV(d)->bdev, REQ_OP_READ, blk,
-					 nr, bufs);
+	if (ret)
+		return ret;
+	gaze_plug_drain_read(GAZE_BDEV(d), blk, nr);
+	return gaze_bdev_rwv(GAZE_BDEV(d)->bdev, REQ_OP_READ, blk, nr, bufs);
 }
 
 static int gaze_zbd_writev(struct gaze_dev *d, u64 blk, u32 nr,
@@ -210,9 +430,15 @@ static int gaze_zbd_writev(struct gaze_dev *d, u64 blk, u32 nr,
 {
 	int ret = gaze_bdev_range(d, blk, nr);
 
-	return ret ? ret : gaze_bdev_rwv(GAZE_BDEV(d)->bdev,
-					 REQ_OP_WRITE | REQ_SYNC, blk, nr,
-					 bufs);
+	if (!ret)
+		ret = gaze_plug_take(GAZE_BDEV(d), blk, nr, bufs);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	ret = gaze_plug_drain(GAZE_BDEV(d));
+	if (ret)
+		return ret;
+	return gaze_bdev_rwv(GAZE_BDEV(d)->bdev, REQ_OP_WRITE | REQ_SYNC, blk,
+			     nr, bufs);
 }
 
 static u8 gaze_zbd_cond(u8 cond)
@@ -267,6 +493,7 @@ static int gaze_zbd_report(struct gaze_dev *d, u32 zone, u32 nr,
 	c.nr = min(nr, d->nr_zones - zone);
 	if (!c.nr)
 		return 0;
+	gaze_plug_drain(GAZE_BDEV(d));	/* write pointers include it */
 	ret = blkdev_report_zones(GAZE_BDEV(d)->bdev,
 				  (sector_t)zone * d->zone_blocks <<
 				  GAZE_SECT_SHIFT, c.nr, gaze_zbd_report_cb, &c);
@@ -276,11 +503,15 @@ static int gaze_zbd_report(struct gaze_dev *d, u32 zone, u32 nr,
 static int gaze_zbd_mgmt(struct gaze_dev *d, enum req_op op, u32 zone, u32 nr)
 {
 	sector_t zs = (sector_t)d->zone_blocks << GAZE_SECT_SHIFT;
+	int ret;
 
 	if (zone >= d->nr_zones || nr > d->nr_zones - zone)
 		return -EINVAL;
 	if (!nr)
 		return 0;
+	ret = gaze_plug_drain(GAZE_BDEV(d));
+	if (ret)
+		return ret;
 	return blkdev_zone_mgmt(GAZE_BDEV(d)->bdev, op, zone * zs, nr * zs,
 				GFP_NOIO);
 }
@@ -297,7 +528,9 @@ static int gaze_zbd_finish(struct gaze_dev *d, u32 zone)
 
 static int gaze_bdev_flush(struct gaze_dev *d)
 {
-	return blkdev_issue_flush(GAZE_BDEV(d)->bdev);
+	int ret = gaze_plug_drain(GAZE_BDEV(d));
+
+	return ret ? ret : blkdev_issue_flush(GAZE_BDEV(d)->bdev);
 }
 
 static const struct gaze_dev_ops gaze_zbd_ops = {
@@ -601,6 +834,7 @@ int gaze_bdev_open(struct block_device *bdev, struct gaze_dev **devp)
 	b->dev.priv = b;
 	b->dev.lbs = lbs;
 	mutex_init(&b->lock);
+	gaze_plug_init(b);
 	b->zoned = bdev_is_zoned(bdev);
 	if (b->zoned && !bdev_zone_sectors(bdev)) {
 		pr_err("gaze: %pg: host-aware zoned device without zone size\n",
@@ -616,6 +850,7 @@ int gaze_bdev_open(struct block_device *bdev, struct gaze_dev **devp)
 
 out_free:
 	gaze_zsm_destroy(&b->zsm);
+	mutex_destroy(&b->plug.lock);
 	mutex_destroy(&b->lock);
 	kfree(b);
 	return ret;
@@ -633,6 +868,7 @@ void gaze_bdev_close(struct gaze_dev *dev)
 	if (!dev)
 		return;
 	b = GAZE_BDEV(dev);
+	gaze_plug_destroy(b);
 	gaze_zsm_destroy(&b->zsm);
 	mutex_destroy(&b->lock);
 	kfree(b);

@@ -271,9 +271,15 @@ struct gaze_wb {
 	struct folio	*folios[GAZE_WB_MAX];
 	u64		fblks[GAZE_WB_MAX];
 	void		*bufs[GAZE_WB_MAX];
+	bool		taken[GAZE_WB_MAX];	/* the plug ends writeback */
+	struct gaze_defer defer;
 	bool		wrote;
 };
 
+/*
+ * The folios are locked and under writeback (started before the core
+ * call, since the plug may end it for those it took: bdev.c).
+ */
 static void gaze_wb_done(struct gaze_wb *wb, int ret)
 {
 	u32 i;
@@ -281,18 +287,15 @@ static void gaze_wb_done(struct gaze_wb *wb, int ret)
 	for (i = 0; i < wb->nr; i++) {
 		struct folio *folio = wb->folios[i];
 
-		if (!ret) {
+		if (!ret)
 			gaze_resv_release(folio);	/* allocated now */
-			folio_start_writeback(folio);
-			folio_unlock(folio);
-			folio_end_writeback(folio);
-			continue;
-		}
-		if (ret == -ENOSPC || ret == -ENOMEM)
+		else if (ret == -ENOSPC || ret == -ENOMEM)
 			folio_redirty_for_writepage(wb->wbc, folio);
 		else
 			gaze_resv_release(folio);	/* lost for good */
 		folio_unlock(folio);
+		if (!wb->taken[i])
+			folio_end_writeback(folio);
 	}
 	wb->nr = 0;
 }
@@ -303,16 +306,22 @@ static int gaze_wb_flush(struct gaze_wb *wb)
 	unsigned int nofs;
 	loff_t end;
 	int ret;
+	u32 i;
 
 	if (!wb->nr)
 		return 0;
 	end = (loff_t)(wb->fblks[wb->nr - 1] + 1) << PAGE_SHIFT;
 	end = min_t(loff_t, end, i_size_read(inode));
 	gaze_resv_wb_room(GAZE_SB(inode->i_sb), wb->nr);
+	for (i = 0; i < wb->nr; i++)
+		folio_start_writeback(wb->folios[i]);
+	wb->defer.nr = wb->nr;
+	gaze_bdev_defer_begin(GAZE_SB(inode->i_sb)->dev, &wb->defer);
 	nofs = gaze_nofs_begin();
 	ret = gaze_file_write_vec(gaze_ifs(inode), inode->i_ino, wb->fblks,
 				  wb->nr, wb->bufs, end);
 	gaze_nofs_end(nofs);
+	gaze_bdev_defer_end(GAZE_SB(inode->i_sb)->dev, &wb->defer);
 	if (ret) {
 		ret = gaze_error(inode->i_sb, ret, "writeback");
 		mapping_set_error(inode->i_mapping, ret);
@@ -372,12 +381,23 @@ static int gaze_writepages(struct address_space *mapping,
 		return -ENOMEM;
 	wb->inode = mapping->host;
 	wb->wbc = wbc;
+	wb->defer.bufs = wb->bufs;
+	wb->defer.folios = wb->folios;
+	wb->defer.taken = wb->taken;
+	if (wbc->sync_mode == WB_SYNC_ALL)
+		gaze_drain_mapping(mapping->host);	/* it waits for them */
 	ret = write_cache_pages(mapping, wbc, gaze_wb_add, wb);
 	ret2 = gaze_wb_flush(wb);
 	if (!ret)
 		ret = ret2;
 	if (wb->wrote)
 		gaze_put_times(mapping->host);
+	/* data integrity writeback waits next: nothing may stay deferred */
+	if (wbc->sync_mode == WB_SYNC_ALL) {
+		ret2 = gaze_bdev_drain(GAZE_SB(mapping->host->i_sb)->dev);
+		if (!ret)
+			ret = ret2;
+	}
 	kfree(wb);
 	return ret;
 }

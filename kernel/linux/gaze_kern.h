@@ -152,9 +152,29 @@ void gaze_bdev_close(struct gaze_dev *dev);
 void gaze_bdev_set_discard(struct gaze_dev *dev, bool on);
 /* reads nr 4 KiB blocks at blk straight from the device */
 int gaze_bdev_read(struct block_device *bdev, u64 blk, u32 nr, void *buf);
+/*
+ * Writeback's batch of folios (file.c): between begin and end, a writev
+ * by this task of some of bufs (in order) may be deferred to the plug on
+ * zoned devices; taken[i] then says the plug ends folios[i]'s writeback
+ * (the caller started it before the core call) and holds a reference.
+ */
+struct gaze_defer {
+	struct list_head	list;	/* on the plug, under its lock */
+	struct task_struct	*task;
+	void *const		*bufs;
+	struct folio		**folios;
+	bool			*taken;
+	u32			nr;
+	u32			pos;	/* first index not yet matched */
+};
+void gaze_bdev_defer_begin(struct gaze_dev *dev, struct gaze_defer *df);
+void gaze_bdev_defer_end(struct gaze_dev *dev, struct gaze_defer *df);
+/* submits deferred data and waits for it; its error is sticky */
+int gaze_bdev_drain(struct gaze_dev *dev);
 
 /* inode.c */
 struct inode *gaze_iget(struct super_block *sb, u32 ino);
+void gaze_drain_mapping(struct inode *inode);
 void gaze_attr_to_inode(struct inode *inode, const struct gaze_attr *a);
 void gaze_inode_times_to_attr(const struct inode *inode, struct gaze_attr *a);
 int gaze_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,

@@ -144,8 +144,10 @@ int gaze_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		 * of what goes), so nothing past the new size reaches the core
 		 * after it cut the file.
 		 */
-		if (attr->ia_size < old)
+		if (attr->ia_size < old) {
+			gaze_drain_mapping(inode);
 			truncate_setsize(inode, attr->ia_size);
+		}
 		nofs = gaze_nofs_begin();
 		ret = gaze_file_truncate(fs, inode->i_ino, attr->ia_size);
 		gaze_nofs_end(nofs);
@@ -211,11 +213,19 @@ int gaze_getattr(struct user_namespace *mnt_userns, const struct path *path,
  * the orphan list, which every checkpoint records, and is freed at the
  * next read-write mount.
  */
+/* folios of inode in the plug (bdev.c) are written now, not waited for */
+void gaze_drain_mapping(struct inode *inode)
+{
+	if (mapping_tagged(inode->i_mapping, PAGECACHE_TAG_WRITEBACK))
+		gaze_bdev_drain(GAZE_SB(inode->i_sb)->dev);
+}
+
 void gaze_evict_inode(struct inode *inode)
 {
 	unsigned int nofs;
 	int ret;
 
+	gaze_drain_mapping(inode);
 	truncate_inode_pages_final(&inode->i_data);
 	if (!inode->i_nlink && !S_ISDIR(inode->i_mode) &&
 	    !is_bad_inode(inode) && !sb_rdonly(inode->i_sb)) {

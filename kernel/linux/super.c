@@ -109,11 +109,28 @@ static void gaze_put_super(struct super_block *sb)
 	kfree(sbi);
 }
 
+/*
+ * The core's metadata cache (inode, node and table blocks): 1/16 of RAM,
+ * at least the core's default, at most 1 GiB.  Writeback of many small
+ * files needs each file's inode again after the whole batch was created;
+ * with it evicted, every file cost a synchronous read.
+ */
+static void gaze_cache_size(struct gaze_fs *fs)
+{
+	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
+
+	fs->cache_limit = clamp_t(u64, ram / 16, fs->cache_limit, 1ULL << 30);
+}
+
 static int gaze_sync_fs(struct super_block *sb, int wait)
 {
 	unsigned int nofs;
 	int ret;
 
+	/* syncfs: every inode's data went out (WB_SYNC_NONE) just before */
+	ret = gaze_bdev_drain(GAZE_SB(sb)->dev);
+	if (ret)
+		return gaze_error(sb, ret, "sync");
 	if (!wait || sb_rdonly(sb))
 		return 0;
 	nofs = gaze_nofs_begin();
@@ -386,6 +403,7 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 		       gaze_mount_reason(ret), ret);
 		goto out_bdev;
 	}
+	gaze_cache_size(sbi->fs);
 	sb->s_fs_info = sbi;
 	gaze_resv_init(sbi);
 	sb->s_magic = GAZE_SUPER_MAGIC;
@@ -486,6 +504,7 @@ static int gaze_remount_rw(struct super_block *sb)
 		       sb->s_id, gaze_mount_reason(ret), ret);
 		return ret;
 	}
+	gaze_cache_size(nfs);
 	r->fs = sbi->fs;
 	list_add(&r->list, &sbi->retired);
 	WRITE_ONCE(sbi->fs, nfs);
