@@ -52,7 +52,7 @@ struct gaze_cache {			/* all fields: fs->lock */
 };
 
 static u32
-cache_hash(const struct gaze_cache *c, u32 type, u32 id, u64 idx)
+cache_hash_n(u32 nr_hash, u32 type, u32 id, u64 idx)
 {
 	u64 h = ((u64)type << 56) ^ ((u64)id * 0x9e3779b97f4a7c15ull) ^
 		(idx * 0xc2b2ae3d27d4eb4full);
@@ -60,7 +60,13 @@ cache_hash(const struct gaze_cache *c, u32 type, u32 id, u64 idx)
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ull;
 	h ^= h >> 32;
-	return (u32)h & (c->nr_hash - 1);
+	return (u32)h & (nr_hash - 1);
+}
+
+static u32
+cache_hash(const struct gaze_cache *c, u32 type, u32 id, u64 idx)
+{
+	return cache_hash_n(c->nr_hash, type, id, idx);
 }
 
 int
@@ -170,6 +176,37 @@ gaze_mbuf_lookup(struct gaze_fs *fs, u32 type, u32 id, u64 idx)
 	return NULL;
 }
 
+/*
+ * Four times the chains once they average two buffers (the limit can be
+ * raised after init: the module sizes it from RAM).  Without memory the
+ * chains just stay longer.
+ */
+static void
+cache_grow_hash(struct gaze_cache *c)
+{
+	struct list_head *nh;
+	struct gaze_mbuf *mb, *tmp;
+	u32 n = c->nr_hash * 4, i;
+
+	if (c->nr_bufs < 2ull * c->nr_hash || c->nr_hash >= CACHE_MAX_HASH)
+		return;
+	nh = gaze_alloc(n * sizeof(*nh));
+	if (!nh)
+		return;
+	for (i = 0; i < n; i++)
+		INIT_LIST_HEAD(&nh[i]);
+	for (i = 0; i < c->nr_hash; i++) {
+		list_for_each_entry_safe(mb, tmp, &c->hash[i], hash) {
+			list_del(&mb->hash);
+			list_add(&mb->hash, &nh[cache_hash_n(n, mb->type,
+						mb->id, mb->idx)]);
+		}
+	}
+	gaze_free(c->hash);
+	c->hash = nh;
+	c->nr_hash = n;
+}
+
 /* allocates and hashes a new zeroed buffer with one reference */
 static int
 cache_insert(struct gaze_fs *fs, u32 type, u32 id, u64 idx,
@@ -181,6 +218,7 @@ cache_insert(struct gaze_fs *fs, u32 type, u32 id, u64 idx,
 	if (c->bytes + CACHE_MB_BYTES > fs->cache_limit)
 		cache_evict(c, fs->cache_limit - min(fs->cache_limit,
 						     CACHE_MB_BYTES));
+	cache_grow_hash(c);
 	mb = gaze_zalloc(sizeof(*mb));
 	if (!mb)
 		return -ENOMEM;
@@ -379,6 +417,23 @@ void
 gaze_cache_shrink(struct gaze_fs *fs)
 {
 	cache_evict(fs->cache, fs->cache_limit);
+}
+
+u64
+gaze_cache_trim(struct gaze_fs *fs, u64 nr)
+{
+	struct gaze_cache *c = fs->cache;
+	u64 before = c->nr_bufs;
+	size_t want = (size_t)min_t(u64, nr, c->nr_bufs) * CACHE_MB_BYTES;
+
+	cache_evict(c, c->bytes - want);
+	return before - c->nr_bufs;
+}
+
+u64
+gaze_cache_nr_bufs(struct gaze_fs *fs)
+{
+	return READ_ONCE(fs->cache->nr_bufs);
 }
 
 size_t

@@ -286,6 +286,10 @@ int gaze_cache_for_each_dirty(struct gaze_fs *fs, u32 type,
 bool gaze_cache_over_limit(struct gaze_fs *fs);
 /* evict clean unreferenced buffers down to the limit */
 void gaze_cache_shrink(struct gaze_fs *fs);
+/* evict up to nr clean unreferenced buffers, oldest first; how many went */
+u64 gaze_cache_trim(struct gaze_fs *fs, u64 nr);
+/* buffers held, clean or dirty; readable without fs->lock (a snapshot) */
+u64 gaze_cache_nr_bufs(struct gaze_fs *fs);
 /* clears GAZE_MBF_DIRTY after the buffer was written (or is moot) */
 void gaze_mbuf_clean(struct gaze_fs *fs, struct gaze_mbuf *mb);
 /* dirty buffers of a type, and bytes the cache holds now */

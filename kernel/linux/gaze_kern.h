@@ -73,6 +73,9 @@ struct gaze_sb_info {
 	 */
 	struct list_head	retired;
 	bool			error_logged;	/* gaze_error said it once */
+	/* clean metadata blocks back under memory pressure (super.c) */
+	struct shrinker		shrinker;
+	bool			shrinker_on;
 	/*
 	 * background GC thread (gc.c); started and stopped under s_umount.
 	 * gc_kick (WRITE_ONCE/READ_ONCE): a step is wanted now; set by

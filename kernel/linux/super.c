@@ -94,6 +94,8 @@ static void gaze_put_super(struct super_block *sb)
 	unsigned int nofs;
 	int ret;
 
+	if (sbi->shrinker_on)
+		unregister_shrinker(&sbi->shrinker);
 	gaze_bggc_stop(sbi);
 	/* the pipeline's jobs end (releasing their zones) before the close */
 	gaze_gcp_exit(sbi);
@@ -110,16 +112,56 @@ static void gaze_put_super(struct super_block *sb)
 }
 
 /*
- * The core's metadata cache (inode, node and table blocks): 1/16 of RAM,
- * at least the core's default, at most 1 GiB.  Writeback of many small
- * files needs each file's inode again after the whole batch was created;
- * with it evicted, every file cost a synchronous read.
+ * The core's metadata cache (inode, node and table blocks): up to 1/4 of
+ * RAM, at least the core's default, at most 4 GiB, and a shrinker gives
+ * clean blocks back under memory pressure.  Writeback of many small files
+ * needs each file's inode again after the whole batch was created, and
+ * unlink needs it once more: with the core's 32 MiB, every file cost a
+ * synchronous read at each step.
  */
 static void gaze_cache_size(struct gaze_fs *fs)
 {
 	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
 
-	fs->cache_limit = clamp_t(u64, ram / 16, fs->cache_limit, 1ULL << 30);
+	fs->cache_limit = clamp_t(u64, ram / 4, fs->cache_limit, 4ULL << 30);
+}
+
+static unsigned long gaze_shrink_count(struct shrinker *sh,
+				       struct shrink_control *sc)
+{
+	struct gaze_sb_info *sbi = container_of(sh, struct gaze_sb_info,
+						shrinker);
+
+	return gaze_cache_nr_bufs(READ_ONCE(sbi->fs));
+}
+
+/*
+ * Never from inside the core (its allocations are GFP_NOFS) and never
+ * waiting for fs->lock: a busy filesystem is simply skipped this round.
+ */
+static unsigned long gaze_shrink_scan(struct shrinker *sh,
+				      struct shrink_control *sc)
+{
+	struct gaze_sb_info *sbi = container_of(sh, struct gaze_sb_info,
+						shrinker);
+	struct gaze_fs *fs = READ_ONCE(sbi->fs);
+	unsigned long freed;
+
+	if (!(sc->gfp_mask & __GFP_FS) || !mutex_trylock(&fs->lock))
+		return SHRINK_STOP;
+	freed = gaze_cache_trim(fs, sc->nr_to_scan);
+	mutex_unlock(&fs->lock);
+	return freed;
+}
+
+static void gaze_shrinker_start(struct gaze_sb_info *sbi)
+{
+	sbi->shrinker.count_objects = gaze_shrink_count;
+	sbi->shrinker.scan_objects = gaze_shrink_scan;
+	sbi->shrinker.seeks = DEFAULT_SEEKS;
+	/* without it the cache only keeps to its limit */
+	sbi->shrinker_on = !register_shrinker(&sbi->shrinker, "gaze-%s",
+					      sbi->sb->s_id);
 }
 
 static int gaze_sync_fs(struct super_block *sb, int wait)
@@ -448,6 +490,7 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 		gaze_gcp_start(sbi);
 		gaze_bggc_start(sbi);
 	}
+	gaze_shrinker_start(sbi);
 	return 0;
 
 out_root:

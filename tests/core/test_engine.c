@@ -1136,6 +1136,60 @@ test_big(void)
 	       "1 TiB device formats, closes and reopens");
 }
 
+/*
+ * The module raises the cache limit after mount (a share of RAM): the
+ * hash grows with the buffers, lookups stay right across the growth,
+ * and gaze_cache_trim (its shrinker) evicts exactly clean buffers.
+ */
+static void
+test_cache_grow(void)
+{
+	struct gaze_dev *d = mkdev(256, 1024, 1024, 0);
+	struct gaze_fs *fs = format(d, 0);
+	const u32 n = 17000;
+#define GADDR(fs, i)	((u64)(fs)->lay.main_zone_start * 1024 + (i))
+	u32 first = 0, i, nid, bad = 0;
+	u64 before, freed;
+	int err;
+
+	if (!tap_ok(fs != NULL, "cache grow: format"))
+		return;
+	fs->cache_limit = 512u << 20;
+	for (i = 0; i < n && !bad; i++) {
+		if (make_dnode(fs, &nid, 5, GADDR(fs, i)))
+			bad++;
+		if (!i)
+			first = nid;
+		else if (nid != first + i)
+			bad++;
+	}
+	tap_ok(!bad && gaze_cache_nr_bufs(fs) > n,
+	       "%u new nodes stay cached (%llu buffers)", n,
+	       (unsigned long long)gaze_cache_nr_bufs(fs));
+	for (i = 0; i < n; i++)
+		if (dnode_slot(fs, first + i, 5, &err) != GADDR(fs, i) ||
+		    err)
+			bad++;
+	tap_ok(!bad, "every node found after the hash grew");
+	gaze_cache_trim(fs, n + 1000);
+	tap_ok(gaze_cache_nr_bufs(fs) >= n, "trim leaves dirty buffers alone");
+	tap_ok(!gaze_fs_sync(fs), "checkpoint cleans them");
+	before = gaze_cache_nr_bufs(fs);
+	freed = gaze_cache_trim(fs, 5000);
+	tap_ok(freed == 5000 && gaze_cache_nr_bufs(fs) == before - 5000,
+	       "trim of 5000 clean buffers frees 5000 (%llu)",
+	       (unsigned long long)freed);
+	for (i = 0; i < n; i++)
+		if (dnode_slot(fs, first + i, 5, &err) != GADDR(fs, i) ||
+		    err)
+			bad++;
+	tap_ok(!bad, "evicted nodes read back from the device (%u bad, err %d)",
+	       bad, err);
+	gaze_fs_close(fs);
+	gaze_dev_close(d);
+#undef GADDR
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1157,5 +1211,6 @@ main(int argc, char **argv)
 	test_rdonly();
 	test_features();
 	test_geometry_mismatch();
+	test_cache_grow();
 	return tap_done();
 }
