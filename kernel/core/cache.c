@@ -40,7 +40,11 @@
 #define CACHE_MAX_HASH	65536u
 #define CACHE_NR_TYPES	8u		/* GAZE_MB_* are small numbers */
 
-struct gaze_cache {			/* all fields: fs->lock */
+struct gaze_cache {			/* all fields: fs->lock; nr_bufs is
+					 * also read without it, as a snapshot
+					 * (gaze_cache_nr_bufs: the module's
+					 * shrinker), so it is written with
+					 * WRITE_ONCE */
 	struct list_head *hash;		/* nr_hash chains of mb->hash */
 	u32		nr_hash;	/* power of two */
 	struct list_head lru;		/* clean, ref == 0; oldest first */
@@ -99,7 +103,7 @@ static void
 cache_free_mb(struct gaze_cache *c, struct gaze_mbuf *mb)
 {
 	c->bytes -= CACHE_MB_BYTES;
-	c->nr_bufs--;
+	WRITE_ONCE(c->nr_bufs, c->nr_bufs - 1);
 	gaze_free(mb->data);
 	gaze_free(mb);
 }
@@ -234,7 +238,7 @@ cache_insert(struct gaze_fs *fs, u32 type, u32 id, u64 idx,
 	INIT_LIST_HEAD(&mb->list);
 	list_add(&mb->hash, &c->hash[cache_hash(c, type, id, idx)]);
 	c->bytes += CACHE_MB_BYTES;
-	c->nr_bufs++;
+	WRITE_ONCE(c->nr_bufs, c->nr_bufs + 1);
 	*mbp = mb;
 	return 0;
 }

@@ -380,7 +380,7 @@ static void gaze_plug_init(struct gaze_bdev *b)
 
 static void gaze_plug_destroy(struct gaze_bdev *b)
 {
-	gaze_plug_drain(b);
+	/* nothing adds to the plug any more: stop the work, then empty it */
 	cancel_delayed_work_sync(&b->plug.work);
 	gaze_plug_drain(b);
 	mutex_destroy(&b->plug.lock);

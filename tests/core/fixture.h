@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fixture.h - what the core's GC tests (and test_bigdir) share: an
- * emulated ZNS device of ZB-block zones (mkdev; mkdev_zb for others), a formatted instance, reopen and crash, and file
- * contents derived from (file, generation, block) so that every block
+ * emulated ZNS device of ZB-block zones (mkdev; mkdev_zb for other
+ * sizes), a formatted instance, reopen and crash, and file contents
+ * derived from (file, generation, block) so that every block
  * read back can be checked against a model.  Header-only; each test
  * includes it once.
  */
