@@ -25,6 +25,7 @@
 # Needs GAZE_BUILDDIR (gaze.ko in kmod/, mkfs.gaze, gazectl,
 # tests/bench/f2fs-gcrange), mkfs.f2fs, fio, python3, blkzone.
 set -u
+. "$GAZE_SRCDIR/tests/bench/guest/lib.sh"
 B=$GAZE_BUILDDIR
 MKFS=$B/mkfs/mkfs.gaze
 CTL=$B/gazectl/gazectl
@@ -71,6 +72,7 @@ ZBLK=$((ZONE_MIB * 256))
 DEVMIB=$(($(cat /sys/block/nvme0n1/size) / 2048))
 say "$Z: $DEVMIB MiB, zone $(($(cat /sys/block/nvme0n1/queue/chunk_sectors) / 2048)) MiB, scheduler $(cat /sys/block/nvme0n1/queue/scheduler)"
 head -c 1048576 /dev/urandom >$W/src || die "source file"
+warm_ram
 
 # --- GAZE configurations ----------------------------------------------
 # set_config P Q S: sets the three issue-5 switches on the mounted $M.
