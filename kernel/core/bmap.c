@@ -75,6 +75,16 @@ bmap_path_of(u64 fblk, struct bmap_path *p)
 	p->off[2] = (u32)(r % BMAP_DN);
 }
 
+/* slots from the one of level lvl's node to the end of its parent's array */
+static u32
+bmap_siblings(const struct bmap_path *p, u32 lvl)
+{
+	if (!lvl)
+		return p->height == 1 ?
+		       GAZE_NR_DIRECT_NODES - p->nid_slot : 1;
+	return GAZE_NIDS_PER_INDIRECT - p->off[lvl - 1];
+}
+
 static void
 bmap_blocks_add(struct gaze_fs *fs, struct gaze_mbuf *imb, s64 delta)
 {
@@ -132,6 +142,9 @@ gaze_bmap_slot(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 		magic = lvl + 1 == p.height ? GAZE_MAGIC_DNODE :
 			GAZE_MAGIC_INODE_IND;
 		nid = le32_to_cpu(*ptr);
+		if (nid && !create && magic == GAZE_MAGIC_DNODE)
+			gaze_node_readahead(fs, ptr, bmap_siblings(&p, lvl),
+					    magic);
 		if (nid) {
 			err = gaze_node_get(fs, nid, magic, &child);
 			if (err)

@@ -403,6 +403,12 @@ int gaze_nid_free(struct gaze_fs *fs, u32 nid);
  * INODE_IND/XATTR); ref held.  -ENOENT if the nid has no block. */
 int gaze_node_get(struct gaze_fs *fs, u32 nid, u32 magic,
 		  struct gaze_mbuf **mbp);
+/* reads nids[0] with the siblings after it that lie in the blocks right
+ * after it on the device (up to GAZE_NODE_RA_MAX), in one read, into the
+ * cache; advisory: does nothing if nids[0] is cached, drops what fails */
+#define GAZE_NODE_RA_MAX	16
+void gaze_node_readahead(struct gaze_fs *fs, const __le32 *nids, u32 n,
+			 u32 magic);
 /* new zeroed node with its header set, dirty, ref held */
 int gaze_node_new(struct gaze_fs *fs, u32 nid, u32 ino, u32 magic, u32 index,
 		  struct gaze_mbuf **mbp);

@@ -141,6 +141,96 @@ node_verify(struct gaze_fs *fs, const void *blk, u32 magic, u64 addr,
 	return -EINVAL;
 }
 
+/* the checks of a node block just read for nid; *why set on failure */
+static int
+node_check(struct gaze_fs *fs, const void *blk, u32 nid, u32 magic, u64 addr,
+	   const char **why)
+{
+	const struct gaze_mhdr *h = blk;
+	int ret;
+
+	ret = node_verify(fs, blk, magic, addr, why);
+	if (!ret && le32_to_cpu(h->nid) != nid) {
+		*why = "header names another nid";
+		ret = -EFSCORRUPTED;
+	}
+	if (!ret && le64_to_cpu(h->seq) > fs->cp_seq + 1) {
+		*why = "node is newer than the checkpoint";
+		ret = -EFSCORRUPTED;
+	}
+	return ret;
+}
+
+/*
+ * Node readahead.  A sequential read walks a file's dnodes in order, and
+ * the node log wrote them in order, so a dnode missing from the cache
+ * usually has its next siblings in the blocks right after it: they come
+ * in with it, in one device read, instead of one synchronous read each
+ * as the walk reaches them.  Only the run of consecutive addresses from
+ * nids[0] is read (never a seek); a sibling that fails its checks is
+ * dropped quietly, to be read and reported when it is really needed.
+ */
+static u32
+node_ra_run(struct gaze_fs *fs, const __le32 *nids, u32 n, u64 *first)
+{
+	struct gaze_mbuf *mb;
+	u64 addr;
+	u32 i, nid;
+
+	n = min_t(u32, n, GAZE_NODE_RA_MAX);
+	for (i = 0; i < n; i++) {
+		nid = le32_to_cpu(nids[i]);
+		if (nid <= GAZE_NID_RESERVED ||
+		    nid >= le32_to_cpu(fs->sb.max_nid))
+			break;
+		mb = gaze_mbuf_lookup(fs, GAZE_MB_NODE, nid, 0);
+		if (mb) {
+			gaze_mbuf_put(fs, mb);
+			break;
+		}
+		if (gaze_imap_get(fs, nid, &addr) || !GAZE_ADDR_IS_REAL(addr))
+			break;
+		if (!i)
+			*first = addr;
+		else if (addr != *first + i)
+			break;
+	}
+	return i;
+}
+
+void
+gaze_node_readahead(struct gaze_fs *fs, const __le32 *nids, u32 n,
+		    u32 magic)
+{
+	struct gaze_mbuf *mbs[GAZE_NODE_RA_MAX];
+	void *bufs[GAZE_NODE_RA_MAX];
+	const char *why;
+	u64 first = 0;
+	u32 i, nr, got;
+	int ret;
+
+	nr = node_ra_run(fs, nids, n, &first);
+	if (nr < 2)
+		return;		/* cached, or nothing to gain over one read */
+	for (got = 0; got < nr; got++) {
+		if (gaze_mbuf_create(fs, GAZE_MB_NODE,
+				     le32_to_cpu(nids[got]), 0, &mbs[got]))
+			break;
+		bufs[got] = mbs[got]->data;
+	}
+	ret = got ? gaze_blocks_readv(fs, first, got, bufs) : 0;
+	for (i = 0; i < got; i++) {
+		why = NULL;
+		if (ret || node_check(fs, mbs[i]->data, le32_to_cpu(nids[i]),
+				      magic, first + i, &why)) {
+			gaze_mbuf_forget(fs, mbs[i]);
+			continue;
+		}
+		mbs[i]->blkaddr = first + i;
+		gaze_mbuf_put(fs, mbs[i]);
+	}
+}
+
 int
 gaze_node_get(struct gaze_fs *fs, u32 nid, u32 magic, struct gaze_mbuf **mbp)
 {
@@ -179,16 +269,7 @@ gaze_node_get(struct gaze_fs *fs, u32 nid, u32 magic, struct gaze_mbuf **mbp)
 	ret = gaze_mbuf_read(fs, GAZE_MB_NODE, nid, 0, addr, &mb);
 	if (ret)
 		return ret;
-	ret = node_verify(fs, mb->data, magic, addr, &why);
-	h = mb->data;
-	if (!ret && le32_to_cpu(h->nid) != nid) {
-		why = "header names another nid";
-		ret = -EFSCORRUPTED;
-	}
-	if (!ret && le64_to_cpu(h->seq) > fs->cp_seq + 1) {
-		why = "node is newer than the checkpoint";
-		ret = -EFSCORRUPTED;
-	}
+	ret = node_check(fs, mb->data, nid, magic, addr, &why);
 	if (ret) {
 		gaze_err("node %u at %llu: %s", nid,
 			 (unsigned long long)addr, why ? why : "bad block");

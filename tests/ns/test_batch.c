@@ -5,7 +5,7 @@
  * one device write, across zone boundaries, over existing blocks, from an
  * inline file, sizes), gaze_file_write_vec (scattered blocks to
  * consecutive log blocks) and gaze_file_map (runs of consecutive blocks,
- * holes, inline files), each checked against gaze_file_read and an
+ * holes, inline files, node readahead on a cold cache), each checked against gaze_file_read and an
  * in-memory model, before and after close + open.  TAP output.
  */
 #define _GNU_SOURCE
@@ -228,6 +228,99 @@ test_vec(struct gaze_fs *fs, struct gaze_dev *d, u32 ino)
 	compare(fs, ino, "after the refused calls");
 }
 
+/*
+ * Node readahead (gaze_node_readahead): a file of RA_BLOCKS blocks has
+ * RA_DNODES dnodes; read in order from a cold cache, its map must take
+ * far fewer device reads than one per dnode, and a failed readahead read
+ * must lose nothing (the dnode is then read alone).
+ */
+#define RA_BLOCKS	12000u
+#define RA_DNODES	(2 + (RA_BLOCKS - 448 - 2 * 504 + 503) / 504)
+
+/* maps the whole file in runs; returns the device reads it took, or -1 */
+static s64
+ra_map_all(struct gaze_fs **fsp, struct gaze_dev *d, u32 ino, u64 a_first,
+	   u64 fail_read)
+{
+	struct gaze_emu_stats st0, st1;
+	u64 fblk = 0, addr, end;
+	u32 nr;
+
+	/* close + open: a cold cache */
+	if (gaze_fs_close(*fsp)) {
+		*fsp = NULL;
+		return -1;
+	}
+	*fsp = NULL;
+	if (gaze_fs_open(d, 0, fsp))
+		return -1;
+	gaze_emu_stats(d, &st0);
+	if (fail_read)
+		gaze_emu_fail_after(d, 0, fail_read);
+	while (fblk < RA_BLOCKS) {
+		/* runs end at dnode boundaries, so a lookup that needs a
+		 * dnode is a run's first and its failure fails the call */
+		end = fblk < 448 ? 448 : 448 + ((fblk - 448) / 504 + 1) * 504;
+		if (gaze_file_map(*fsp, ino, fblk, (u32)min(end - fblk, (u64)256),
+				  &addr, &nr) || !nr ||
+		    addr != a_first + fblk)
+			return -1;
+		fblk += nr;
+	}
+	gaze_emu_stats(d, &st1);
+	return (s64)(st1.reads - st0.reads);
+}
+
+static void
+test_readahead(void)
+{
+	struct gaze_attr a = { .mode = 0100644 };
+	struct gaze_dev *d = dev_new();
+	struct gaze_fs *fs = fs_new(d);
+	u64 a_first = 0, a_last = 0;
+	u8 *buf = malloc((size_t)1000 * BS);
+	u32 ino = 0, i, ok;
+	s64 reads;
+	int err = 0;
+
+	fill(buf, (size_t)1000 * BS, 9);
+	err = gaze_ns_mknod(fs, GAZE_ROOT_INO, "ra", 2, &a, &ino);
+	for (i = 0; i < RA_BLOCKS && !err; i += 1000)
+		err = gaze_file_write_blocks(fs, ino, i, 1000, buf,
+					     (u64)(i + 1000) * BS);
+	free(buf);
+	err = err ? err : gaze_fs_sync(fs);
+	gaze_file_bmap(fs, ino, 0, &a_first);
+	gaze_file_bmap(fs, ino, RA_BLOCKS - 1, &a_last);
+	if (!tap_ok(!err && a_last == a_first + RA_BLOCKS - 1,
+		    "readahead: a %u-block file in consecutive blocks (%d)",
+		    RA_BLOCKS, err)) {
+		gaze_fs_close(fs);
+		gaze_dev_close(d);
+		return;
+	}
+	reads = ra_map_all(&fs, d, ino, a_first, 0);
+	tap_ok(reads >= 0 && reads < RA_DNODES / 2,
+	       "mapping it from a cold cache takes %lld device reads for %u dnodes",
+	       (long long)reads, RA_DNODES);
+	/*
+	 * Fail each of those reads in turn: a read the map needs fails it
+	 * (-EIO), a failed readahead run must not: its dnodes are read
+	 * again one by one and the map still comes out right.
+	 */
+	for (i = 1, ok = 0; reads > 0 && i <= (u64)reads; i++) {
+		if (ra_map_all(&fs, d, ino, a_first, i) >= 0)
+			ok++;
+		gaze_emu_fail_after(d, 0, 0);
+		if (!fs)
+			break;
+	}
+	tap_ok(ok >= 1 && fs, "a failed readahead read loses nothing (%u of %lld failed reads absorbed)",
+	       ok, (long long)reads);
+	tap_ok(fs && !gaze_fs_close(fs), "readahead: close");
+	gaze_dev_close(d);
+}
+
 int
 main(void)
 {
@@ -323,5 +416,6 @@ main(void)
 	check_map(fs, ino, "after close + open");
 	tap_ok(!gaze_fs_close(fs), "close again");
 	gaze_dev_close(d);
+	test_readahead();
 	return tap_done();
 }
