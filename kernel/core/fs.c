@@ -487,6 +487,17 @@ gaze_fs_balance(struct gaze_fs *fs)
 			      gaze_cache_nr_dirty(fs, GAZE_MB_NODE));
 	if (ret)
 		return ret;
+	/*
+	 * Dirty table blocks go to the meta ring at the next checkpoint;
+	 * one that would need more than the ring has free fails, so commit
+	 * while it still fits easily (with small zones, removing a big
+	 * directory dirtied most of the tables: tests/ns/test_bigdir -z 1)
+	 */
+	if (!(fs->flags & GAZE_FS_RDONLY) && gaze_meta_pressed(fs)) {
+		ret = gaze_cp_write(fs, 0);
+		if (ret)
+			return ret;
+	}
 	if (!gaze_cache_over_limit(fs))
 		return 0;
 	if (!(fs->flags & GAZE_FS_RDONLY)) {

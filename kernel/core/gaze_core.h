@@ -364,7 +364,10 @@ int gaze_space_user_check(struct gaze_fs *fs, u32 nblocks);
 void gaze_space_fill_cp(struct gaze_fs *fs, struct gaze_cp_head *cp);
 /* a table/index block at addr gains (+1) or loses (-1) a reference */
 void gaze_meta_ref(struct gaze_fs *fs, u64 addr, int delta);
-/* before gaze_tables_flush: room check, tail relocation; -ENOSPC */
+/* fs->lock: the dirty table blocks would take more than half of what the
+ * meta ring has free; a checkpoint now keeps the next one small enough */
+bool gaze_meta_pressed(struct gaze_fs *fs);
+/* before gaze_tables_flush: room check, ring compaction; -ENOSPC */
 int gaze_meta_prepare(struct gaze_fs *fs);
 /* after a pack is durable: meta snapshots; PREFREE zones become FREE
  * at the second commit since they were emptied */

@@ -38,12 +38,16 @@
  * neither the state being built nor the two newest checkpoints reference
  * anything in it: live[] counts the former, snap[] and prev[] are copies
  * of live[] taken when each of the last two checkpoints committed.  The
- * ring is used strictly in order, so every zone in use lies between the
- * tail (oldest zone in use, recorded in the checkpoint) and the head;
- * after a mount the previous checkpoint's usage is not known, so every
- * zone from tail to head counts as used by it.  When little room is left
- * ahead of the head, the live blocks of the tail zone are marked dirty
- * so the checkpoint rewrites them at the head (gaze_meta_prepare).
+ * ring is used in order, the head stepping over zones still in use; the
+ * zones right after the head up to the first one in use (the tail,
+ * recorded in the checkpoint) are free, so every zone in use lies
+ * between the tail and the head; after a mount the previous checkpoint's
+ * usage is not known, so every zone from tail to head counts as used by
+ * it.  When little room is left ahead of the head, the live blocks of
+ * the tail zone are marked dirty so the checkpoint rewrites them at the
+ * head (gaze_meta_prepare); a checkpoint bigger than what is free even
+ * so reuses the zones only the checkpoint before last holds
+ * (space_meta_drop_prev).
  *
  * Locking: fs->lock, held by the caller, protects everything here.
  */
@@ -1324,8 +1328,11 @@ gaze_meta_alloc(struct gaze_fs *fs, u64 *addr)
 	if (fs->flags & GAZE_FS_RDONLY)
 		return -EROFS;
 	if (sp->meta_off >= sp->zone_cap) {
+		/* the next free zone; one still in use is stepped over */
 		next = space_meta_next(sp, sp->meta_head);
-		if (next == sp->meta_head || space_meta_used(sp, next)) {
+		while (next != sp->meta_head && space_meta_used(sp, next))
+			next = space_meta_next(sp, next);
+		if (next == sp->meta_head) {
 			gaze_err("the meta ring is full");
 			return -ENOSPC;
 		}
@@ -1362,29 +1369,149 @@ space_meta_needed(struct gaze_fs *fs)
 	       gaze_cache_nr_dirty(fs, GAZE_MB_TINDEX) + GAZE_NR_TABLES;
 }
 
+/*
+ * The last resort of a short ring: give up the zones that only the
+ * checkpoint before last still holds (no live block, none in the newest
+ * checkpoint).  The ring is sized for two copies of the tables, but a
+ * checkpoint that rewrites most of them (removing a big tree) while
+ * sparse zones pin the ring can need more than what two checkpoints
+ * leave free.  Crash consistency does not depend on those zones: the
+ * newest checkpoint is complete on the device before the next one is
+ * written, and a torn write of the next one falls back to the newest,
+ * never to the one before it.  What is given up is only the older
+ * fallback for a newest checkpoint that later goes bad on the media.
+ * Returns how many zones it freed.
+ */
+static u32
+space_meta_drop_prev(struct gaze_space *sp)
+{
+	u32 r, n = 0;
+
+	for (r = 0; r < sp->meta_count; r++) {
+		if (sp->live[r] || sp->snap[r] || !sp->prev[r])
+			continue;
+		sp->prev[r] = 0;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Room for the next checkpoint: the rest of the head zone and every free
+ * zone (gaze_meta_alloc steps over zones in use); *nfree: the free zones
+ * right after the head, up to *tail.
+ */
+static u64
+space_meta_avail(const struct gaze_space *sp, u32 *tail, u32 *nfree)
+{
+	u32 r, n = 0;
+
+	*nfree = space_meta_free_run(sp, tail);
+	for (r = 0; r < sp->meta_count; r++)
+		if (r + sp->meta_start != sp->meta_head &&
+		    !space_meta_used(sp, r + sp->meta_start))
+			n++;
+	return (u64)(sp->zone_cap - min(sp->meta_off, sp->zone_cap)) +
+	       (u64)n * sp->zone_cap;
+}
+
+/*
+ * Keeps the ring moving and dense; *need grows by what it moves.  The
+ * old rule: when fewer than two free zones follow the head, or less than
+ * twice what this checkpoint needs is free, the tail zone's live blocks
+ * are rewritten at the head if they fit, so the zone comes free after
+ * the next commits.  That alone let zones holding a few live blocks each
+ * pin most of a small-zoned ring, until a checkpoint rewriting most of
+ * the tables (removing a big directory) found no room.  So, under that
+ * pressure or as long as what would be left free after this checkpoint
+ * is less than a next one rewriting every live block could need (all
+ * live blocks and a zone), the tail zone and the zones at most half live
+ * are rewritten first, in ring order, up to this checkpoint's own size
+ * plus a zone (at most RING_COMPACT_SLACK blocks): the metadata written
+ * stays proportional to what changed.  With zones bigger than that, the
+ * old rule still moves a dense tail zone that did not fit.  (Applying it
+ * on small zones too, after the compaction, made three of ten
+ * tests/ns/test_bigdir runs with 1-2 MiB zones fail again.)
+ */
+#define RING_COMPACT_SLACK	1024u
+
+static int
+space_meta_move(struct gaze_fs *fs, u32 zone, u64 *need)
+{
+	int ret = gaze_tables_relocate_zone(fs, zone);
+
+	if (!ret)
+		*need = space_meta_needed(fs);
+	return ret;
+}
+
+static int
+space_meta_compact(struct gaze_fs *fs, u32 tail, u32 nfree, u64 avail,
+		   u64 *need)
+{
+	struct gaze_space *sp = fs->space;
+	bool moving = nfree < 2 || avail < 2 * *need;
+	u64 live = 0, cap = avail;
+	u32 r, z, tl;
+	int ret;
+
+	for (r = 0; r < sp->meta_count; r++)
+		live += sp->live[r];
+	if (!moving && avail >= *need + live + sp->zone_cap)
+		return 0;
+	r = min_t(u32, sp->zone_cap, RING_COMPACT_SLACK);
+	if (*need + r < avail)
+		cap = 2 * *need + r;
+	for (z = tail; z != sp->meta_head; z = space_meta_next(sp, z)) {
+		tl = sp->live[z - sp->meta_start];
+		if (!tl || *need + tl > cap ||
+		    (z != tail && tl > sp->zone_cap / 2))
+			continue;
+		ret = space_meta_move(fs, z, need);
+		if (ret)
+			return ret;
+	}
+	/* a zone bigger than the slack: the old rule moves a dense tail */
+	tl = sp->live[tail - sp->meta_start];
+	if (sp->zone_cap > RING_COMPACT_SLACK && moving && tl &&
+	    *need + tl <= avail)
+		return space_meta_move(fs, tail, need);
+	return 0;
+}
+
+bool
+gaze_meta_pressed(struct gaze_fs *fs)
+{
+	struct gaze_space *sp = fs->space;
+	u64 need = space_meta_needed(fs);
+	u32 tail, nfree;
+
+	if (need < sp->zone_cap / 4)
+		return false;	/* cheap answer for the common case */
+	return 2 * need > space_meta_avail(sp, &tail, &nfree);
+}
+
 int
 gaze_meta_prepare(struct gaze_fs *fs)
 {
 	struct gaze_space *sp = fs->space;
-	u32 tail, nfree = space_meta_free_run(sp, &tail);
-	u64 avail = (u64)(sp->zone_cap - min(sp->meta_off, sp->zone_cap)) +
-		    (u64)nfree * sp->zone_cap;
+	u32 tail, nfree, dropped;
+	u64 avail = space_meta_avail(sp, &tail, &nfree);
 	u64 need = space_meta_needed(fs);
-	u32 tl;
 	int ret;
 
-	/*
-	 * Keep the ring moving: when fewer than two free zones are left
-	 * ahead of the head, rewrite the tail zone's live blocks now (if
-	 * that fits) so the zone is free after two more checkpoints.
-	 */
-	if (tail != sp->meta_head && (nfree < 2 || avail < 2 * need)) {
-		tl = sp->live[tail - sp->meta_start];
-		if (tl && need + tl <= avail) {
-			ret = gaze_tables_relocate_zone(fs, tail);
-			if (ret)
-				return ret;
-			need = space_meta_needed(fs);
+	if (tail != sp->meta_head) {
+		ret = space_meta_compact(fs, tail, nfree, avail, &need);
+		if (ret)
+			return ret;
+	}
+	if (need > avail) {
+		dropped = space_meta_drop_prev(sp);
+		if (dropped) {
+			avail = space_meta_avail(sp, &tail, &nfree);
+			gaze_info("meta ring short (%llu blocks needed): %u zones only the checkpoint before last held are reused, now %llu free",
+				  (unsigned long long)need, dropped,
+				  (unsigned long long)avail);
 		}
 	}
 	if (need > avail) {
