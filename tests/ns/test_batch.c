@@ -235,7 +235,10 @@ test_vec(struct gaze_fs *fs, struct gaze_dev *d, u32 ino)
  * must lose nothing (the dnode is then read alone).
  */
 #define RA_BLOCKS	12000u
-#define RA_DNODES	(2 + (RA_BLOCKS - 448 - 2 * 504 + 503) / 504)
+#define RA_IN		((u32)GAZE_ADDRS_PER_INODE)	/* blocks the inode maps */
+#define RA_DN		((u32)GAZE_ADDRS_PER_DNODE)	/* ... each dnode */
+#define RA_DNODES	((u32)GAZE_NR_DIRECT_NODES + (RA_BLOCKS - RA_IN - \
+			 GAZE_NR_DIRECT_NODES * RA_DN + RA_DN - 1) / RA_DN)
 
 /* maps the whole file in runs; returns the device reads it took, or -1 */
 static s64
@@ -260,7 +263,8 @@ ra_map_all(struct gaze_fs **fsp, struct gaze_dev *d, u32 ino, u64 a_first,
 	while (fblk < RA_BLOCKS) {
 		/* runs end at dnode boundaries, so a lookup that needs a
 		 * dnode is a run's first and its failure fails the call */
-		end = fblk < 448 ? 448 : 448 + ((fblk - 448) / 504 + 1) * 504;
+		end = fblk < RA_IN ? RA_IN :
+		      RA_IN + ((fblk - RA_IN) / RA_DN + 1) * RA_DN;
 		if (gaze_file_map(*fsp, ino, fblk, (u32)min(end - fblk, (u64)256),
 				  &addr, &nr) || !nr ||
 		    addr != a_first + fblk)
