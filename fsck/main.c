@@ -281,6 +281,39 @@ print_summary(struct fsck *f, const char *dev)
 		(unsigned long long)le64_to_cpu(f->sb.user_blocks));
 }
 
+/*
+ * Like a journal replay before e2fsck: a filesystem not cleanly unmounted
+ * may hold nodes fsync wrote after its last checkpoint; the core replays
+ * them and commits (format.md section 17) before the check, so the check
+ * and any repair start from what a mount would see.  A replay that fails
+ * leaves the image as it was; the repair then opens without recovery.
+ */
+static bool
+replay(struct gaze_dev *dev, const char *name, const struct fsck_opts *o)
+{
+	struct gaze_fs *fs;
+	bool clean;
+	u32 nodes = 0;
+	int ret;
+
+	if (gaze_fs_open(dev, GAZE_FS_RDONLY, &fs))
+		return false;	/* the check says why */
+	clean = le32_to_cpu(fs->cp.flags) & GAZE_CP_UMOUNT;
+	gaze_fs_close(fs);
+	if (clean)
+		return false;
+	ret = gaze_fs_replay(dev, &nodes);
+	if (ret) {
+		fprintf(stderr, "fsck.gaze: %s: replaying the nodes fsync wrote after the last checkpoint failed: %s; checking the checkpoint without them\n",
+			name, strerror(-ret));
+		return false;
+	}
+	if (nodes && !o->json)
+		fprintf(o->out, "%s: replayed %u nodes written by fsync after the last checkpoint\n",
+			name, nodes);
+	return nodes != 0;
+}
+
 /* checks again after a repair, quietly; problems still found */
 static u64
 recheck(struct gaze_dev *dev, const char *name, const struct fsck_opts *o)
@@ -313,7 +346,7 @@ main(int argc, char **argv)
 	char where[PATH_MAX] = "";
 	u64 remaining = 0;
 	int ret, status = FSCK_EXIT_OK, mstate;
-	bool clean_exit = false;
+	bool clean_exit = false, replayed = false;
 
 	ret = parse_args(argc, argv, &m);
 	if (ret)
@@ -351,6 +384,8 @@ main(int argc, char **argv)
 		return FSCK_EXIT_ERROR;
 	}
 
+	if (m.o.mode != FSCK_MODE_CHECK)
+		replayed = replay(dev, m.device, &m.o);
 	fsck_init(&f, dev, m.device, &m.o);
 	if (!m.o.force) {
 		ret = fsck_is_clean(&f);
@@ -402,6 +437,8 @@ main(int argc, char **argv)
 		fprintf(f.o.out, "%s: ***** FILESYSTEM WAS MODIFIED *****\n",
 			m.device);
 out:
+	if (replayed && !(status & FSCK_EXIT_ERROR))
+		status |= FSCK_EXIT_FIXED;
 	if (m.o.json)
 		print_json(&f, m.device, status, remaining);
 	else if (!clean_exit && !(status & FSCK_EXIT_ERROR))

@@ -738,7 +738,8 @@ fsck_repair(struct fsck *f)
 	ret = repair_zinfo_raw(f);
 	if (ret)
 		return ret;
-	ret = gaze_fs_open(f->dev, 0, &fs);
+	/* main.c replayed any roll-forward chain already, or it failed */
+	ret = gaze_fs_open(f->dev, GAZE_FS_NO_RECOVERY, &fs);
 	if (ret) {
 		fprintf(stderr, "fsck.gaze: %s: the filesystem cannot be opened for repair: %s\n",
 			f->name, ret == -EFSCORRUPTED ? "structure too damaged" :

@@ -284,11 +284,28 @@ gaze_mbuf_read(struct gaze_fs *fs, u32 type, u32 id, u64 idx, u64 blkaddr,
 	return 0;
 }
 
+/*
+ * Roll-forward replays file nodes only: a directory block or directory
+ * inode changed since the checkpoint makes the next fsync take one.
+ */
+static void
+cache_rf_note(struct gaze_fs *fs, const struct gaze_mbuf *mb)
+{
+	const struct gaze_inode *in = mb->data;
+
+	if (mb->type == GAZE_MB_FBLK ||
+	    (mb->type == GAZE_MB_NODE &&
+	     le32_to_cpu(in->hdr.magic) == GAZE_MAGIC_INODE &&
+	     (le16_to_cpu(in->mode) & 0170000) == 0040000))
+		fs->rf_need_cp = true;
+}
+
 void
 gaze_mbuf_dirty(struct gaze_fs *fs, struct gaze_mbuf *mb)
 {
 	struct gaze_cache *c = fs->cache;
 
+	cache_rf_note(fs, mb);
 	mb->flags |= GAZE_MBF_DIRTY;
 	if ((mb->flags & (MBF_ON_DIRTY | MBF_FORGOTTEN)))
 		return;

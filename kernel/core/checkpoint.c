@@ -238,6 +238,10 @@ gaze_cp_write(struct gaze_fs *fs, u32 flags)
 	fs->cp_seq++;
 	fs->cp_zone = zone;
 	fs->cp_offset = off + nblocks;
+	/* the roll-forward chains start afresh at the logs' heads */
+	fs->rf_need_cp = false;
+	memset(fs->rf_log, 0, sizeof(fs->rf_log));
+	fs->rf_blocks = 0;
 	ret = gaze_space_cp_committed(fs);
 
 out_free_pack:

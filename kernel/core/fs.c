@@ -344,9 +344,10 @@ gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp)
 	u32 max_nid;
 	int ret;
 
-	if (flags & ~(GAZE_FS_RDONLY | GAZE_FS_KEEP_ORPHANS))
+	if (flags & ~(GAZE_FS_RDONLY | GAZE_FS_KEEP_ORPHANS |
+		      GAZE_FS_NO_RECOVERY))
 		return -EINVAL;
-	fs = fs_alloc(dev, flags & GAZE_FS_RDONLY);
+	fs = fs_alloc(dev, flags & (GAZE_FS_RDONLY | GAZE_FS_NO_RECOVERY));
 	if (!fs)
 		return -ENOMEM;
 	sb = &fs->sb;
@@ -416,6 +417,17 @@ gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp)
 	if (!(flags & GAZE_FS_RDONLY))
 		fs->cp.mount_count = cpu_to_le32(le32_to_cpu(fs->cp.mount_count) +
 						 1);
+	/* what roll-forward replayed is committed before anything new */
+	if (fs->rf_recovered) {
+		ret = fs_cp_write_locked(fs, 0);
+		if (ret) {
+			gaze_err("the checkpoint after roll-forward failed: %d",
+				 ret);
+			goto out_free;
+		}
+		gaze_info("roll-forward: replayed %u nodes written by fsync after checkpoint %llu",
+			  fs->rf_recovered, (unsigned long long)fs->cp_seq - 1);
+	}
 	*fsp = fs;
 	return 0;
 
@@ -446,6 +458,91 @@ gaze_fs_sync(struct gaze_fs *fs)
 	if (fs->flags & GAZE_FS_RDONLY)
 		return 0;
 	return fs_cp_write_locked(fs, 0);
+}
+
+/*
+ * Whether the dirty state can be made durable by roll-forward alone, and
+ * to which physical node log (*li).  Not when: an operation since the
+ * checkpoint is one recovery does not replay (fs->rf_need_cp), directory
+ * blocks are dirty, the dirty nodes go to several logs (one fsync must
+ * be one run of one chain, so a crash keeps all of it or none), a chain
+ * has no known start or was broken, another log has nodes after its last
+ * end mark (recovery would not replay them), or the chains have grown
+ * past a zone (recovery time stays bounded).
+ */
+static bool
+fs_rf_possible(struct gaze_fs *fs, int *li)
+{
+	u32 l, zone_cap = le32_to_cpu(fs->sb.zone_cap);
+
+	if (fs->rf_need_cp || fs->flags & GAZE_FS_NO_RECOVERY ||
+	    gaze_cache_nr_dirty(fs, GAZE_MB_FBLK) ||
+	    fs->rf_blocks + gaze_cache_nr_dirty(fs, GAZE_MB_NODE) > zone_cap)
+		return false;
+	*li = gaze_nodes_fsync_log(fs);
+	if (*li == -1)
+		return false;
+	for (l = 0; l < GAZE_MAX_LOGS; l++) {
+		if (fs->rf_log[l] & GAZE_RF_BROKEN)
+			return false;
+		if ((int)l != *li && (fs->rf_log[l] & GAZE_RF_TAIL))
+			return false;
+	}
+	return *li < 0 || gaze_log_cp_start(fs, (u32)*li);
+}
+
+static int
+fs_fsync_locked(struct gaze_fs *fs)
+{
+	int li, ret;
+
+	if (!fs_rf_possible(fs, &li))
+		goto checkpoint;
+	/* the data the nodes point at is durable before them */
+	ret = fs->dev->ops->flush(fs->dev);
+	if (ret || li < 0)	/* li < 0: no dirty node, data only */
+		return ret;
+	ret = gaze_nodes_fsync(fs, (u32)li);
+	if (ret)
+		return ret;
+	if (fs->rf_log[li] & GAZE_RF_BROKEN)
+		goto checkpoint;	/* the end mark may be unreachable */
+	ret = fs->dev->ops->flush(fs->dev);
+	if (!ret)
+		fs->rf_fsyncs++;
+	return ret;
+
+checkpoint:
+	fs->rf_fsync_cps++;
+	return gaze_cp_write(fs, 0);
+}
+
+int
+gaze_fs_fsync(struct gaze_fs *fs)
+{
+	int ret;
+
+	if (fs->flags & GAZE_FS_RDONLY)
+		return 0;
+	mutex_lock(&fs->lock);
+	ret = fs_fsync_locked(fs);
+	mutex_unlock(&fs->lock);
+	return ret;
+}
+
+int
+gaze_fs_replay(struct gaze_dev *dev, u32 *nodes)
+{
+	struct gaze_fs *fs;
+	int ret;
+
+	*nodes = 0;
+	ret = gaze_fs_open(dev, GAZE_FS_KEEP_ORPHANS, &fs);
+	if (ret)
+		return ret;
+	*nodes = fs->rf_recovered;
+	fs->flags |= GAZE_FS_RDONLY;	/* no unmount checkpoint: not clean */
+	return gaze_fs_close(fs);
 }
 
 int

@@ -204,6 +204,11 @@ struct gaze_tables;		/* table.c private */
  * is freed by gaze_ns_orphan_evict, or at the next open without it.
  */
 #define GAZE_FS_KEEP_ORPHANS	0x2
+/*
+ * gaze_fs_open flag: read-write without roll-forward (fsck.gaze's repair
+ * after a failed replay); the chain is dropped by the next checkpoint.
+ */
+#define GAZE_FS_NO_RECOVERY	0x4
 
 /* orphans one checkpoint records (two payload blocks of slots) */
 #define GAZE_ORPHANS_MAX	((u32)(2 * GAZE_ADDRS_PER_BLOCK))
@@ -258,7 +263,28 @@ struct gaze_fs {
 	 * resv_lock */
 	spinlock_t		resv_lock;
 	u64			resv_blocks;
+	/*
+	 * Roll-forward (fs.c gaze_fs_fsync, node.c, recover.c); fs->lock.
+	 * All are reset when a checkpoint commits.
+	 *  rf_need_cp: an operation since the checkpoint changed what
+	 *	roll-forward does not replay (the namespace, directory
+	 *	blocks, a new inode, a freed node): fsync takes a checkpoint.
+	 *  rf_log[li]: GAZE_RF_* of physical log li since the checkpoint.
+	 *  rf_blocks: nodes written by fsync since the checkpoint.
+	 */
+	bool			rf_need_cp;
+	u8			rf_log[GAZE_MAX_LOGS];
+	u32			rf_blocks;
+	u32			rf_recovered;	/* nodes replayed at mount */
+	u64			rf_fsyncs;	/* fsyncs without a checkpoint */
+	u64			rf_fsync_cps;	/* fsyncs that took one */
 };
+
+/* fs->rf_log[] bits */
+#define GAZE_RF_TAIL	0x01	/* nodes written after the log's last
+				 * fsync end mark */
+#define GAZE_RF_BROKEN	0x02	/* a node was written whose next block
+				 * was not known: the chain ends there */
 
 /* ---------------------------------------------------------------- */
 /* cache.c: caller holds fs->lock                                    */
@@ -341,6 +367,15 @@ int gaze_block_read(struct gaze_fs *fs, u64 addr, void *buf);
 int gaze_zone_report(struct gaze_fs *fs, u32 zone, struct gaze_zone *z);
 /* clears the valid bit and count of a main-area block */
 int gaze_block_invalidate(struct gaze_fs *fs, u64 addr);
+/* roll-forward: makes a block written after the checkpoint valid */
+int gaze_block_claim(struct gaze_fs *fs, u64 addr, u32 owner_nid, u16 ofs,
+		     u8 sum_type, int type);
+/* where log type `type` writes next; 0 if its zone is full (or it has
+ * none) and open is false or no zone can be opened */
+u64 gaze_log_peek(struct gaze_fs *fs, int type, bool open);
+/* the next block of physical log li as the mounted/last checkpoint
+ * records it; 0 if it had no zone or a full one */
+u64 gaze_log_cp_start(struct gaze_fs *fs, u32 li);
 /* convenience: alloc + write for file data */
 int gaze_data_write(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 		    const void *buf, u64 *addr);
@@ -418,7 +453,23 @@ int gaze_node_new(struct gaze_fs *fs, u32 nid, u32 ino, u32 magic, u32 index,
 /* writes one dirty node to its log (type from the owner); updates imap */
 int gaze_node_write(struct gaze_fs *fs, struct gaze_mbuf *mb);
 int gaze_nodes_flush(struct gaze_fs *fs);
+/* the GAZE_LOG_* type a node block is written to */
+int gaze_node_log_type(const void *blk);
+/* checks a node block read at addr for nid (magic, crc, nid, seq) */
+int gaze_node_check(struct gaze_fs *fs, const void *blk, u32 nid, u32 magic,
+		    u64 addr, const char **why);
+/*
+ * fsync without a checkpoint: the physical node log all dirty nodes go
+ * to, or -1 when they go to several (or none is dirty: -2)
+ */
+int gaze_nodes_fsync_log(struct gaze_fs *fs);
+/* writes every dirty node with GAZE_NF_FSYNC, the last with
+ * GAZE_NF_FSYNC_END; all must go to physical log li */
+int gaze_nodes_fsync(struct gaze_fs *fs, u32 li);
 
+/* recover.c: roll-forward of fsync'd nodes at a read-write mount, from
+ * gaze_space_init before the device is synced; sets fs->rf_recovered */
+int gaze_recover(struct gaze_fs *fs);
 /* ---------------------------------------------------------------- */
 /* checkpoint.c, fs.c                                                */
 /* ---------------------------------------------------------------- */
@@ -458,6 +509,18 @@ int gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp);
 /* read-write: final checkpoint with GAZE_CP_UMOUNT; then frees */
 int gaze_fs_close(struct gaze_fs *fs);
 int gaze_fs_sync(struct gaze_fs *fs);		/* checkpoint now */
+/*
+ * Makes everything written to the core so far durable: the dirty nodes
+ * go to their log marked for roll-forward, without a checkpoint, when
+ * recovery can replay them (format.md section 17); else a checkpoint.
+ */
+int gaze_fs_fsync(struct gaze_fs *fs);
+/*
+ * fsck: replays a roll-forward chain left by a crash (opens the device
+ * read-write, recovers, checkpoints without marking the filesystem
+ * clean).  *nodes: how many nodes were replayed.
+ */
+int gaze_fs_replay(struct gaze_dev *dev, u32 *nodes);
 
 /* ---------------------------------------------------------------- */
 /* gc.c: the baseline garbage collector; caller holds fs->lock       */

@@ -117,7 +117,8 @@ struct gaze_mhdr {
 /* gaze_mhdr.flags */
 #define GAZE_NF_FSYNC		0x0001	/* node written by fsync: roll forward */
 #define GAZE_NF_DENTRY		0x0002	/* fsync'd inode whose dentry must be recovered */
-#define GAZE_NF_ALL		0x0003
+#define GAZE_NF_FSYNC_END	0x0004	/* last node of one fsync in its log */
+#define GAZE_NF_ALL		0x0007
 
 /* ---------------------------------------------------------------- */
 /* Feature masks: table of (mask, bit, name, default-on).           */

@@ -92,6 +92,7 @@ gaze_nid_claim(struct gaze_fs *fs, u32 nid)
 		return ret;
 	if (addr)
 		return -EEXIST;
+	fs->rf_need_cp = true;
 	return gaze_imap_set(fs, nid, GAZE_ADDR_PREALLOC);
 }
 
@@ -117,6 +118,7 @@ gaze_nid_free(struct gaze_fs *fs, u32 nid)
 	ret = gaze_imap_set(fs, nid, 0);
 	if (ret)
 		return ret;
+	fs->rf_need_cp = true;		/* roll-forward replays no frees */
 	mb = gaze_mbuf_lookup(fs, GAZE_MB_NODE, nid, 0);
 	if (mb)
 		gaze_mbuf_forget(fs, mb);
@@ -142,9 +144,9 @@ node_verify(struct gaze_fs *fs, const void *blk, u32 magic, u64 addr,
 }
 
 /* the checks of a node block just read for nid; *why set on failure */
-static int
-node_check(struct gaze_fs *fs, const void *blk, u32 nid, u32 magic, u64 addr,
-	   const char **why)
+int
+gaze_node_check(struct gaze_fs *fs, const void *blk, u32 nid, u32 magic,
+		u64 addr, const char **why)
 {
 	const struct gaze_mhdr *h = blk;
 	int ret;
@@ -221,7 +223,7 @@ gaze_node_readahead(struct gaze_fs *fs, const __le32 *nids, u32 n,
 	ret = got ? gaze_blocks_readv(fs, first, got, bufs) : 0;
 	for (i = 0; i < got; i++) {
 		why = NULL;
-		if (ret || node_check(fs, mbs[i]->data, le32_to_cpu(nids[i]),
+		if (ret || gaze_node_check(fs, mbs[i]->data, le32_to_cpu(nids[i]),
 				      magic, first + i, &why)) {
 			gaze_mbuf_forget(fs, mbs[i]);
 			continue;
@@ -269,7 +271,7 @@ gaze_node_get(struct gaze_fs *fs, u32 nid, u32 magic, struct gaze_mbuf **mbp)
 	ret = gaze_mbuf_read(fs, GAZE_MB_NODE, nid, 0, addr, &mb);
 	if (ret)
 		return ret;
-	ret = node_check(fs, mb->data, nid, magic, addr, &why);
+	ret = gaze_node_check(fs, mb->data, nid, magic, addr, &why);
 	if (ret) {
 		gaze_err("node %u at %llu: %s", nid,
 			 (unsigned long long)addr, why ? why : "bad block");
@@ -296,15 +298,17 @@ gaze_node_new(struct gaze_fs *fs, u32 nid, u32 ino, u32 magic, u32 index,
 		return ret;
 	gaze_fmt_hdr_init(mb->data, magic, fs->uuid, 0, fs->cp_seq + 1, nid,
 			  ino, index);
+	if (magic == GAZE_MAGIC_INODE)
+		fs->rf_need_cp = true;	/* its entry is not replayed */
 	gaze_mbuf_dirty(fs, mb);
 	*mbp = mb;
 	return 0;
 }
 
-static int
-node_log_type(const struct gaze_mbuf *mb)
+int
+gaze_node_log_type(const void *blk)
 {
-	const struct gaze_inode *in = mb->data;
+	const struct gaze_inode *in = blk;
 
 	switch (le32_to_cpu(in->hdr.magic)) {
 	case GAZE_MAGIC_INODE:
@@ -317,9 +321,14 @@ node_log_type(const struct gaze_mbuf *mb)
 	return GAZE_LOG_NODE_WARM;
 }
 
-/* the header of a node about to be written at addr, and its crc */
+/*
+ * The header of a node about to be written at addr, and its crc: next
+ * is the block its log writes after it (the roll-forward chain), flags
+ * GAZE_NF_* (0 outside fsync).
+ */
 static void
-node_seal(struct gaze_fs *fs, struct gaze_mbuf *mb, u64 addr)
+node_seal(struct gaze_fs *fs, struct gaze_mbuf *mb, u64 addr, u64 next,
+	  u16 flags)
 {
 	struct gaze_mhdr *h = mb->data;
 
@@ -328,7 +337,8 @@ node_seal(struct gaze_fs *fs, struct gaze_mbuf *mb, u64 addr)
 	memcpy(h->uuid, fs->uuid, sizeof(h->uuid));
 	h->hdr_version = cpu_to_le16(GAZE_FORMAT_VERSION);
 	h->nid = cpu_to_le32(mb->id);
-	h->next = 0;
+	h->flags = cpu_to_le16(flags);
+	h->next = cpu_to_le64(next);
 	gaze_fmt_csum_set(mb->data);
 }
 
@@ -379,11 +389,32 @@ node_batch_commit(struct gaze_fs *fs, struct node_batch *b)
 	return ret;
 }
 
+/*
+ * The block after the batch's last one in its log: where the chain goes
+ * on.  Outside fsync a full zone is not followed by opening the next one
+ * (a checkpoint must not take a free zone for it): the chain ends, and
+ * the next fsync takes a checkpoint instead (GAZE_RF_BROKEN).
+ */
+static u64
+node_batch_next(struct gaze_fs *fs, int type, u16 flags)
+{
+	u32 li = (u32)gaze_log_of_type(fs, type);
+	u64 next = gaze_log_peek(fs, type, flags & GAZE_NF_FSYNC);
+
+	if (!next)
+		fs->rf_log[li] |= GAZE_RF_BROKEN;
+	if (!(flags & GAZE_NF_FSYNC))
+		fs->rf_log[li] |= GAZE_RF_TAIL;
+	return next;
+}
+
 static int
-node_batch_write(struct gaze_fs *fs, struct node_batch *b, int type)
+node_batch_write(struct gaze_fs *fs, struct node_batch *b, int type,
+		 u16 flags)
 {
 	u32 i, got;
 	int ret = 0, wret = 0;
+	u64 next = 0;
 
 	for (got = 0; got < b->n && !ret; got++) {
 		ret = gaze_block_alloc(fs, type, b->mb[got]->id, 0,
@@ -391,8 +422,14 @@ node_batch_write(struct gaze_fs *fs, struct node_batch *b, int type)
 		if (ret)
 			break;
 	}
+	if (got)
+		next = node_batch_next(fs, type, flags);
 	for (i = 0; i < got; i++) {
-		node_seal(fs, b->mb[i], b->addr[i]);
+		bool last = i + 1 == got;
+
+		node_seal(fs, b->mb[i], b->addr[i],
+			  last ? next : b->addr[i + 1],
+			  last ? flags : flags & ~GAZE_NF_FSYNC_END);
 		b->bufs[i] = b->mb[i]->data;
 	}
 	/* blocks taken at a log head are written even when not all were */
@@ -428,7 +465,7 @@ gaze_node_write(struct gaze_fs *fs, struct gaze_mbuf *mb)
 	mb->ref++;
 	b->mb[0] = mb;
 	b->n = 1;
-	ret = node_batch_write(fs, b, node_log_type(mb));
+	ret = node_batch_write(fs, b, gaze_node_log_type(mb->data), 0);
 	gaze_free(b);
 	return ret;
 }
@@ -441,14 +478,14 @@ static int
 node_flush_one(struct gaze_fs *fs, struct gaze_mbuf *mb, void *arg)
 {
 	struct node_flush *nf = arg;
-	int type = node_log_type(mb);
+	int type = gaze_node_log_type(mb->data);
 	struct node_batch *b = &nf->b[type];
 	int ret;
 
 	if (fs->flags & GAZE_FS_RDONLY)
 		return -EROFS;
 	if (b->n == NODE_BATCH) {
-		ret = node_batch_write(fs, b, type);
+		ret = node_batch_write(fs, b, type, 0);
 		if (ret)
 			return ret;
 	}
@@ -478,9 +515,100 @@ gaze_nodes_flush(struct gaze_fs *fs)
 				gaze_mbuf_put(fs, nf->b[t].mb[--nf->b[t].n]);
 			continue;
 		}
-		r = node_batch_write(fs, &nf->b[t], t);
+		r = node_batch_write(fs, &nf->b[t], t, 0);
 		if (r)
 			ret = r;
+	}
+	gaze_free(nf);
+	return ret;
+}
+
+/*
+ * fsync without a checkpoint (fs.c gaze_fs_fsync).  Every dirty node goes
+ * to the one physical log they all map to, marked GAZE_NF_FSYNC, the last
+ * one also GAZE_NF_FSYNC_END: recovery replays a log's chain only up to
+ * its last end mark, so an fsync cut short by a crash is dropped whole.
+ */
+struct node_fsync_scan {
+	struct gaze_fs	*fs;
+	int		li;		/* -2: no node yet; -1: several logs */
+};
+
+static int
+node_fsync_scan_one(struct gaze_fs *fs, struct gaze_mbuf *mb, void *arg)
+{
+	struct node_fsync_scan *s = arg;
+	int li = gaze_log_of_type(fs, gaze_node_log_type(mb->data));
+
+	if (s->li == -2)
+		s->li = li;
+	else if (s->li != li)
+		s->li = -1;
+	return 0;
+}
+
+int
+gaze_nodes_fsync_log(struct gaze_fs *fs)
+{
+	struct node_fsync_scan s = { .fs = fs, .li = -2 };
+	int ret;
+
+	ret = gaze_cache_for_each_dirty(fs, GAZE_MB_NODE, node_fsync_scan_one,
+					&s);
+	return ret ? -1 : s.li;
+}
+
+struct node_fsync {
+	struct node_batch	b;
+	u32			li;
+	int			type;	/* of the first node: all share li */
+	u32			written;
+};
+
+static int
+node_fsync_one(struct gaze_fs *fs, struct gaze_mbuf *mb, void *arg)
+{
+	struct node_fsync *nf = arg;
+	int type = gaze_node_log_type(mb->data);
+	int ret;
+
+	if (WARN_ON((u32)gaze_log_of_type(fs, type) != nf->li))
+		return -EINVAL;
+	if (nf->type < 0)
+		nf->type = type;
+	if (nf->b.n == NODE_BATCH) {
+		ret = node_batch_write(fs, &nf->b, nf->type, GAZE_NF_FSYNC);
+		if (ret)
+			return ret;
+	}
+	mb->ref++;		/* the batch's, until it is written */
+	nf->b.mb[nf->b.n++] = mb;
+	nf->written++;
+	return 0;
+}
+
+int
+gaze_nodes_fsync(struct gaze_fs *fs, u32 li)
+{
+	struct node_fsync *nf;
+	int ret;
+
+	if (fs->flags & GAZE_FS_RDONLY)
+		return -EROFS;
+	nf = gaze_zalloc(sizeof(*nf));
+	if (!nf)
+		return -ENOMEM;
+	nf->li = li;
+	nf->type = -1;
+	ret = gaze_cache_for_each_dirty(fs, GAZE_MB_NODE, node_fsync_one, nf);
+	if (!ret && nf->b.n)
+		ret = node_batch_write(fs, &nf->b, nf->type,
+				       GAZE_NF_FSYNC | GAZE_NF_FSYNC_END);
+	while (nf->b.n)		/* an earlier batch failed */
+		gaze_mbuf_put(fs, nf->b.mb[--nf->b.n]);
+	if (!ret) {
+		fs->rf_log[li] &= (u8)~GAZE_RF_TAIL;
+		fs->rf_blocks += nf->written;
 	}
 	gaze_free(nf);
 	return ret;

@@ -89,6 +89,9 @@ struct gaze_space {		/* every field: fs->lock */
 	u32	meta_head;		/* absolute zone */
 	u32	meta_off;
 	u32	*live, *snap, *prev;	/* meta_count entries each */
+	u8	*rf_zone;		/* roll-forward: main zones free at
+					 * the checkpoint it claimed blocks
+					 * in (main_count entries, or NULL) */
 	/* file data writeback in progress (gaze_space_wb_begin) */
 	bool	wb;
 	u32	wb_over;
@@ -694,6 +697,10 @@ gaze_space_init(struct gaze_fs *fs)
 	if (ret)
 		goto out_destroy;
 	if (!(fs->flags & GAZE_FS_RDONLY)) {
+		/* before the sync resets zones the chains may lie in */
+		ret = gaze_recover(fs);
+		if (ret)
+			goto out_destroy;
 		ret = space_sync_device(fs);
 		if (ret)
 			goto out_destroy;
@@ -713,6 +720,7 @@ gaze_space_destroy(struct gaze_fs *fs)
 
 	if (!sp)
 		return;
+	gaze_free(sp->rf_zone);
 	gaze_free(sp->zones);
 	gaze_free(sp->live);
 	gaze_free(sp->snap);
@@ -1047,6 +1055,122 @@ space_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 out_put:
 	space_blk_refs_put(fs, &r);
 	return ret;
+}
+
+/*
+ * Roll-forward (recover.c): block addr, written after the mounted
+ * checkpoint, is referenced by a recovered node and becomes valid with
+ * the given owner.  It must lie in a log head zone or in a zone the
+ * checkpoint has free (opened after it); such a zone becomes FULL (the
+ * mount finishes it on the device if it is still open there), and stays
+ * open to later claims while the replay runs (sp->rf_zone).
+ */
+int
+gaze_block_claim(struct gaze_fs *fs, u64 addr, u32 owner_nid, u16 ofs,
+		 u8 sum_type, int type)
+{
+	struct gaze_space *sp = fs->space;
+	struct space_blk_refs r;
+	struct gaze_summary *s;
+	struct space_zone *z;
+	u64 zone = addr / sp->zone_blocks;
+	u32 zi, off = (u32)(addr % sp->zone_blocks);
+	u8 *bits, mask;
+	int ret;
+
+	if (zone < sp->main_start || zone - sp->main_start >= sp->main_count ||
+	    off >= sp->zone_cap) {
+		gaze_err("roll-forward: block %llu is outside the main area",
+			 (unsigned long long)addr);
+		return -EFSCORRUPTED;
+	}
+	zi = (u32)(zone - sp->main_start);
+	z = &sp->zones[zi];
+	if (!sp->rf_zone) {
+		sp->rf_zone = gaze_zalloc(sp->main_count);
+		if (!sp->rf_zone)
+			return -ENOMEM;
+	}
+	if (z->state != GAZE_ZS_FREE && !sp->rf_zone[zi] &&
+	    !(z->state == GAZE_ZS_OPEN && space_is_log_head(sp, (u32)zone))) {
+		gaze_err("roll-forward: block %llu lies in zone %llu, which the checkpoint has in use",
+			 (unsigned long long)addr, (unsigned long long)zone);
+		return -EFSCORRUPTED;
+	}
+	ret = space_blk_refs_get(fs, zi, off, &r);
+	if (ret)
+		return ret;
+	bits = space_usage_bit(r.umb, off, &mask);
+	if (*bits & mask) {
+		gaze_err("roll-forward: block %llu is referenced twice",
+			 (unsigned long long)addr);
+		ret = -EFSCORRUPTED;
+		goto out_put;
+	}
+	*bits |= mask;
+	gaze_table_dirty(fs, r.umb);
+	s = space_summary(r.smb, off);
+	s->nid = cpu_to_le32(owner_nid);
+	s->ofs = cpu_to_le16(ofs);
+	s->type = sum_type;
+	s->flags = 0;
+	gaze_table_dirty(fs, r.smb);
+	if (z->state == GAZE_ZS_FREE) {
+		sp->rf_zone[zi] = 1;
+		z->log = (u8)space_log_type(fs, (u32)gaze_log_of_type(fs, type));
+		z->cps = 0;
+		sp->nr_free--;
+	}
+	if (sp->rf_zone[zi])	/* FREE, or PREFREE after a replaced block */
+		space_set_state(sp, zi, GAZE_ZS_FULL);
+	z->valid++;
+	z->mtime = gaze_fs_age(fs);
+	space_zinfo_store(fs, r.zmb, zi);
+	sp->valid_blocks++;
+	if (sum_type == GAZE_SUM_NODE)
+		sp->valid_nodes++;
+out_put:
+	space_blk_refs_put(fs, &r);
+	return ret;
+}
+
+/*
+ * The address the next block of log type `type` will get.  With open, a
+ * log whose zone is full (or that has none) opens its next zone now (else
+ * the answer is 0), so the last
+ * node written in a zone can name where its log continues (the
+ * roll-forward chain, format.md section 17).  0: no room; the chain
+ * ends there.
+ */
+u64
+gaze_log_peek(struct gaze_fs *fs, int type, bool open)
+{
+	struct gaze_space *sp = fs->space;
+	u32 li = (u32)gaze_log_of_type(fs, type);
+	struct space_log *lg = &sp->logs[li];
+
+	if (!open)
+		return lg->zone == SPACE_NO_ZONE || lg->offset >= sp->zone_cap ?
+		       0 : space_zone_addr(sp, lg->zone) + lg->offset;
+	if (space_close_full(fs, li))
+		return 0;
+	if (lg->zone == SPACE_NO_ZONE && space_open_zone(fs, li, false))
+		return 0;
+	return space_zone_addr(sp, lg->zone) + lg->offset;
+}
+
+/* the next block of physical log li as the checkpoint records it; 0 if
+ * it has no zone or its zone is full */
+u64
+gaze_log_cp_start(struct gaze_fs *fs, u32 li)
+{
+	struct gaze_space *sp = fs->space;
+	u32 zone = le32_to_cpu(fs->cp.logs[li].zone);
+	u32 off = le32_to_cpu(fs->cp.logs[li].offset);
+
+	if (li >= sp->nr_logs || zone == SPACE_NO_ZONE || off >= sp->zone_cap)
+		return 0;
+	return space_zone_addr(sp, zone) + off;
 }
 
 int

@@ -15,7 +15,9 @@
  * write and page_mkwrite); the core stamps the wall clock on each
  * gaze_file_write, so writeback puts the VFS times back afterwards.
  *
- * fsync: writes and waits for the range, then takes a checkpoint.
+ * fsync: writes and waits for the range, then gaze_fs_fsync: the dirty
+ * nodes go to their log marked for roll-forward (a checkpoint only when
+ * recovery could not replay what changed; see core/recover.c).
  *
  * fallocate: mode 0 / KEEP_SIZE, PUNCH_HOLE | KEEP_SIZE and ZERO_RANGE
  * [| KEEP_SIZE] (see gaze_file_fallocate for what "allocate" can promise
@@ -499,7 +501,7 @@ static int gaze_fsync(struct file *file, loff_t start, loff_t end,
 	if (ret || sb_rdonly(inode->i_sb))
 		return ret;
 	nofs = gaze_nofs_begin();
-	ret = gaze_fs_sync(gaze_ifs(inode));
+	ret = gaze_fs_fsync(gaze_ifs(inode));
 	gaze_nofs_end(nofs);
 	return ret ? gaze_error(inode->i_sb, ret, "fsync") : 0;
 }

@@ -67,6 +67,7 @@ static struct {
 	u64	zone_bytes;
 	long	power_cuts;		/* -1: unlimited */
 	u32	max_open;		/* emulator open/active limit, 0 none */
+	int	fsync_mix;		/* mostly writes and fsyncs */
 	const char *fsck;
 	int	verbose;
 } opt = {
@@ -82,6 +83,7 @@ static struct gaze_fs *fs;
 static char image_path[256];
 static volatile int failed;
 static u64 ops_done, ops_enospc, n_cuts, n_reopens, n_cps, n_verified;
+static u64 n_fsyncs, n_rf_fsyncs, n_rf_nodes;
 static u64 n_gc;			/* explicit GC calls that moved a zone */
 static u64 bytes_limit, objs_limit;
 static u64 cut_cp_seq;			/* seq of the snapshot in use */
@@ -1192,6 +1194,30 @@ op_sync(void)
 
 static void snapshot_if_cp(void);
 
+/*
+ * fsync: everything the core holds becomes durable, by roll-forward when
+ * it can replay what changed, else by a checkpoint; either way the state
+ * a power cut must bring back is the live one.
+ */
+static void
+op_fsync(void)
+{
+	u64 seq = fs->cp_seq;
+	int err = gaze_fs_fsync(fs);
+
+	if (err == -ENOSPC) {
+		ops_enospc++;
+		return;
+	}
+	if (err)
+		fail("fsync: %d", err);
+	snapshot_if_cp();
+	o_copy(&snap, &live);
+	n_fsyncs++;
+	if (fs->cp_seq == seq)
+		n_rf_fsyncs++;
+}
+
 /* deletes a subtree's files when space runs short: frees whole zones */
 static void
 op_purge(struct th *t)
@@ -1332,13 +1358,45 @@ op_gcpipe(struct th *t)
 		fail("staged gc: %d", err);
 }
 
+/* --fsync-mix: files are made now and then, mostly written and fsync'd */
+static void
+fsync_mix_op(struct th *t, u64 r)
+{
+	if (r < 25)
+		op_create(t, false);
+	else if (r < 35)
+		op_unlink(t);
+	else if (r < 500)
+		op_write(t);
+	else if (r < 560)
+		op_truncate(t);
+	else if (r < 620)
+		op_xattr(t);
+	else if (r < 760)
+		op_check(t);
+	else if (r < 960)
+		op_fsync();
+	else if (r < 970)
+		op_sync();
+	else if (r < 980 && rn(&t->rs, 3))
+		op_gcpipe(t);
+	else if (r < 980)
+		op_gc(t);
+	else if (r < 990)
+		op_purge(t);
+	else
+		fs->cache_limit = (64u << 10) << rn(&t->rs, 10);
+}
+
 static void
 one_op(struct th *t)
 {
 	u64 r = rn(&t->rs, 1000);
 	u64 before = ops_enospc;
 
-	if (r < 120)
+	if (opt.fsync_mix)
+		fsync_mix_op(t, r);
+	else if (r < 120)
 		op_create(t, false);
 	else if (r < 170)
 		op_create(t, true);
@@ -1358,8 +1416,10 @@ one_op(struct th *t)
 		op_xattr(t);
 	else if (r < 960)
 		op_check(t);
-	else if (r < 975)
+	else if (r < 968)
 		op_sync();
+	else if (r < 975)
+		op_fsync();
 	else if (r < 980)
 		op_purge(t);
 	else if (r < 990 && rn(&t->rs, 4) == 0)
@@ -1552,6 +1612,7 @@ reopen(void)
 		return -1;
 	}
 	n_reopens++;
+	n_rf_nodes += fs->rf_recovered;
 	cut_cp_seq = fs->cp_seq;
 	return 0;
 }
@@ -1620,6 +1681,9 @@ usage(FILE *f)
 "  -p, --power-cuts N    at most N power cuts (default unlimited)\n"
 "  -o, --max-open N      the emulator allows N open and N active zones\n"
 "                        (default: no limit)\n"
+"  -F, --fsync-mix       mostly writes, truncates, xattrs and fsyncs of\n"
+"                        existing files, so power cuts land on\n"
+"                        roll-forward chains\n"
 "  -f, --fsck PATH       run PATH -fn on the image after each recovery\n"
 "                        (the emulator is then file backed in /tmp)\n"
 "  -v, --verbose         say what happens (twice: check every inode\n"
@@ -1658,6 +1722,7 @@ main(int argc, char **argv)
 		{ "zone-size", required_argument, NULL, 'z' },
 		{ "power-cuts", required_argument, NULL, 'p' },
 		{ "fsck", required_argument, NULL, 'f' },
+		{ "fsync-mix", no_argument, NULL, 'F' },
 		{ "max-open", required_argument, NULL, 'o' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1670,7 +1735,7 @@ main(int argc, char **argv)
 	u64 rs, ops_left;
 	int c, i;
 
-	while ((c = getopt_long(argc, argv, "s:t:n:T:d:z:p:f:o:vhV", lo,
+	while ((c = getopt_long(argc, argv, "s:t:n:T:d:z:p:f:Fo:vhV", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -1697,6 +1762,9 @@ main(int argc, char **argv)
 			break;
 		case 'f':
 			opt.fsck = optarg;
+			break;
+		case 'F':
+			opt.fsync_mix = 1;
 			break;
 		case 'o':
 			opt.max_open = (u32)strtoul(optarg, NULL, 0);
@@ -1785,10 +1853,12 @@ main(int argc, char **argv)
 	printf("gaze-stress: %s: %" PRIu64 " ops (%" PRIu64 " ENOSPC), %"
 	       PRIu64 " checkpoints seen, %" PRIu64 " power cuts, %" PRIu64
 	       " reopens, %" PRIu64 " inode checks, %" PRIu64
-	       " explicit GC reclaims, %" PRIu64 " staged GC jobs, %.1f s, seed %"
-	       PRIu64 "\n",
+	       " explicit GC reclaims, %" PRIu64 " staged GC jobs, %" PRIu64
+	       " fsyncs (%" PRIu64 " without a checkpoint), %" PRIu64
+	       " nodes rolled forward, %.1f s, seed %" PRIu64 "\n",
 	       failed ? "FAILED" : "ok", ops_done, ops_enospc, n_cps, n_cuts,
-	       n_reopens, n_verified, n_gc, gp.jobs, now_s() - t0, opt.seed);
+	       n_reopens, n_verified, n_gc, gp.jobs, n_fsyncs, n_rf_fsyncs,
+	       n_rf_nodes, now_s() - t0, opt.seed);
 	o_clear(&live);
 	o_clear(&snap);
 	gaze_dev_close(dev);

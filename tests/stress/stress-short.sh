@@ -4,7 +4,8 @@
 # reproducible), the same seed with threads on a small device that fills up
 # (ENOSPC paths: there is no GC yet), then one random seed with zone
 # open/active limits (printed
-# by gaze-stress; replay it with --seed).  About 30 s in all.
+# by gaze-stress; replay it with --seed), and one with mostly writes and
+# fsyncs (--fsync-mix: roll-forward under power cuts).  About 45 s in all.
 set -u
 B=${GAZE_BUILDDIR:-.}
 S=$B/tests/stress/gaze-stress
@@ -13,6 +14,8 @@ rc=0
 "$S" --seed 20261130 --threads 1 --time 8 || rc=1
 "$S" --seed 20261130 --threads 4 --time 8 --device-size 40M || rc=1
 "$S" --threads 3 --time 10 --zone-size 2M --device-size 256M --max-open 6 || rc=1
+# mostly writes and fsyncs: power cuts land on roll-forward chains
+"$S" --threads 2 --time 8 --fsync-mix --device-size 64M || rc=1
 # fsck.gaze -fn after every recovery must find the filesystem clean
 F=$B/fsck/fsck.gaze
 [ -x "$F" ] || { echo "fsck.gaze not built: $F" >&2; exit 99; }

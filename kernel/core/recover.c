@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recover.c - roll-forward of nodes written by fsync after the checkpoint.
+ *
+ * Why: fsync must not cost a whole checkpoint (tables, a pack, two device
+ * flushes and meta-ring space).  gaze_fs_fsync writes only the dirty
+ * nodes, marked GAZE_NF_FSYNC, the last one GAZE_NF_FSYNC_END, after
+ * flushing the data they point at; a mount after a crash finds them by
+ * following each node log from the position the checkpoint recorded
+ * (format.md section 17) and replays them.
+ *
+ * The chain.  Every node block names in hdr.next the block its log writes
+ * after it, so the blocks a log wrote after the checkpoint form a chain
+ * from the checkpoint's log head.  A block belongs to it when it lies
+ * below its zone's write pointer, verifies as a node at that address and
+ * carries seq = checkpoint + 1; the first block that does not ends the
+ * chain.  Nodes up to the chain's last end mark are replayed, in chain
+ * order; what follows it (a cut-short fsync, nodes written by cache
+ * pressure) is dropped, and so is its space.
+ *
+ * What a replay does, per node: the data slots of its old version (the
+ * checkpoint's, or the one replayed before it) and of the new one are
+ * compared; blocks only the old one holds are invalidated, blocks only
+ * the new one holds become valid (gaze_block_claim); then the node's own
+ * block becomes valid, its old one invalid, and the imap points at it.
+ * gaze_fs_fsync guarantees that nothing else changed since the
+ * checkpoint: no namespace operation, no new inode, no freed node (see
+ * fs->rf_need_cp), so file nodes are all there is to replay.
+ *
+ * Locking: none; runs inside gaze_fs_open on an instance nobody else
+ * sees, before the device is synced (space.c), so zones that hold the
+ * chain are claimed before unused ones are reset.
+ */
+#include "gaze_core.h"
+
+struct rf_chain {
+	u64	*addr;		/* blocks of the chain, in order */
+	u32	n, cap;
+	u32	end;		/* blocks up to the last end mark */
+};
+
+static int
+rf_push(struct rf_chain *c, u64 addr)
+{
+	u64 *a;
+
+	if (c->n == c->cap) {
+		u32 cap = c->cap ? c->cap * 2 : 64;
+
+		a = gaze_alloc((size_t)cap * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		if (c->n)
+			memcpy(a, c->addr, (size_t)c->n * sizeof(*a));
+		gaze_free(c->addr);
+		c->addr = a;
+		c->cap = cap;
+	}
+	c->addr[c->n++] = addr;
+	return 0;
+}
+
+/* the node magic a block claims to have, if it is one */
+static bool
+rf_node_magic(const void *blk, u32 *magic)
+{
+	*magic = le32_to_cpu(((const struct gaze_mhdr *)blk)->magic);
+	return *magic == GAZE_MAGIC_INODE || *magic == GAZE_MAGIC_DNODE ||
+	       *magic == GAZE_MAGIC_INODE_IND || *magic == GAZE_MAGIC_XATTR;
+}
+
+/* the written part of zone, in blocks (its write pointer) */
+static int
+rf_zone_written(struct gaze_fs *fs, u32 zone, u32 *wp)
+{
+	u32 cap = le32_to_cpu(fs->sb.zone_cap);
+	struct gaze_zone z;
+	int ret;
+
+	ret = gaze_zone_report(fs, zone, &z);
+	if (ret)
+		return ret;
+	if (z.type != GAZE_ZT_SEQ || z.cond == GAZE_ZC_FULL)
+		*wp = cap;
+	else
+		*wp = (u32)min_t(u64, z.wp - z.start, cap);
+	return 0;
+}
+
+/* block addr's zone, checked to be in the main area */
+static bool
+rf_in_main(struct gaze_fs *fs, u64 addr, u32 *zone, u32 *off)
+{
+	u32 zb = le32_to_cpu(fs->sb.zone_blocks);
+	u64 z = addr / zb;
+
+	*off = (u32)(addr % zb);
+	*zone = (u32)z;
+	return z >= fs->lay.main_zone_start &&
+	       z < fs->lay.main_zone_start + fs->lay.main_zone_count &&
+	       *off < le32_to_cpu(fs->sb.zone_cap);
+}
+
+/* follows physical log li's chain from the checkpoint; fills c */
+static int
+rf_walk(struct gaze_fs *fs, u32 li, void *blk, struct rf_chain *c)
+{
+	u64 addr = gaze_log_cp_start(fs, li), limit = fs->lay.main_zone_count *
+		   (u64)le32_to_cpu(fs->sb.zone_cap);
+	const struct gaze_mhdr *h = blk;
+	u32 zone, off, wp = 0, wp_zone = 0xffffffffu, magic;
+	const char *why;
+	int ret;
+
+	while (addr && c->n < limit) {
+		if (!rf_in_main(fs, addr, &zone, &off))
+			break;
+		if (zone != wp_zone) {
+			ret = rf_zone_written(fs, zone, &wp);
+			if (ret)
+				return ret;
+			wp_zone = zone;
+		}
+		if (off >= wp)
+			break;
+		if (gaze_block_read(fs, addr, blk))
+			break;		/* the chain ends at an unreadable block */
+		why = NULL;
+		if (!rf_node_magic(blk, &magic) ||
+		    le64_to_cpu(h->seq) != fs->cp_seq + 1 ||
+		    gaze_node_check(fs, blk, le32_to_cpu(h->nid), magic, addr,
+				    &why))
+			break;
+		ret = rf_push(c, addr);
+		if (ret)
+			return ret;
+		if (le16_to_cpu(h->flags) & GAZE_NF_FSYNC_END)
+			c->end = c->n;
+		addr = le64_to_cpu(h->next);
+		/* a log goes on in its zone, or at the start of another */
+		if (addr != c->addr[c->n - 1] + 1 &&
+		    addr % le32_to_cpu(fs->sb.zone_blocks))
+			break;
+	}
+	return 0;
+}
+
+/* the data block slots of a node (none for inline or non-map nodes) */
+static const __le64 *
+rf_slots(const void *blk, u32 *n)
+{
+	const struct gaze_inode *in = blk;
+
+	*n = 0;
+	switch (le32_to_cpu(in->hdr.magic)) {
+	case GAZE_MAGIC_INODE:
+		if (le32_to_cpu(in->flags) &
+		    (GAZE_IF_INLINE_DATA | GAZE_IF_INLINE_DENTRY))
+			return NULL;
+		*n = GAZE_ADDRS_PER_INODE;
+		return in->i.addr;
+	case GAZE_MAGIC_DNODE:
+		*n = GAZE_ADDRS_PER_DNODE;
+		return ((const struct gaze_dnode *)blk)->addr;
+	}
+	return NULL;
+}
+
+/* moves the data blocks that differ between old (may be NULL) and new */
+static int
+rf_replay_slots(struct gaze_fs *fs, u32 nid, const void *old,
+		const void *new)
+{
+	const __le64 *os = NULL, *ns;
+	u32 on = 0, nn, i;
+	u64 o, n;
+	int ret;
+
+	if (old)
+		os = rf_slots(old, &on);
+	ns = rf_slots(new, &nn);
+	for (i = 0; i < max(on, nn); i++) {
+		o = i < on ? le64_to_cpu(os[i]) : 0;
+		n = i < nn ? le64_to_cpu(ns[i]) : 0;
+		if (o == n)
+			continue;
+		if (GAZE_ADDR_IS_REAL(o)) {
+			ret = gaze_block_invalidate(fs, o);
+			if (ret)
+				return ret;
+		}
+		if (GAZE_ADDR_IS_REAL(n)) {
+			ret = gaze_block_claim(fs, n, nid, (u16)i,
+					       GAZE_SUM_DATA,
+					       GAZE_LOG_DATA_WARM);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* replays the node in blk, written at addr; old: scratch block */
+static int
+rf_replay(struct gaze_fs *fs, u64 addr, const void *blk, void *old)
+{
+	const struct gaze_mhdr *h = blk;
+	u32 nid = le32_to_cpu(h->nid), magic = le32_to_cpu(h->magic);
+	const char *why = NULL;
+	struct gaze_mbuf *mb;
+	u64 prev;
+	int ret;
+
+	ret = gaze_imap_get(fs, nid, &prev);
+	if (ret)
+		return ret;
+	if (prev && !GAZE_ADDR_IS_REAL(prev))
+		return -EFSCORRUPTED;
+	if (!prev && magic == GAZE_MAGIC_INODE) {
+		gaze_err("roll-forward: inode %u at %llu is not in the checkpoint",
+			 nid, (unsigned long long)addr);
+		return -EFSCORRUPTED;
+	}
+	if (prev) {
+		ret = gaze_block_read(fs, prev, old);
+		if (!ret)
+			ret = gaze_node_check(fs, old, nid, magic, prev, &why);
+		if (ret) {
+			gaze_err("roll-forward: node %u at %llu: %s", nid,
+				 (unsigned long long)prev, why ? why : "unreadable");
+			return ret;
+		}
+	}
+	ret = rf_replay_slots(fs, nid, prev ? old : NULL, blk);
+	if (ret)
+		return ret;
+	ret = gaze_block_claim(fs, addr, nid, 0, GAZE_SUM_NODE,
+			       gaze_node_log_type(blk));
+	if (!ret && prev)
+		ret = gaze_block_invalidate(fs, prev);
+	if (!ret)
+		ret = gaze_imap_set(fs, nid, addr);
+	mb = gaze_mbuf_lookup(fs, GAZE_MB_NODE, nid, 0);
+	if (mb)
+		gaze_mbuf_forget(fs, mb);	/* stale: read again */
+	return ret;
+}
+
+/* replays the first c->end blocks of a chain */
+static int
+rf_replay_chain(struct gaze_fs *fs, const struct rf_chain *c, void *blk,
+		void *old)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < c->end; i++) {
+		ret = gaze_block_read(fs, c->addr[i], blk);
+		if (ret)
+			return ret;
+		ret = rf_replay(fs, c->addr[i], blk, old);
+		if (ret)
+			return ret;
+		fs->rf_recovered++;
+	}
+	return 0;
+}
+
+/* the physical logs that hold nodes, each once */
+static u32
+rf_node_logs(struct gaze_fs *fs, u32 *logs)
+{
+	u32 n = 0, k;
+	int t;
+
+	for (t = GAZE_LOG_NODE_HOT; t <= GAZE_LOG_NODE_COLD; t++) {
+		u32 li = (u32)gaze_log_of_type(fs, t);
+
+		for (k = 0; k < n && logs[k] != li; k++)
+			;
+		if (k == n)
+			logs[n++] = li;
+	}
+	return n;
+}
+
+int
+gaze_recover(struct gaze_fs *fs)
+{
+	struct rf_chain c = { 0 };
+	u32 logs[3], nlogs, k;
+	void *blk, *old;
+	int ret = 0;
+
+	if (fs->flags & (GAZE_FS_RDONLY | GAZE_FS_NO_RECOVERY) ||
+	    le32_to_cpu(fs->cp.flags) & GAZE_CP_UMOUNT)
+		return 0;
+	blk = gaze_alloc(GAZE_BLOCK_SIZE);
+	old = gaze_alloc(GAZE_BLOCK_SIZE);
+	if (!blk || !old) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	nlogs = rf_node_logs(fs, logs);
+	for (k = 0; k < nlogs && !ret; k++) {
+		c.n = 0;
+		c.end = 0;
+		ret = rf_walk(fs, logs[k], blk, &c);
+		if (!ret)
+			ret = rf_replay_chain(fs, &c, blk, old);
+	}
+	if (ret)
+		gaze_err("roll-forward after checkpoint %llu failed (%d); fsck.gaze -y mounts the checkpoint without the nodes fsync wrote after it",
+			 (unsigned long long)fs->cp_seq, ret);
+out_free:
+	gaze_free(c.addr);
+	gaze_free(old);
+	gaze_free(blk);
+	return ret;
+}
