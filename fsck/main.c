@@ -287,21 +287,27 @@ print_summary(struct fsck *f, const char *dev)
  * them and commits (format.md section 17) before the check, so the check
  * and any repair start from what a mount would see.  A replay that fails
  * leaves the image as it was; the repair then opens without recovery.
+ * With -n nothing is replayed; it says how many nodes await replay.
  */
 static bool
 replay(struct gaze_dev *dev, const char *name, const struct fsck_opts *o)
 {
 	struct gaze_fs *fs;
-	bool clean;
-	u32 nodes = 0;
+	u32 nodes = 0, pending;
 	int ret;
 
 	if (gaze_fs_open(dev, GAZE_FS_RDONLY, &fs))
 		return false;	/* the check says why */
-	clean = le32_to_cpu(fs->cp.flags) & GAZE_CP_UMOUNT;
+	pending = fs->rf_pending;
 	gaze_fs_close(fs);
-	if (clean)
+	if (!pending)
 		return false;
+	if (o->mode == FSCK_MODE_CHECK) {
+		if (!o->json)
+			fprintf(o->out, "%s: %u nodes written by fsync after the last checkpoint await replay (the next read-write mount, or fsck.gaze -p/-y, replays them; -n checks the checkpoint)\n",
+				name, pending);
+		return false;
+	}
 	ret = gaze_fs_replay(dev, &nodes);
 	if (ret) {
 		fprintf(stderr, "fsck.gaze: %s: replaying the nodes fsync wrote after the last checkpoint failed: %s; checking the checkpoint without them\n",
@@ -384,8 +390,7 @@ main(int argc, char **argv)
 		return FSCK_EXIT_ERROR;
 	}
 
-	if (m.o.mode != FSCK_MODE_CHECK)
-		replayed = replay(dev, m.device, &m.o);
+	replayed = replay(dev, m.device, &m.o);
 	fsck_init(&f, dev, m.device, &m.o);
 	if (!m.o.force) {
 		ret = fsck_is_clean(&f);

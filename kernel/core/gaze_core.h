@@ -276,6 +276,8 @@ struct gaze_fs {
 	u8			rf_log[GAZE_MAX_LOGS];
 	u32			rf_blocks;
 	u32			rf_recovered;	/* nodes replayed at mount */
+	u32			rf_pending;	/* read-only open: nodes a
+						 * read-write one would replay */
 	u64			rf_fsyncs;	/* fsyncs without a checkpoint */
 	u64			rf_fsync_cps;	/* fsyncs that took one */
 };
@@ -468,7 +470,8 @@ int gaze_nodes_fsync_log(struct gaze_fs *fs);
 int gaze_nodes_fsync(struct gaze_fs *fs, u32 li);
 
 /* recover.c: roll-forward of fsync'd nodes at a read-write mount, from
- * gaze_space_init before the device is synced; sets fs->rf_recovered */
+ * gaze_space_init before the device is synced; sets fs->rf_recovered
+ * (read-only: only counts them in fs->rf_pending) */
 int gaze_recover(struct gaze_fs *fs);
 /* ---------------------------------------------------------------- */
 /* checkpoint.c, fs.c                                                */

@@ -32,8 +32,9 @@
  * A checkpoint pack = header block, payload blocks, trailer block, written
  * contiguously in a checkpoint zone.  It is valid when header and trailer
  * agree on seq and length and every block verifies.  The newest valid pack
- * of the two zones is the mount point; roll-forward then replays node
- * blocks carrying GAZE_NF_FSYNC written after the checkpoint (see next).
+ * of the two zones is the mount point; roll-forward then replays the node
+ * blocks each node log wrote after the checkpoint (chained by hdr.next),
+ * up to the log's last GAZE_NF_FSYNC_END (doc/format.md section 17).
  *
  * Every metadata block starts with struct gaze_mhdr: magic, crc32c,
  * location, fs uuid, checkpoint sequence.  The crc covers the whole block

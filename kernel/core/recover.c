@@ -27,6 +27,10 @@
  * checkpoint: no namespace operation, no new inode, no freed node (see
  * fs->rf_need_cp), so file nodes are all there is to replay.
  *
+ * A read-only open only walks the chains and counts what a read-write
+ * one would replay (fs->rf_pending), so a read-only mount or fsck -n can
+ * say so (and the module replays first when the device is writable).
+ *
  * Locking: none; runs inside gaze_fs_open on an instance nobody else
  * sees, before the device is synced (space.c), so zones that hold the
  * chain are claimed before unused ones are reset.
@@ -292,7 +296,7 @@ gaze_recover(struct gaze_fs *fs)
 	void *blk, *old;
 	int ret = 0;
 
-	if (fs->flags & (GAZE_FS_RDONLY | GAZE_FS_NO_RECOVERY) ||
+	if (fs->flags & GAZE_FS_NO_RECOVERY ||
 	    le32_to_cpu(fs->cp.flags) & GAZE_CP_UMOUNT)
 		return 0;
 	blk = gaze_alloc(GAZE_BLOCK_SIZE);
@@ -306,7 +310,11 @@ gaze_recover(struct gaze_fs *fs)
 		c.n = 0;
 		c.end = 0;
 		ret = rf_walk(fs, logs[k], blk, &c);
-		if (!ret)
+		if (ret)
+			break;
+		if (fs->flags & GAZE_FS_RDONLY)
+			fs->rf_pending += c.end;	/* nothing is changed */
+		else
 			ret = rf_replay_chain(fs, &c, blk, old);
 	}
 	if (ret)

@@ -704,6 +704,8 @@ gaze_space_init(struct gaze_fs *fs)
 		ret = space_sync_device(fs);
 		if (ret)
 			goto out_destroy;
+	} else {
+		gaze_recover(fs);	/* counts fs->rf_pending only */
 	}
 	gaze_space_publish(fs);
 	return 0;
@@ -1074,7 +1076,7 @@ gaze_block_claim(struct gaze_fs *fs, u64 addr, u32 owner_nid, u16 ofs,
 	struct gaze_summary *s;
 	struct space_zone *z;
 	u64 zone = addr / sp->zone_blocks;
-	u32 zi, off = (u32)(addr % sp->zone_blocks);
+	u32 zi, li, off = (u32)(addr % sp->zone_blocks);
 	u8 *bits, mask;
 	int ret;
 
@@ -1123,6 +1125,15 @@ gaze_block_claim(struct gaze_fs *fs, u64 addr, u32 owner_nid, u16 ofs,
 	}
 	if (sp->rf_zone[zi])	/* FREE, or PREFREE after a replaced block */
 		space_set_state(sp, zi, GAZE_ZS_FULL);
+	/*
+	 * A log head goes on after the blocks replayed in its zone: on a
+	 * sequential zone the write pointer is past them anyway, but a
+	 * device with emulated zones reports none, and the head would
+	 * write over them
+	 */
+	for (li = 0; li < sp->nr_logs; li++)
+		if (sp->logs[li].zone == zone && sp->logs[li].offset <= off)
+			sp->logs[li].offset = off + 1;
 	z->valid++;
 	z->mtime = gaze_fs_age(fs);
 	space_zinfo_store(fs, r.zmb, zi);

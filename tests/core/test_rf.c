@@ -32,6 +32,16 @@ cut(struct gaze_fs *fs, u64 seed, unsigned int keep)
 	return n;
 }
 
+/* the instance and its device */
+static void
+done(struct gaze_fs *fs)
+{
+	struct gaze_dev *d = fs->dev;
+
+	gaze_fs_close(fs);
+	gaze_dev_close(d);
+}
+
 static u64
 fsize(struct gaze_fs *fs, u32 ino)
 {
@@ -99,7 +109,7 @@ test_basic(void)
 	tap_ok(fb == fb2 && fz == fz2 && fs->rf_recovered == 0,
 	       "basic: free blocks (%llu) and zones (%u) as a clean reopen finds them",
 	       (unsigned long long)fb, fz);
-	gaze_fs_close(fs);
+	done(fs);
 }
 
 static void
@@ -124,7 +134,7 @@ test_after_last_fsync(void)
 	fs = cut(fs, 2, 100);
 	tap_ok(!check_range(fs, ino, 2, 2, 0, 16),
 	       "tail: a cut keeping every write brings back generation 2");
-	gaze_fs_close(fs);
+	done(fs);
 }
 
 static void
@@ -150,7 +160,7 @@ test_namespace(void)
 	tap_ok(!check_range(fs, ino, 3, 1, 0, 4) &&
 	       !check_range(fs, ino2, 4, 1, 0, 4),
 	       "namespace: both files are back after a power cut");
-	gaze_fs_close(fs);
+	done(fs);
 }
 
 /* whether the warm node log has left the zone the checkpoint started it in */
@@ -203,7 +213,7 @@ test_many(unsigned int keep)
 	tap_ok(!bad && fs->rf_recovered == nr,
 	       "many(%u): every block back, %u nodes replayed", keep,
 	       fs->rf_recovered);
-	gaze_fs_close(fs);
+	done(fs);
 }
 
 /*
@@ -243,7 +253,7 @@ test_torn(void)
 	for (i = 0; i < TORN_FILES; i++)
 		bad += !!check_range(fs, ino[i], 10 + i, 2, 0, 1);
 	tap_ok(!bad, "torn: every file is at generation 2 (%d are not)", bad);
-	gaze_fs_close(fs);
+	done(fs);
 }
 
 int

@@ -10,7 +10,7 @@
 # the MiB written to each device.  Phases: sequential write and read
 # with 1 MiB I/O, create / stat / unlink of SMALL_N files of SMALL_SIZE
 # bytes (tests/bench/smallfiles), fio 4 KiB random overwrite of the big
-# file, delete of the big file.
+# file, then 2048 of them each followed by fsync, delete of the big file.
 set -u
 . "$GAZE_SRCDIR/tests/bench/guest/lib.sh"
 B=$GAZE_BUILDDIR
@@ -62,6 +62,10 @@ workload()
 	t rand_overwrite fio --name=rw --filename=$M/big --rw=randwrite \
 		--bs=4k --size=${SEQ_MIB}m --io_size=$((SEQ_MIB * 2))m \
 		--ioengine=psync --end_fsync=1 --randrepeat=1 --random_generator=lfsr
+	# a database's pattern: 2048 random 4 KiB overwrites, each fsync'd
+	t fsync_4k fio --name=fs --filename=$M/big --rw=randwrite \
+		--bs=4k --size=${SEQ_MIB}m --io_size=8m --ioengine=psync \
+		--fsync=1 --randrepeat=1 --random_generator=lfsr
 	t small_unlink "$SF" unlink $M/small "$SMALL_N" "$SMALL_SIZE"
 	t delete_big sh -c "rm $M/big && sync"
 }

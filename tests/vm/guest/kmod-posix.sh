@@ -403,6 +403,39 @@ f1=$(stat -f -c %f $M)
 [ "$f1" -ge $((f0 + 900)) ] ||
 	fail "the open orphan was not freed at the mount after a shutdown ($f0 -> $f1)"
 ok "shutdown nologflush acts as a crash: an open unlinked file is freed at the next mount ($f0 -> $f1)"
+
+# ---- fsync without a checkpoint: roll-forward at the next mount ------------
+head -c 3000000 /dev/urandom >$M/rf
+sync
+head -c 3000000 /dev/urandom >$W/rf.new
+must dd if=$W/rf.new of=$M/rf bs=1M count=1 conv=notrunc,fsync status=none
+must dd if=$W/rf.new of=$M/rf bs=1M skip=2 seek=2 conv=notrunc,fsync status=none
+echo 0123456789 >>$M/rf
+must $PU fsync $M/rf
+cat $M/rf >$W/rf.want
+echo unsynced | dd of=$M/rf bs=1 seek=1100000 conv=notrunc status=none
+must $PU shutdown $M nologflush
+must umount $M
+dmesg -c >/dev/null
+must mount -t gaze $D $M
+cmp -s $M/rf $W/rf.want || fail "roll-forward: $M/rf differs from its content at the last fsync"
+dmesg | grep -q "roll-forward: replayed" || fail "roll-forward: the mount replayed nothing"
+ok "fsync without a checkpoint: overwrites and an append come back at the next mount ($(dmesg | grep -o 'replayed [0-9]* nodes'))"
+# fsck.gaze -p replays such a chain before it checks, as a mount would
+must dd if=$W/rf.new of=$M/rf bs=4k count=3 seek=100 conv=notrunc,fsync status=none
+cat $M/rf >$W/rf.want
+must $PU shutdown $M nologflush
+must umount $M
+run $B/fsck/fsck.gaze -p $D
+[ $rc -eq 1 ] && grep -q "replayed [0-9]* nodes" $W/out ||
+	fail "fsck.gaze -p after an fsync and a crash: exit $rc, $(cat $W/out $W/err)"
+run $B/fsck/fsck.gaze -fn $D
+[ $rc -eq 0 ] || fail "fsck.gaze -fn after the replay: exit $rc $(cat $W/out)"
+dmesg -c >/dev/null
+must mount -t gaze $D $M
+cmp -s $M/rf $W/rf.want || fail "fsck's replay: $M/rf differs from its content at the last fsync"
+dmesg | grep -q "roll-forward: replayed" && fail "the mount replayed again after fsck did"
+ok "fsck.gaze -p replays the fsync'd nodes (exit 1), -fn then finds it clean, the mount finds the data"
 must umount $M
 must rmmod gaze
 ok "umount, rmmod"
