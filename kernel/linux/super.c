@@ -431,7 +431,7 @@ static int gaze_ro_replay(struct super_block *sb, struct gaze_sb_info *sbi)
 	if (ret)
 		return ret;
 	if (nodes)
-		pr_info("gaze: %s: read-only mount: replayed %u nodes written by fsync after the last checkpoint\n",
+		pr_info("gaze: %s: roll-forward: replayed %u nodes written by fsync after the last checkpoint (before the read-only mount)\n",
 			sb->s_id, nodes);
 	return gaze_fs_open(sbi->dev, GAZE_FS_RDONLY, &sbi->fs);
 }
@@ -470,6 +470,9 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 			   &sbi->fs);
 	if (!ret && sb_rdonly(sb))
 		ret = gaze_ro_replay(sb, sbi);
+	else if (!ret && sbi->fs->rf_recovered)
+		pr_info("gaze: %s: roll-forward: replayed %u nodes written by fsync after the last checkpoint\n",
+			sb->s_id, sbi->fs->rf_recovered);
 	gaze_nofs_end(nofs);
 	if (ret) {
 		ret = gaze_map_mount_err(ret);

@@ -256,6 +256,46 @@ test_torn(void)
 	done(fs);
 }
 
+/*
+ * A device of conventional zones reports no write pointer (as a regular
+ * disk with emulated zones): after a replay the log heads must go on
+ * after the replayed blocks, not over them.
+ */
+static void
+test_conventional(void)
+{
+	struct gaze_emu_opts o;
+	struct gaze_dev *d = NULL;
+	struct gaze_fs *fs;
+	u32 ino;
+	int err;
+
+	memset(&o, 0, sizeof(o));
+	o.nr_zones = 64;
+	o.zone_blocks = ZB;
+	o.nr_conv = 64;
+	if (gaze_emu_create(&o, &d)) {
+		printf("Bail out! gaze_emu_create (conventional)\n");
+		exit(1);
+	}
+	fs = format(d, 6, GAZE_GC_GREEDY);
+	tap_ok(!create(fs, GAZE_ROOT_INO, "f", 0100644, &ino) &&
+	       !put(fs, ino, 8, 1, 0, 600) && !gaze_fs_sync(fs) &&
+	       !put(fs, ino, 8, 2, 0, 600) && !gaze_fs_fsync(fs) &&
+	       fs->rf_fsyncs == 1,
+	       "conventional: 600 blocks overwritten and fsync'd by roll-forward");
+	fs = cut(fs, 8, 100);
+	err = put(fs, ino, 8, 3, 600, 300);
+	tap_ok(fs->rf_recovered == 2 && !err && !gaze_fs_sync(fs),
+	       "conventional: replayed %u nodes, then 300 blocks more written",
+	       fs->rf_recovered);
+	fs = reopen(fs);
+	tap_ok(!check_range(fs, ino, 8, 2, 0, 600) &&
+	       !check_range(fs, ino, 8, 3, 600, 300),
+	       "conventional: the replayed blocks were not written over");
+	done(fs);
+}
+
 int
 main(void)
 {
@@ -265,5 +305,6 @@ main(void)
 	test_many(0);
 	test_many(50);
 	test_torn();
+	test_conventional();
 	return tap_done();
 }

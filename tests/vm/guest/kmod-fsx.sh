@@ -72,15 +72,18 @@ while [ $r -le $ROUNDS ]; do
 	[ $rc -eq 0 ] || fail "round $r: gazefsx crash"
 	run umount $M
 	[ $rc -eq 0 ] || fail "round $r: umount after the shutdown"
+	d0=$(dmesg | wc -l)
 	run mount -t gaze $D $M
 	[ $rc -eq 0 ] || fail "round $r: mount after the shutdown"
 	run "$FSX" verify $M/c $W/state
 	[ $rc -eq 0 ] || fail "round $r: synced data lost"
 	v=$(cat $W/out)
+	rf=$(dmesg | tail -n +$((d0 + 1)) | grep -o "replayed [0-9]* nodes" ||
+	     echo "no roll-forward")
 	run umount $M
 	[ $rc -eq 0 ] || fail "round $r: umount"
 	fsck_clean "crash round $r"
-	ok "$DEV: crash round $r: shutdown after $ops operations; ${v#gazefsx: }; fsck clean"
+	ok "$DEV: crash round $r: shutdown after $ops operations; ${v#gazefsx: }; mount: $rf; fsck clean"
 	r=$((r + 1))
 done
 dmesg | grep -E "gaze.*(error|corrupt)" >$W/out && fail "gaze errors in the kernel log"
