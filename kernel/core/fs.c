@@ -491,6 +491,19 @@ fs_rf_possible(struct gaze_fs *fs, int *li)
 	return *li < 0 || gaze_log_cp_start(fs, (u32)*li);
 }
 
+/*
+ * Whether every main zone has a write pointer that a crash moves back
+ * over lost writes: then recovery can tell that a node's data reached
+ * the device (recover.c rf_data_kept), and fsync needs no flush between
+ * data and nodes.  Not on conventional zones or emulated ones.
+ */
+static bool
+fs_wp_tells(const struct gaze_fs *fs)
+{
+	return fs->dev->model != GAZE_ZM_EMULATED &&
+	       fs->dev->nr_conv <= fs->lay.main_zone_start;
+}
+
 static int
 fs_fsync_locked(struct gaze_fs *fs)
 {
@@ -498,10 +511,14 @@ fs_fsync_locked(struct gaze_fs *fs)
 
 	if (!fs_rf_possible(fs, &li))
 		goto checkpoint;
-	/* the data the nodes point at is durable before them */
-	ret = fs->dev->ops->flush(fs->dev);
-	if (ret || li < 0)	/* li < 0: no dirty node, data only */
-		return ret;
+	if (li < 0)		/* no dirty node: data only */
+		return fs->dev->ops->flush(fs->dev);
+	/* without write pointers, the data is durable before the nodes */
+	if (!fs_wp_tells(fs)) {
+		ret = fs->dev->ops->flush(fs->dev);
+		if (ret)
+			return ret;
+	}
 	ret = gaze_nodes_fsync(fs, (u32)li);
 	if (ret)
 		return ret;

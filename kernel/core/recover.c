@@ -4,17 +4,18 @@
  *
  * Why: fsync must not cost a whole checkpoint (tables, a pack, two device
  * flushes and meta-ring space).  gaze_fs_fsync writes only the dirty
- * nodes, marked GAZE_NF_FSYNC, the last one GAZE_NF_FSYNC_END, after
- * flushing the data they point at; a mount after a crash finds them by
- * following each node log from the position the checkpoint recorded
- * (format.md section 17) and replays them.
+ * nodes, marked GAZE_NF_FSYNC, the last one GAZE_NF_FSYNC_END, and
+ * flushes; a mount after a crash finds them by following each node log
+ * from the position the checkpoint recorded (format.md section 17) and
+ * replays them.
  *
  * The chain.  Every node block names in hdr.next the block its log writes
  * after it, so the blocks a log wrote after the checkpoint form a chain
  * from the checkpoint's log head.  A block belongs to it when it lies
- * below its zone's write pointer, verifies as a node at that address and
- * carries seq = checkpoint + 1; the first block that does not ends the
- * chain.  Nodes up to the chain's last end mark are replayed, in chain
+ * below its zone's write pointer, verifies as a node at that address,
+ * carries seq = checkpoint + 1 and maps only data blocks that lie below
+ * their zones' write pointers (rf_data_kept); the first block that does
+ * not ends the chain.  Nodes up to the chain's last end mark are replayed, in chain
  * order; what follows it (a cut-short fsync, nodes written by cache
  * pressure) is dropped, and so is its space.
  *
@@ -41,6 +42,7 @@ struct rf_chain {
 	u64	*addr;		/* blocks of the chain, in order */
 	u32	n, cap;
 	u32	end;		/* blocks up to the last end mark */
+	u32	*wp;		/* main zone -> written blocks, or NULL */
 };
 
 static int
@@ -73,22 +75,42 @@ rf_node_magic(const void *blk, u32 *magic)
 	       *magic == GAZE_MAGIC_INODE_IND || *magic == GAZE_MAGIC_XATTR;
 }
 
-/* the written part of zone, in blocks (its write pointer) */
-static int
-rf_zone_written(struct gaze_fs *fs, u32 zone, u32 *wp)
-{
-	u32 cap = le32_to_cpu(fs->sb.zone_cap);
-	struct gaze_zone z;
-	int ret;
+#define RF_REPORT_BATCH	64u
 
-	ret = gaze_zone_report(fs, zone, &z);
-	if (ret)
-		return ret;
-	if (z.type != GAZE_ZT_SEQ || z.cond == GAZE_ZC_FULL)
-		*wp = cap;
-	else
-		*wp = (u32)min_t(u64, z.wp - z.start, cap);
-	return 0;
+/* the written part of every main zone, in blocks (its write pointer;
+ * the capacity for a zone without one), into c->wp */
+static int
+rf_load_wps(struct gaze_fs *fs, struct rf_chain *c)
+{
+	u32 cap = le32_to_cpu(fs->sb.zone_cap), first = fs->lay.main_zone_start;
+	u32 nr = fs->lay.main_zone_count, i, k;
+	struct gaze_zone *rep;
+	int n, ret = 0;
+
+	c->wp = gaze_alloc((size_t)nr * sizeof(u32));
+	rep = gaze_alloc(RF_REPORT_BATCH * sizeof(*rep));
+	if (!c->wp || !rep) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nr; i += (u32)n) {
+		n = fs->dev->ops->report(fs->dev, first + i,
+					 min(RF_REPORT_BATCH, nr - i), rep);
+		if (n <= 0) {
+			ret = n ? n : -EIO;
+			goto out;
+		}
+		for (k = 0; k < (u32)n; k++) {
+			struct gaze_zone *z = &rep[k];
+
+			c->wp[i + k] = z->type != GAZE_ZT_SEQ ||
+				       z->cond == GAZE_ZC_FULL ? cap :
+				       (u32)min_t(u64, z->wp - z->start, cap);
+		}
+	}
+out:
+	gaze_free(rep);
+	return ret;
 }
 
 /* block addr's zone, checked to be in the main area */
@@ -103,50 +125,6 @@ rf_in_main(struct gaze_fs *fs, u64 addr, u32 *zone, u32 *off)
 	return z >= fs->lay.main_zone_start &&
 	       z < fs->lay.main_zone_start + fs->lay.main_zone_count &&
 	       *off < le32_to_cpu(fs->sb.zone_cap);
-}
-
-/* follows physical log li's chain from the checkpoint; fills c */
-static int
-rf_walk(struct gaze_fs *fs, u32 li, void *blk, struct rf_chain *c)
-{
-	u64 addr = gaze_log_cp_start(fs, li), limit = fs->lay.main_zone_count *
-		   (u64)le32_to_cpu(fs->sb.zone_cap);
-	const struct gaze_mhdr *h = blk;
-	u32 zone, off, wp = 0, wp_zone = 0xffffffffu, magic;
-	const char *why;
-	int ret;
-
-	while (addr && c->n < limit) {
-		if (!rf_in_main(fs, addr, &zone, &off))
-			break;
-		if (zone != wp_zone) {
-			ret = rf_zone_written(fs, zone, &wp);
-			if (ret)
-				return ret;
-			wp_zone = zone;
-		}
-		if (off >= wp)
-			break;
-		if (gaze_block_read(fs, addr, blk))
-			break;		/* the chain ends at an unreadable block */
-		why = NULL;
-		if (!rf_node_magic(blk, &magic) ||
-		    le64_to_cpu(h->seq) != fs->cp_seq + 1 ||
-		    gaze_node_check(fs, blk, le32_to_cpu(h->nid), magic, addr,
-				    &why))
-			break;
-		ret = rf_push(c, addr);
-		if (ret)
-			return ret;
-		if (le16_to_cpu(h->flags) & GAZE_NF_FSYNC_END)
-			c->end = c->n;
-		addr = le64_to_cpu(h->next);
-		/* a log goes on in its zone, or at the start of another */
-		if (addr != c->addr[c->n - 1] + 1 &&
-		    addr % le32_to_cpu(fs->sb.zone_blocks))
-			break;
-	}
-	return 0;
 }
 
 /* the data block slots of a node (none for inline or non-map nodes) */
@@ -168,6 +146,75 @@ rf_slots(const void *blk, u32 *n)
 		return ((const struct gaze_dnode *)blk)->addr;
 	}
 	return NULL;
+}
+
+/* whether a block lies below its zone's write pointer (was kept) */
+static bool
+rf_written(struct gaze_fs *fs, const struct rf_chain *c, u64 addr)
+{
+	u32 zone, off;
+
+	return rf_in_main(fs, addr, &zone, &off) &&
+	       off < c->wp[zone - fs->lay.main_zone_start];
+}
+
+/*
+ * Whether every data block a node maps lies below its zone's write
+ * pointer.  fsync flushes data before nodes only where the device has no
+ * write pointers (gaze_fs_fsync); on sequential zones a data write lost
+ * to a crash leaves its zone's write pointer behind it, and a node that
+ * maps such a block belongs to an fsync that never completed.
+ */
+static bool
+rf_data_kept(struct gaze_fs *fs, const struct rf_chain *c, const void *blk)
+{
+	const __le64 *s;
+	u32 n, i;
+	u64 a;
+
+	s = rf_slots(blk, &n);
+	for (i = 0; i < n; i++) {
+		a = le64_to_cpu(s[i]);
+		if (GAZE_ADDR_IS_REAL(a) && !rf_written(fs, c, a))
+			return false;
+	}
+	return true;
+}
+
+/* follows physical log li's chain from the checkpoint; fills c */
+static int
+rf_walk(struct gaze_fs *fs, u32 li, void *blk, struct rf_chain *c)
+{
+	u64 addr = gaze_log_cp_start(fs, li), limit = fs->lay.main_zone_count *
+		   (u64)le32_to_cpu(fs->sb.zone_cap);
+	const struct gaze_mhdr *h = blk;
+	u32 magic;
+	const char *why;
+	int ret;
+
+	while (addr && c->n < limit) {
+		if (!rf_written(fs, c, addr))
+			break;
+		if (gaze_block_read(fs, addr, blk))
+			break;		/* the chain ends at an unreadable block */
+		why = NULL;
+		if (!rf_node_magic(blk, &magic) ||
+		    le64_to_cpu(h->seq) != fs->cp_seq + 1 ||
+		    gaze_node_check(fs, blk, le32_to_cpu(h->nid), magic, addr,
+				    &why) || !rf_data_kept(fs, c, blk))
+			break;
+		ret = rf_push(c, addr);
+		if (ret)
+			return ret;
+		if (le16_to_cpu(h->flags) & GAZE_NF_FSYNC_END)
+			c->end = c->n;
+		addr = le64_to_cpu(h->next);
+		/* a log goes on in its zone, or at the start of another */
+		if (addr != c->addr[c->n - 1] + 1 &&
+		    addr % le32_to_cpu(fs->sb.zone_blocks))
+			break;
+	}
+	return 0;
 }
 
 /* moves the data blocks that differ between old (may be NULL) and new */
@@ -306,6 +353,7 @@ gaze_recover(struct gaze_fs *fs)
 		goto out_free;
 	}
 	nlogs = rf_node_logs(fs, logs);
+	ret = rf_load_wps(fs, &c);
 	for (k = 0; k < nlogs && !ret; k++) {
 		c.n = 0;
 		c.end = 0;
@@ -321,6 +369,7 @@ gaze_recover(struct gaze_fs *fs)
 		gaze_err("roll-forward after checkpoint %llu failed (%d); fsck.gaze -y mounts the checkpoint without the nodes fsync wrote after it",
 			 (unsigned long long)fs->cp_seq, ret);
 out_free:
+	gaze_free(c.wp);
 	gaze_free(c.addr);
 	gaze_free(old);
 	gaze_free(blk);

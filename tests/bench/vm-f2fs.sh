@@ -56,7 +56,7 @@ SEQ_MIB=$((ZNS / 8))
 [ $SEQ_MIB -le 256 ] || SEQ_MIB=256
 echo "# GAZE vs F2FS (zoned), ${ZNS} MiB ZNS, ${SEQ_MIB} MiB file, $SMALL_N x $SMALL_SIZE-byte files"
 printf 'phase %-16s %10s %10s %8s\n' name gaze_s f2fs_s ratio
-grep -E '^# gaze [a-z_]+ [0-9.]+$' "$OUT/gaze.times" | while read -r _ _ name g; do
+grep -E '^# gaze [a-z0-9_]+ [0-9.]+$' "$OUT/gaze.times" | while read -r _ _ name g; do
 	f=$(grep -E "^# f2fs $name " "$OUT/f2fs.times" | cut -d' ' -f4)
 	[ -n "$f" ] || { echo "vm-f2fs: no f2fs time for $name"; exit 1; }
 	printf '  %-22s %10.3f %10.3f %8.2f\n' "$name" "$g" "$f" \
