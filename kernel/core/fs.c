@@ -468,16 +468,20 @@ gaze_fs_sync(struct gaze_fs *fs)
  * be one run of one chain, so a crash keeps all of it or none), a chain
  * has no known start or was broken, another log has nodes after its last
  * end mark (recovery would not replay them), or the chains have grown
- * past a zone (recovery time stays bounded).
+ * past a zone or FS_RF_MAX_BLOCKS (so a mount reads at most that many
+ * nodes to replay them, and superseded nodes hold bounded space).
  */
+#define FS_RF_MAX_BLOCKS	4096u
+
 static bool
 fs_rf_possible(struct gaze_fs *fs, int *li)
 {
-	u32 l, zone_cap = le32_to_cpu(fs->sb.zone_cap);
+	u32 l, max = min_t(u32, le32_to_cpu(fs->sb.zone_cap),
+			   FS_RF_MAX_BLOCKS);
 
 	if (fs->rf_need_cp || fs->flags & GAZE_FS_NO_RECOVERY ||
 	    gaze_cache_nr_dirty(fs, GAZE_MB_FBLK) ||
-	    fs->rf_blocks + gaze_cache_nr_dirty(fs, GAZE_MB_NODE) > zone_cap)
+	    fs->rf_blocks + gaze_cache_nr_dirty(fs, GAZE_MB_NODE) > max)
 		return false;
 	*li = gaze_nodes_fsync_log(fs);
 	if (*li == -1)
