@@ -276,10 +276,12 @@ struct gaze_fs {
 	u8			rf_log[GAZE_MAX_LOGS];
 	u32			rf_blocks;
 	u32			rf_recovered;	/* nodes replayed at mount */
-	u32			rf_pending;	/* read-only open: nodes a
-						 * read-write one would replay */
-	u64			rf_fsyncs;	/* fsyncs without a checkpoint */
-	u64			rf_fsync_cps;	/* fsyncs that took one */
+	u32			rf_pending;	/* read-only open: nodes
+						 * a read-write one would
+						 * replay */
+	u64			rf_fsyncs;	/* fsyncs without one */
+	u64			rf_fsync_cps;	/* fsyncs that took a
+						 * checkpoint */
 };
 
 /* fs->rf_log[] bits */

@@ -223,8 +223,9 @@ gaze_node_readahead(struct gaze_fs *fs, const __le32 *nids, u32 n,
 	ret = got ? gaze_blocks_readv(fs, first, got, bufs) : 0;
 	for (i = 0; i < got; i++) {
 		why = NULL;
-		if (ret || gaze_node_check(fs, mbs[i]->data, le32_to_cpu(nids[i]),
-				      magic, first + i, &why)) {
+		if (ret || gaze_node_check(fs, mbs[i]->data,
+					   le32_to_cpu(nids[i]), magic,
+					   first + i, &why)) {
 			gaze_mbuf_forget(fs, mbs[i]);
 			continue;
 		}

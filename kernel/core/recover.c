@@ -15,9 +15,9 @@
  * below its zone's write pointer, verifies as a node at that address,
  * carries seq = checkpoint + 1 and maps only data blocks that lie below
  * their zones' write pointers (rf_data_kept); the first block that does
- * not ends the chain.  Nodes up to the chain's last end mark are replayed, in chain
- * order; what follows it (a cut-short fsync, nodes written by cache
- * pressure) is dropped, and so is its space.
+ * not ends the chain.  Nodes up to the chain's last end mark are
+ * replayed, in chain order; what follows it (a cut-short fsync, nodes
+ * written by cache pressure) is dropped, and so is its space.
  *
  * What a replay does, per node: the data slots of its old version (the
  * checkpoint's, or the one replayed before it) and of the new one are
@@ -196,7 +196,7 @@ rf_walk(struct gaze_fs *fs, u32 li, void *blk, struct rf_chain *c)
 		if (!rf_written(fs, c, addr))
 			break;
 		if (gaze_block_read(fs, addr, blk))
-			break;		/* the chain ends at an unreadable block */
+			break;	/* the chain ends at an unreadable block */
 		why = NULL;
 		if (!rf_node_magic(blk, &magic) ||
 		    le64_to_cpu(h->seq) != fs->cp_seq + 1 ||

@@ -1119,7 +1119,8 @@ gaze_block_claim(struct gaze_fs *fs, u64 addr, u32 owner_nid, u16 ofs,
 	gaze_table_dirty(fs, r.smb);
 	if (z->state == GAZE_ZS_FREE) {
 		sp->rf_zone[zi] = 1;
-		z->log = (u8)space_log_type(fs, (u32)gaze_log_of_type(fs, type));
+		li = (u32)gaze_log_of_type(fs, type);
+		z->log = (u8)space_log_type(fs, li);
 		z->cps = 0;
 		sp->nr_free--;
 	}

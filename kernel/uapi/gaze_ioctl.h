@@ -154,8 +154,9 @@ struct gaze_ioc_gc {
  *                             and what fsync wrote after it
  * Afterwards the filesystem is read-only and nothing more is written to
  * the device, not even at unmount; the next mount starts from the last
- * checkpoint and replays what fsync wrote after it.  CAP_SYS_ADMIN.  The number is the one XFS, ext4 and f2fs
- * use ('X', 125), so `xfs_io -x -c shutdown` works; it is not versioned.
+ * checkpoint and replays what fsync wrote after it.  CAP_SYS_ADMIN.  The
+ * number is the one XFS, ext4 and f2fs use ('X', 125), so
+ * `xfs_io -x -c shutdown` works; it is not versioned.
  */
 #define GAZE_IOC_SHUTDOWN	_IOR('X', 125, __u32)
 #define GAZE_SHUTDOWN_DEFAULT		0

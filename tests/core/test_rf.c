@@ -95,7 +95,8 @@ test_basic(void)
 	tap_ok(fs->rf_recovered == 2 && fs->cp_seq == seq + 1,
 	       "basic: the mount replayed %u nodes and committed them",
 	       fs->rf_recovered);
-	tap_ok(fsize(fs, ino) == 624 * BS && !check_range(fs, ino, 1, 2, 0, 8) &&
+	tap_ok(fsize(fs, ino) == 624 * BS &&
+	       !check_range(fs, ino, 1, 2, 0, 8) &&
 	       !check_range(fs, ino, 1, 1, 8, 12) &&
 	       !check_range(fs, ino, 1, 0, 20, 4) &&
 	       !check_range(fs, ino, 1, 1, 24, 476) &&
