@@ -132,6 +132,10 @@ info_text(const struct gaze_ioc_info *in)
 	printf("zones:            %u free, %u open, %u full, %u prefree\n",
 	       in->free_zones, in->open_zones, in->full_zones,
 	       in->prefree_zones);
+	printf("fsync:            %" PRIu64 " by roll-forward, %" PRIu64
+	       " by checkpoint; %" PRIu64 " nodes replayed at mount\n",
+	       (uint64_t)in->fsyncs_rollforward,
+	       (uint64_t)in->fsyncs_checkpoint, (uint64_t)in->replayed_nodes);
 }
 
 static void
@@ -182,6 +186,11 @@ info_json(const struct gaze_ioc_info *in)
 	gaze_json_u64(&j, "open", in->open_zones);
 	gaze_json_u64(&j, "full", in->full_zones);
 	gaze_json_u64(&j, "prefree", in->prefree_zones);
+	gaze_json_obj_end(&j);
+	gaze_json_obj_begin(&j, "fsync");
+	gaze_json_u64(&j, "rollforward", in->fsyncs_rollforward);
+	gaze_json_u64(&j, "checkpoint", in->fsyncs_checkpoint);
+	gaze_json_u64(&j, "replayed_nodes", in->replayed_nodes);
 	gaze_json_obj_end(&j);
 	gaze_json_obj_end(&j);
 	gaze_json_finish(&j);

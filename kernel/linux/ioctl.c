@@ -86,6 +86,9 @@ static void gaze_info_space(struct gaze_fs *fs, struct gaze_ioc_info *in)
 	in->reserved_blocks = (u64)l->reserved_zones * cap;
 	in->valid_inodes = fs->valid_inodes;
 	in->cp_seq = fs->cp_seq;
+	in->fsyncs_rollforward = fs->rf_fsyncs;
+	in->fsyncs_checkpoint = fs->rf_fsync_cps;
+	in->replayed_nodes = fs->rf_recovered;
 }
 
 static void gaze_info_fill(struct gaze_sb_info *sbi, struct gaze_fs *fs,

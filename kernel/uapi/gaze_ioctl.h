@@ -66,7 +66,12 @@ struct gaze_ioc_info {
 	__u64	unusable;		/* freed, waiting for a checkpoint */
 	__u32	free_zones, full_zones, open_zones, prefree_zones;
 	__u64	valid_inodes;
-	__u64	reserved_out[16];
+	/* fsync since the mount (or remount read-write); older modules
+	 * leave these 0 (they were reserved_out) */
+	__u64	fsyncs_rollforward;	/* made durable without a checkpoint */
+	__u64	fsyncs_checkpoint;	/* that wrote a checkpoint */
+	__u64	replayed_nodes;		/* nodes the mount rolled forward */
+	__u64	reserved_out[13];
 };
 
 /* ---- GAZE_IOC_GC_STATS: garbage collector counters ---------------------- */

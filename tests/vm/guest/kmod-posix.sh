@@ -422,6 +422,14 @@ must mount -t gaze $D $M
 cmp -s $M/rf $W/rf.want || fail "roll-forward: $M/rf differs from its content at the last fsync"
 dnew | grep -q "roll-forward: replayed" || fail "roll-forward: the mount replayed nothing"
 ok "fsync without a checkpoint: overwrites and an append come back at the next mount ($(dnew | grep -o 'replayed [0-9]* nodes'))"
+must $B/gazectl/gazectl info --json $M
+rp=$(tr -d ' \n' <$W/out | grep -o '"replayed_nodes":[0-9]*' | cut -d: -f2)
+[ -n "$rp" ] && [ "$rp" -gt 0 ] || fail "gazectl info: replayed_nodes '$rp' after a replay"
+must dd if=$W/rf.new of=$M/rf bs=4k count=1 seek=50 conv=notrunc,fsync status=none
+must $B/gazectl/gazectl info --json $M
+rf=$(tr -d ' \n' <$W/out | grep -o '"rollforward":[0-9]*' | cut -d: -f2)
+[ -n "$rf" ] && [ "$rf" -ge 1 ] || fail "gazectl info: fsync rollforward '$rf' after an fsync"
+ok "gazectl info counts the mount's replay ($rp nodes) and fsyncs by roll-forward ($rf)"
 # fsck.gaze -p replays such a chain before it checks, as a mount would
 must dd if=$W/rf.new of=$M/rf bs=4k count=3 seek=100 conv=notrunc,fsync status=none
 cat $M/rf >$W/rf.want
