@@ -980,6 +980,39 @@ gaze_space_user_check(struct gaze_fs *fs, u32 nblocks)
 	return 0;
 }
 
+/*
+ * Block off of main zone index zi becomes valid, owned by (owner_nid,
+ * ofs): its usage bit, summary entry and counts (r: its table blocks;
+ * the caller stores the zinfo entry).  -EFSCORRUPTED, changing nothing,
+ * if it is valid already.
+ */
+static int
+space_mark_valid(struct gaze_fs *fs, struct space_blk_refs *r, u32 zi,
+		 u32 off, u32 owner_nid, u16 ofs, u8 sum_type)
+{
+	struct gaze_space *sp = fs->space;
+	struct gaze_summary *s;
+	u8 *bits, mask;
+
+	bits = space_usage_bit(r->umb, off, &mask);
+	if (*bits & mask)
+		return -EFSCORRUPTED;
+	*bits |= mask;
+	gaze_table_dirty(fs, r->umb);
+	s = space_summary(r->smb, off);
+	s->nid = cpu_to_le32(owner_nid);
+	s->ofs = cpu_to_le16(ofs);
+	s->type = sum_type;
+	s->flags = 0;
+	gaze_table_dirty(fs, r->smb);
+	sp->zones[zi].valid++;
+	sp->zones[zi].mtime = gaze_fs_age(fs);
+	sp->valid_blocks++;
+	if (sum_type == GAZE_SUM_NODE)
+		sp->valid_nodes++;
+	return 0;
+}
+
 static int space_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 		       u8 sum_type, u64 *addr, bool user);
 
@@ -996,10 +1029,8 @@ space_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 {
 	struct gaze_space *sp = fs->space;
 	struct space_blk_refs r;
-	struct gaze_summary *s;
 	struct space_log *lg;
 	u32 li, zi, off;
-	u8 *bits, mask;
 	int ret;
 
 	if (fs->flags & GAZE_FS_RDONLY)
@@ -1026,30 +1057,14 @@ space_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 	if (ret)
 		return ret;
 
-	bits = space_usage_bit(r.umb, off, &mask);
-	if (WARN_ON(*bits & mask)) {
+	ret = space_mark_valid(fs, &r, zi, off, owner_nid, ofs, sum_type);
+	if (WARN_ON(ret)) {
 		gaze_err("block %llu is already valid",
 			 (unsigned long long)(space_zone_addr(sp, lg->zone) +
 					      off));
-		ret = -EFSCORRUPTED;
 		goto out_put;
 	}
-	*bits |= mask;
-	gaze_table_dirty(fs, r.umb);
-
-	s = space_summary(r.smb, off);
-	s->nid = cpu_to_le32(owner_nid);
-	s->ofs = cpu_to_le16(ofs);
-	s->type = sum_type;
-	s->flags = 0;
-	gaze_table_dirty(fs, r.smb);
-
-	sp->zones[zi].valid++;
-	sp->zones[zi].mtime = gaze_fs_age(fs);
 	space_zinfo_store(fs, r.zmb, zi);
-	sp->valid_blocks++;
-	if (sum_type == GAZE_SUM_NODE)
-		sp->valid_nodes++;
 	lg->offset++;
 	*addr = space_zone_addr(sp, lg->zone) + off;
 	gaze_space_publish(fs);
@@ -1073,11 +1088,9 @@ gaze_block_claim(struct gaze_fs *fs, u64 addr, u32 owner_nid, u16 ofs,
 {
 	struct gaze_space *sp = fs->space;
 	struct space_blk_refs r;
-	struct gaze_summary *s;
 	struct space_zone *z;
 	u64 zone = addr / sp->zone_blocks;
 	u32 zi, li, off = (u32)(addr % sp->zone_blocks);
-	u8 *bits, mask;
 	int ret;
 
 	if (zone < sp->main_start || zone - sp->main_start >= sp->main_count ||
@@ -1102,21 +1115,12 @@ gaze_block_claim(struct gaze_fs *fs, u64 addr, u32 owner_nid, u16 ofs,
 	ret = space_blk_refs_get(fs, zi, off, &r);
 	if (ret)
 		return ret;
-	bits = space_usage_bit(r.umb, off, &mask);
-	if (*bits & mask) {
+	ret = space_mark_valid(fs, &r, zi, off, owner_nid, ofs, sum_type);
+	if (ret) {
 		gaze_err("roll-forward: block %llu is referenced twice",
 			 (unsigned long long)addr);
-		ret = -EFSCORRUPTED;
 		goto out_put;
 	}
-	*bits |= mask;
-	gaze_table_dirty(fs, r.umb);
-	s = space_summary(r.smb, off);
-	s->nid = cpu_to_le32(owner_nid);
-	s->ofs = cpu_to_le16(ofs);
-	s->type = sum_type;
-	s->flags = 0;
-	gaze_table_dirty(fs, r.smb);
 	if (z->state == GAZE_ZS_FREE) {
 		sp->rf_zone[zi] = 1;
 		li = (u32)gaze_log_of_type(fs, type);
@@ -1126,6 +1130,7 @@ gaze_block_claim(struct gaze_fs *fs, u64 addr, u32 owner_nid, u16 ofs,
 	}
 	if (sp->rf_zone[zi])	/* FREE, or PREFREE after a replaced block */
 		space_set_state(sp, zi, GAZE_ZS_FULL);
+	space_zinfo_store(fs, r.zmb, zi);
 	/*
 	 * A log head goes on after the blocks replayed in its zone: on a
 	 * sequential zone the write pointer is past them anyway, but a
@@ -1135,12 +1140,6 @@ gaze_block_claim(struct gaze_fs *fs, u64 addr, u32 owner_nid, u16 ofs,
 	for (li = 0; li < sp->nr_logs; li++)
 		if (sp->logs[li].zone == zone && sp->logs[li].offset <= off)
 			sp->logs[li].offset = off + 1;
-	z->valid++;
-	z->mtime = gaze_fs_age(fs);
-	space_zinfo_store(fs, r.zmb, zi);
-	sp->valid_blocks++;
-	if (sum_type == GAZE_SUM_NODE)
-		sp->valid_nodes++;
 out_put:
 	space_blk_refs_put(fs, &r);
 	return ret;
@@ -1149,10 +1148,9 @@ out_put:
 /*
  * The address the next block of log type `type` will get.  With open, a
  * log whose zone is full (or that has none) opens its next zone now (else
- * the answer is 0), so the last
- * node written in a zone can name where its log continues (the
- * roll-forward chain, format.md section 17).  0: no room; the chain
- * ends there.
+ * the answer is 0), so the last node written in a zone can name where
+ * its log continues (the roll-forward chain, format.md section 17).
+ * 0: no room; the chain ends there.
  */
 u64
 gaze_log_peek(struct gaze_fs *fs, int type, bool open)
