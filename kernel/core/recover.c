@@ -317,6 +317,26 @@ rf_replay_chain(struct gaze_fs *fs, const struct rf_chain *c, void *blk,
 	return 0;
 }
 
+/*
+ * Whether physical log li wrote anything after the checkpoint: its chain's
+ * first block lies below its zone's write pointer.  Without that in any
+ * log (a crash with nothing written since the checkpoint) the mount need
+ * not report every zone.
+ */
+static bool
+rf_log_written(struct gaze_fs *fs, u32 li)
+{
+	u64 addr = gaze_log_cp_start(fs, li);
+	struct gaze_zone z;
+	u32 zone, off;
+
+	if (!addr || !rf_in_main(fs, addr, &zone, &off) ||
+	    gaze_zone_report(fs, zone, &z))
+		return false;
+	return z.type != GAZE_ZT_SEQ || z.cond == GAZE_ZC_FULL ||
+	       off < z.wp - z.start;
+}
+
 /* the physical logs that hold nodes, each once */
 static u32
 rf_node_logs(struct gaze_fs *fs, u32 *logs)
@@ -346,13 +366,17 @@ gaze_recover(struct gaze_fs *fs)
 	if (fs->flags & GAZE_FS_NO_RECOVERY ||
 	    le32_to_cpu(fs->cp.flags) & GAZE_CP_UMOUNT)
 		return 0;
+	nlogs = rf_node_logs(fs, logs);
+	for (k = 0; k < nlogs && !rf_log_written(fs, logs[k]); k++)
+		;
+	if (k == nlogs)
+		return 0;	/* no node written since the checkpoint */
 	blk = gaze_alloc(GAZE_BLOCK_SIZE);
 	old = gaze_alloc(GAZE_BLOCK_SIZE);
 	if (!blk || !old) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	nlogs = rf_node_logs(fs, logs);
 	ret = rf_load_wps(fs, &c);
 	for (k = 0; k < nlogs && !ret; k++) {
 		c.n = 0;
