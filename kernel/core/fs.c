@@ -417,7 +417,11 @@ gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp)
 	if (!(flags & GAZE_FS_RDONLY))
 		fs->cp.mount_count = cpu_to_le32(le32_to_cpu(fs->cp.mount_count) +
 						 1);
-	/* what roll-forward replayed is committed before anything new */
+	/*
+	 * what roll-forward replayed is committed before anything new; the
+	 * callers say so (fs->rf_recovered: the module's mount message,
+	 * fsck.gaze's replay line)
+	 */
 	if (fs->rf_recovered) {
 		ret = fs_cp_write_locked(fs, 0);
 		if (ret) {
@@ -425,8 +429,6 @@ gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp)
 				 ret);
 			goto out_free;
 		}
-		gaze_info("roll-forward: replayed %u nodes written by fsync after checkpoint %llu",
-			  fs->rf_recovered, (unsigned long long)fs->cp_seq - 1);
 	}
 	*fsp = fs;
 	return 0;

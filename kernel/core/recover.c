@@ -265,8 +265,11 @@ rf_replay(struct gaze_fs *fs, u64 addr, const void *blk, void *old)
 	ret = gaze_imap_get(fs, nid, &prev);
 	if (ret)
 		return ret;
-	if (prev && !GAZE_ADDR_IS_REAL(prev))
+	if (prev && !GAZE_ADDR_IS_REAL(prev)) {
+		gaze_err("roll-forward: node %u has no block in the checkpoint (imap %llx)",
+			 nid, (unsigned long long)prev);
 		return -EFSCORRUPTED;
+	}
 	if (!prev && magic == GAZE_MAGIC_INODE) {
 		gaze_err("roll-forward: inode %u at %llu is not in the checkpoint",
 			 nid, (unsigned long long)addr);
