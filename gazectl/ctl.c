@@ -303,6 +303,7 @@ gc_stats_text(const struct gaze_ioc_gc_stats *s)
 	printf("GC pages:          %" PRIu64 " taken, getting them %.3f ms, "
 	       "page cache insert/remove %.3f ms\n", (uint64_t)s->pages_gc,
 	       s->pool_alloc_ns / 1e6, s->pool_cache_ns / 1e6);
+	printf("gap blocks read:   %" PRIu64 "\n", (uint64_t)s->gap_blocks);
 	printf("writers blocked:   %" PRIu64 ", total %.3f s, max %.3f ms\n",
 	       (uint64_t)s->writers_blocked, s->blocked_ns_total / 1e9,
 	       s->blocked_ns_max / 1e6);
@@ -352,6 +353,7 @@ gc_stats_json(const struct gaze_ioc_gc_stats *s)
 	gaze_json_u64(&j, "pool_alloc_ns", s->pool_alloc_ns);
 	gaze_json_u64(&j, "pool_cache_ns", s->pool_cache_ns);
 	gaze_json_u64(&j, "pages_gc", s->pages_gc);
+	gaze_json_u64(&j, "gap_blocks", s->gap_blocks);
 	gaze_json_u64(&j, "writers_blocked", s->writers_blocked);
 	gaze_json_u64(&j, "blocked_ns_total", s->blocked_ns_total);
 	gaze_json_u64(&j, "blocked_ns_max", s->blocked_ns_max);

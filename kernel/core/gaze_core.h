@@ -593,6 +593,16 @@ void gaze_gc_account_zone(struct gaze_fs *fs, u64 ns, bool done);
 /* gaze_gcp_read must be called WITHOUT it (it only reads blocks).   */
 /* ---------------------------------------------------------------- */
 #define GAZE_GCP_BATCH		64	/* blocks per batch, at most */
+/*
+ * The read stage reads across a gap of up to gaze_gcp_batch.gap_max
+ * (at most GAZE_GCP_GAP) blocks that are not copied (invalid, or nodes)
+ * into the batch's scratch block, so one request covers many short
+ * runs: on a victim half valid at random, runs average two blocks, and
+ * a synchronous request per run costs far more than the few extra
+ * blocks it moves.  One request spans at most GAZE_GCP_SPAN blocks.
+ */
+#define GAZE_GCP_GAP		16
+#define GAZE_GCP_SPAN		128
 #define GAZE_GCP_MAX_JOBS	GAZE_GCP_MAX_JOBS_ /* victims in flight at once */
 
 /* gaze_gcp_ent.act: what the later stages do with the block */
@@ -627,6 +637,12 @@ struct gaze_gcp_batch {
 	u32			nr;	/* entries in ent[] */
 	int			err;	/* the read stage's error */
 	u32			nbuf;	/* entries that need a buffer (read) */
+	void			*gap;	/* GAZE_BLOCK_SIZE scratch the read
+					 * stage reads gaps into, or NULL:
+					 * no gap reads; the caller's, and
+					 * only the read stage's meanwhile */
+	u32			gap_max; /* longest gap read (blocks) */
+	u64			gap_blocks; /* gap blocks read (stats) */
 	struct gaze_gcp_ent	ent[GAZE_GCP_BATCH];
 };
 
@@ -650,7 +666,9 @@ int gaze_gcp_begin(struct gaze_fs *fs, u32 zone, int policy,
 int gaze_gcp_preread(struct gaze_fs *fs, struct gaze_gcp_job *job,
 		     struct gaze_gcp_batch *b, u32 max);
 /* Stage 2, read (NO fs->lock): reads every entry with act != NODE,
- * runs of consecutive blocks in one device request each */
+ * runs of consecutive blocks in one device request each; with b->gap
+ * set and a device with readv, runs no more than b->gap_max blocks
+ * apart share one request (see GAZE_GCP_GAP) */
 int gaze_gcp_read(struct gaze_fs *fs, struct gaze_gcp_batch *b);
 /*
  * Stage 3, prewrite: checks each entry against the current state (still

@@ -192,21 +192,43 @@ out:
 /* Stage 2: read (no fs->lock)                                       */
 /* ---------------------------------------------------------------- */
 
+/* the gap blocks that join block `next` to the request of n blocks
+ * ending at `end` (next > end), or 0 when it starts a request of its own */
+static u32
+gcp_gap(const struct gaze_fs *fs, const struct gaze_gcp_batch *b, u64 end,
+	u64 next, u32 n)
+{
+	if (!b->gap || !fs->dev->ops->readv || next <= end ||
+	    next - end > min_t(u32, b->gap_max, GAZE_GCP_GAP) ||
+	    n + (next - end) + 1 > GAZE_GCP_SPAN)
+		return 0;
+	return (u32)(next - end);
+}
+
 int
 gaze_gcp_read(struct gaze_fs *fs, struct gaze_gcp_batch *b)
 {
-	void *bufs[GAZE_GCP_BATCH];
+	void *bufs[GAZE_GCP_SPAN];
 	u64 first = 0;
-	u32 i, n = 0;
+	u32 i, g, n = 0;
 	int ret = 0;
 
 	b->err = 0;
+	b->gap_blocks = 0;
 	for (i = 0; i <= b->nr && !ret; i++) {
 		const struct gaze_gcp_ent *e = i < b->nr ? &b->ent[i] : NULL;
 
 		if (e && e->act == GAZE_GCP_NODE)
 			continue;
-		if (n && (!e || e->addr != first + n)) {
+		if (n && e && e->addr != first + n) {
+			/* a short gap is read into the scratch block */
+			g = gcp_gap(fs, b, first + n, e->addr, n);
+			for (; g; g--) {
+				bufs[n++] = b->gap;
+				b->gap_blocks++;
+			}
+		}
+		if (n && (!e || e->addr != first + n || n == GAZE_GCP_SPAN)) {
 			ret = gaze_blocks_readv(fs, first, n, bufs);
 			n = 0;
 		}

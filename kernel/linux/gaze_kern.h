@@ -98,6 +98,7 @@ struct gaze_sb_info {
 	 */
 	struct gaze_gcp		*gcp;
 	unsigned int		gc_pipeline, gc_pool, gc_queue_depth;
+	unsigned int		gc_read_gap;	/* gaze_gcp_batch.gap_max */
 	/*
 	 * Selective blocking (resv.c).  gc_running: reclaims in progress
 	 * (whoever reclaims brackets it with gaze_gc_running_begin/end);

@@ -106,6 +106,9 @@ struct gaze_gcp {
 	u64			used_max, alloc_ns, cache_ns, pages_gc;
 	/* gc_pool=0: the private mapping */
 	struct inode		*inode;
+	/* the read stage's scratch block for gaps (its thread only) */
+	struct page		*gap;
+	u64			gap_blocks;	/* gap blocks read; lock */
 };
 
 struct gaze_gcp_thread_arg {
@@ -564,10 +567,16 @@ static u64 gaze_gcp_stage_run(struct gaze_gcp *g, int s,
 
 	*written = false;
 	if (s == 1) {
+		mb->b.gap = page_address(g->gap);
+		mb->b.gap_max = READ_ONCE(g->sbi->gc_read_gap);
 		if (!gaze_gcp_failed(g, j))
 			ret = gaze_gcp_read(fs, &mb->b);
+		mb->b.gap = NULL;
 		if (ret)
 			gaze_gcp_set_err(g, j, ret);
+		spin_lock(&g->lock);
+		g->gap_blocks += mb->b.gap_blocks;
+		spin_unlock(&g->lock);
 		return gaze_gcp_now() - t0;
 	}
 	nofs = gaze_nofs_begin();
@@ -788,7 +797,9 @@ void gaze_gcp_stats(struct gaze_sb_info *sbi, struct gaze_ioc_gc_stats *st,
 	st->pool_alloc_ns = g->alloc_ns;
 	st->pool_cache_ns = g->cache_ns;
 	st->pages_gc = g->pages_gc;
+	st->gap_blocks = g->gap_blocks;
 	if (reset) {
+		g->gap_blocks = 0;
 		memset(g->st, 0, sizeof(g->st));
 		g->used_max = g->nr - g->nfree;
 		g->alloc_ns = 0;
@@ -816,6 +827,7 @@ int gaze_gcp_init(struct gaze_sb_info *sbi)
 	int i, ret;
 
 	sbi->gc_pipeline = sbi->opts.gc_pipeline;
+	sbi->gc_read_gap = GAZE_GCP_GAP;
 	sbi->gc_pool = sbi->opts.gc_pool;
 	sbi->gc_queue_depth = depth >= 1 && depth <= 64 ? depth :
 			      GAZE_GCP_DEPTH_DEF;
@@ -825,6 +837,11 @@ int gaze_gcp_init(struct gaze_sb_info *sbi)
 	g = kzalloc(sizeof(*g), GFP_KERNEL);
 	if (!g)
 		return -ENOMEM;
+	g->gap = alloc_page(GFP_KERNEL);
+	if (!g->gap) {
+		kfree(g);
+		return -ENOMEM;
+	}
 	g->sbi = sbi;
 	spin_lock_init(&g->lock);
 	init_waitqueue_head(&g->wq);
@@ -834,6 +851,7 @@ int gaze_gcp_init(struct gaze_sb_info *sbi)
 	mutex_init(&g->resize);
 	inode = new_inode(sbi->sb);
 	if (!inode) {
+		__free_page(g->gap);
 		kfree(g);
 		return -ENOMEM;
 	}
@@ -865,6 +883,7 @@ void gaze_gcp_exit(struct gaze_sb_info *sbi)
 		__free_page(g->pages[--g->nfree]);
 	kvfree(g->pages);
 	iput(g->inode);
+	__free_page(g->gap);
 	sbi->gcp = NULL;
 	kfree(g);
 }

@@ -267,6 +267,17 @@ static int gaze_tset_depth(struct gaze_sb_info *sbi, u64 v)
 	return 0;
 }
 
+static u64 gaze_tget_gap(struct gaze_sb_info *sbi)
+{
+	return READ_ONCE(sbi->gc_read_gap);
+}
+
+static int gaze_tset_gap(struct gaze_sb_info *sbi, u64 v)
+{
+	WRITE_ONCE(sbi->gc_read_gap, (unsigned int)v);
+	return 0;
+}
+
 /* selective blocking's tunables belong to resv.c */
 static u64 gaze_tget_resv(struct gaze_sb_info *sbi, const char *name)
 {
@@ -320,6 +331,9 @@ static const struct gaze_tunable gaze_tunables[] = {
 	{ "gc_queue_depth", 1, 64,
 	  "batches of 64 blocks each queue between two GC stages holds",
 	  gaze_tget_depth, gaze_tset_depth },
+	{ "gc_read_gap", 0, GAZE_GCP_GAP,
+	  "blocks between two runs GC still reads in one request (0: run by run)",
+	  gaze_tget_gap, gaze_tset_gap },
 	{ "selective_blocking", 0, 1,
 	  "selective blocking: writers wait for GC only when their reservation fails (1)",
 	  gaze_tget_sel, gaze_tset_sel },

@@ -113,7 +113,11 @@ struct gaze_ioc_gc_stats {
 	__u64	pool_alloc_ns, pool_cache_ns;
 	__u64	pages_gc;
 	__u64	pool_used;		/* pool pages in use now */
-	__u64	reserved_out[12];
+	/* blocks the pipeline's read stage read across gaps between the
+	 * blocks it copies, to join them into one request (older modules
+	 * leave it 0: it was reserved_out) */
+	__u64	gap_blocks;
+	__u64	reserved_out[11];
 };
 
 /* ---- GAZE_IOC_TUNE: list, read and set tunables --------------------------- */

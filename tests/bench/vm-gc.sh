@@ -13,10 +13,15 @@
 #      same fill through F2FS_IOC_GARBAGE_COLLECT_RANGE; one guest per
 #      zone size (--zone-mib, default 256 and 1024)
 #   b  fio, one job, 4 KiB buffered random writes (written back as they
-#      go: vm.dirty_bytes 32 MiB) over a file of 70% of each filesystem's
-#      available space, overwritten once in 64 KiB random blocks first so
-#      that GC runs from the start, for --fio-secs: GAZE all-on and baseline
-#      (background GC on) and F2FS: MiB/s, IOPS, p99 and max latency
+#      go: vm.dirty_bytes 32 MiB) at uniformly random offsets (fio
+#      norandommap: blocks are rewritten at random, not once per pass,
+#      so victims hold valid data) over one file of --fio-pct of the
+#      available space (F2FS's, which is smaller, when F2FS runs: the
+#      same file for every filesystem), overwritten once in 64 KiB
+#      random blocks first so that GC runs from the start, for
+#      --fio-secs: GAZE all-on, all-on with gc_read_gap=0 (the read stage
+#      reading run by run) and the baseline (background GC on) and F2FS:
+#      MiB/s, IOPS, p99 and max latency
 #   c  GC page allocation and cache insertion cost per GC'd page
 #      (gc-stats pool_alloc_ns, pool_cache_ns, pages_gc), gc_pool=1 vs 0
 #      with the pipeline on (the counters run in the pipelined GC only),
@@ -145,7 +150,7 @@ b = [r for r in rows if r["bench"] == "b"]
 if b:
     by = {r["config"]: r for r in b}
     print("b. fio 4 KiB buffered random writes, one job (GC running throughout)")
-    print("   %-10s %8s %10s %10s %11s %8s %8s %9s %9s" % ("config", "MiB/s",
+    print("   %-12s %8s %10s %10s %11s %8s %8s %9s %9s" % ("config", "MiB/s",
           "IOPS", "p99_us", "max_us", "gc_zones", "tput/bl", "tput/f2", "p99/f2"))
     ok = lambda r: r and "mibs" in r
     base = by.get("baseline") if ok(by.get("baseline")) else None
@@ -160,7 +165,7 @@ if b:
         rb = "%.3f" % (f(r["mibs"]) / f(base["mibs"])) if base else "-"
         rf = "%.3f" % (f(r["mibs"]) / f(fz["mibs"])) if fz else "-"
         pf = "%.3f" % (f(r["p99_us"]) / f(fz["p99_us"])) if fz and f(fz["p99_us"]) else "-"
-        print("   %-10s %8.2f %10.1f %10.1f %11.1f %8s %8s %8s %9s" % (r["config"],
+        print("   %-12s %8.2f %10.1f %10.1f %11.1f %8s %8s %8s %9s" % (r["config"],
               f(r["mibs"]), f(r["iops"]), f(r["p99_us"]), f(r["max_us"]),
               r.get("gc_zones", "-"), rb, rf, pf))
     print()

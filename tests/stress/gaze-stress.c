@@ -1342,8 +1342,11 @@ op_gcpipe(struct th *t)
 {
 	int err;
 
-	if (!gp.pages)
+	if (!gp.pages) {
 		gp.pages = malloc((size_t)GAZE_GCP_BATCH * GAZE_BLOCK_SIZE);
+		gp.b.gap = malloc(GAZE_BLOCK_SIZE);
+		gp.b.gap_max = GAZE_GCP_GAP;
+	}
 	if (gp.stage == 2) {		/* read: without fs->lock */
 		gaze_gcp_read(fs, &gp.b);
 		gp.stage = 3;

@@ -114,7 +114,7 @@ phase() # gc_pool value
 		i=$((i + 1))
 	done
 	gcstats
-	st=$(stat_get 'd["zones_reclaimed"], min(s["blocks"] for s in d["stages"]), d["pool_blocks"], d["pages_gc"], d["pool_used_max"], d["pool_cache_ns"], int(d["pipeline"]), int(d["pool"]), d["stages"][1]["blocks"]') ||
+	st=$(stat_get 'd["zones_reclaimed"], min(s["blocks"] for s in d["stages"]), d["pool_blocks"], d["pages_gc"], d["pool_used_max"], d["pool_cache_ns"], int(d["pipeline"]), int(d["pool"]), d["stages"][1]["blocks"], d["gap_blocks"]') ||
 		fail "gc-stats --json does not parse"
 	set -- $st
 	[ "$1" -gt 0 ] || fail "gc_pool=$pool: no zone reclaimed ($st)"
@@ -130,7 +130,7 @@ phase() # gc_pool value
 		[ "$6" -gt 0 ] || fail "gc_pool=0: no page-cache time ($st)"
 	fi
 	[ "$4" -ge "$9" ] || fail "gc_pool=$pool: fewer pages than blocks read ($st)"
-	ok "gc_pool=$pool: gc-stats: zones, pages, pool blocks, used max, cache ns, pipeline, pool, blocks read = $st"
+	ok "gc_pool=$pool: gc-stats: zones, pages, pool blocks, used max, cache ns, pipeline, pool, blocks read, gap blocks read = $st"
 	run "$GAZECTL" gc-stats $M
 	grep -q '^stage write' $W/out && grep -q '^GC pages' $W/out ||
 		fail "gc-stats text lacks the stage or pool lines"
@@ -148,12 +148,15 @@ phase() # gc_pool value
 		{ cat $W/watch.out >$W/out; fail "gc-stats --watch 1: no second report"; }
 	run "$GAZECTL" tune $M
 	for key in gc_pipeline gc_pool gc_pool_blocks gc_queue_depth \
-		selective_blocking dirty_limit_pct; do
+		gc_read_gap selective_blocking dirty_limit_pct; do
 		grep -q "^$key " $W/out || fail "tune list lacks $key"
 	done
 	run "$GAZECTL" tune $M gc_queue_depth=65
 	[ $rc -eq 2 ] && grep -q 'out of range 1..64' $W/err ||
 		fail "gc_queue_depth=65: exit $rc"
+	run "$GAZECTL" tune $M gc_read_gap=17
+	[ $rc -eq 2 ] && grep -q 'out of range 0..16' $W/err ||
+		fail "gc_read_gap=17: exit $rc"
 	run umount $M
 	[ $rc -eq 0 ] || fail "umount after the mutations"
 	fsck_clean "the mutations with gc_pool=$pool"
