@@ -19,9 +19,9 @@
  *  - Two threads, one order.  A worker thread takes the oldest batch
  *    nobody has taken; the main thread verifies the batch it needs next
  *    itself when nobody has taken it, or, while the worker is on it, the
- *    newest untaken one (with two batches in flight: the worker reads
- *    batch k + 1 while the main thread checks batch k, and the thread
- *    that finishes first takes batch k + 2).  Everything that crosses
+ *    newest untaken one, so the worker runs ahead through the ring while
+ *    the main thread checks what is done and only helps when it would
+ *    otherwise wait.  Everything that crosses
  *    inodes (block ownership, link counts, child nodes, messages) stays
  *    on the main thread, which consumes the batches strictly in nid
  *    order.  A batch's results are the same whoever verified it, so
@@ -58,19 +58,27 @@
 #include "fsck.h"
 
 /*
- * 32 x 2 (256 KiB of buffers) was measured at a million files against
- * 64 x 2, 32 x 4, 16 x 4 and 8 x 8 (also with an adaptive mutex): about
- * the same time, the fewest waits per block after 64 x 2, and the lowest
- * peak RSS.  The split measured at a million files: the main thread
- * about two thirds of the samples, the worker one third (the worker
- * sleeps when nothing is ready, and the main thread takes a batch the
- * worker has not woken up for yet).  When the cores are busy with other
- * work each wait costs a trip through the run queue, and one thread is
- * faster (see doc/design.md).  Spinning before sleeping (16 or 100
- * rounds of pause) and an adaptive mutex were tried: slower.
+ * 8 x 6: 192 KiB of buffers (32 x 2, 256 KiB, before).  The ring's depth
+ * is what lets the worker run ahead of the main thread, which also does
+ * every cross-inode check: with two batches in flight the worker got 29%
+ * of the CPU samples and waited the rest of the time.  Measured at a
+ * million files on a quiet 2-CPU host (7 runs each, interleaved,
+ * medians, against e2fsck -fn's 0.67 s): 32 x 2 0.67 s, 16 x 4 0.62 s,
+ * 8 x 4 0.71 s, 4 x 16 0.65 s, 8 x 8 0.57 s, with the same peak RSS
+ * (3.6-3.8 MiB) for these 256 KiB shapes.  A second series: 8 x 6
+ * 0.60 s and 3.62 MiB, 8 x 7 0.57 s, 8 x 8 0.57 s and 3.72 MiB, e2fsck
+ * 0.69 s and 3.86 MiB.  8 x 6 trades a little time for a margin on
+ * memory, which varies by about 0.2 MiB from run to run.  Smaller
+ * batches cost more hand-offs (two mutex round trips each), fewer cost
+ * the worker its lead.  An earlier measurement on a loaded host (load
+ * 4-5) had found no difference between these shapes: when the cores are
+ * busy with other work each wait costs a trip through the run queue, and
+ * one thread is about as fast (see doc/design.md).  Spinning before
+ * sleeping (16 or 100 rounds of pause) and an adaptive mutex were tried
+ * there: slower.
  */
-#define FSCK_SCAN_BATCH	32u	/* nodes per batch */
-#define FSCK_SCAN_RING	2u	/* batches in flight */
+#define FSCK_SCAN_BATCH	8u	/* nodes per batch */
+#define FSCK_SCAN_RING	6u	/* batches in flight */
 
 enum { B_FREE, B_READY, B_BUSY, B_DONE };
 
