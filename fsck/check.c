@@ -635,6 +635,24 @@ load_table_block(struct fsck *f, u32 t, u32 n, u64 addr, bool index)
 	return blk;
 }
 
+/*
+ * Index block i of table t is unreadable, so are the addresses of its
+ * table blocks.  Imap blocks under it are handled like unreadable imap
+ * blocks: their entries are rebuilt from the nodes (imap_rebuild) and
+ * the repair writes every one of them again, under a new index block
+ * (gaze_repair_table_block).  Other tables: reported only.
+ */
+static void
+tindex_lost(struct fsck *f, u32 t, u32 i)
+{
+	u32 n, end = min((i + 1) * GAZE_ADDRS_PER_BLOCK, f->tbl_n[t]);
+
+	if (t != GAZE_TABLE_IMAP || !f->imap_bad)
+		return;
+	for (n = i * GAZE_ADDRS_PER_BLOCK; n < end; n++)
+		BIT_SET(f->imap_bad, n);
+}
+
 static int
 load_tables(struct fsck *f)
 {
@@ -683,8 +701,10 @@ load_tables(struct fsck *f)
 			if (!a)
 				continue;
 			ib = load_table_block(f, t, i, a, true);
-			if (!ib)
+			if (!ib) {
+				tindex_lost(f, t, i);
 				continue;
+			}
 			ti = ib;
 			for (j = 0; j < GAZE_ADDRS_PER_BLOCK; j++) {
 				u64 ta = le64_to_cpu(ti->addr[j]);

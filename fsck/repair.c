@@ -739,7 +739,7 @@ fsck_repair(struct fsck *f)
 	if (ret)
 		return ret;
 	/* main.c replayed any roll-forward chain already, or it failed */
-	ret = gaze_fs_open(f->dev, GAZE_FS_NO_RECOVERY, &fs);
+	ret = gaze_fs_open(f->dev, GAZE_FS_NO_RECOVERY | GAZE_FS_REPAIR, &fs);
 	if (ret) {
 		fprintf(stderr, "fsck.gaze: %s: the filesystem cannot be opened for repair: %s\n",
 			f->name, ret == -EFSCORRUPTED ? "structure too damaged" :

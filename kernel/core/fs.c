@@ -345,9 +345,12 @@ gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp)
 	int ret;
 
 	if (flags & ~(GAZE_FS_RDONLY | GAZE_FS_KEEP_ORPHANS |
-		      GAZE_FS_NO_RECOVERY))
+		      GAZE_FS_NO_RECOVERY | GAZE_FS_REPAIR))
 		return -EINVAL;
-	fs = fs_alloc(dev, flags & (GAZE_FS_RDONLY | GAZE_FS_NO_RECOVERY));
+	if ((flags & GAZE_FS_REPAIR) && (flags & GAZE_FS_RDONLY))
+		return -EINVAL;
+	fs = fs_alloc(dev, flags & (GAZE_FS_RDONLY | GAZE_FS_NO_RECOVERY |
+				    GAZE_FS_REPAIR));
 	if (!fs)
 		return -ENOMEM;
 	sb = &fs->sb;

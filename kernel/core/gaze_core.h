@@ -209,6 +209,13 @@ struct gaze_tables;		/* table.c private */
  * after a failed replay); the chain is dropped by the next checkpoint.
  */
 #define GAZE_FS_NO_RECOVERY	0x4
+/*
+ * gaze_fs_open flag: an offline repair (fsck.gaze -y); a table index
+ * block that cannot be read does not fail the open: the table blocks
+ * under it are lost and the repair writes them all again, under a new
+ * index block (gaze_repair_table_block).
+ */
+#define GAZE_FS_REPAIR		0x8
 
 /* orphans one checkpoint records (two payload blocks of slots) */
 #define GAZE_ORPHANS_MAX	((u32)(2 * GAZE_ADDRS_PER_BLOCK))
@@ -339,6 +346,12 @@ int gaze_table_get(struct gaze_fs *fs, u32 table, u32 block,
 		   struct gaze_mbuf **mbp);
 /* marks the block (and its index block) dirty for the next checkpoint */
 void gaze_table_dirty(struct gaze_fs *fs, struct gaze_mbuf *mb);
+/*
+ * Repair only: index block i of `table` starts again from zeros (dirty)
+ * when it cannot be read, so every table block under it reads as absent
+ * and the caller must rewrite them all.  1: renewed; 0: it reads fine.
+ */
+int gaze_table_index_renew(struct gaze_fs *fs, u32 table, u32 i);
 /* imap helpers */
 int gaze_imap_get(struct gaze_fs *fs, u32 nid, u64 *addr);
 int gaze_imap_set(struct gaze_fs *fs, u32 nid, u64 addr);
@@ -1048,7 +1061,8 @@ int gaze_ns_leave(struct gaze_fs *fs, struct gaze_mbuf *mb, bool rw, int err);
 /* repair.c: offline repair (fsck.gaze); fs->lock held, read-write   */
 /* ---------------------------------------------------------------- */
 /* table block for rewriting: as stored, or zeroed when the stored block
- * does not verify; ref held */
+ * or its index block does not verify (a renewed index block: the caller
+ * rewrites every table block under it); ref held */
 int gaze_repair_table_block(struct gaze_fs *fs, u32 table, u32 block,
 			    struct gaze_mbuf **mbp);
 /*

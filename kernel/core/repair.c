@@ -28,6 +28,18 @@ gaze_repair_table_block(struct gaze_fs *fs, u32 table, u32 block,
 	ret = gaze_table_get(fs, table, block, mbp);
 	if (ret != -EFSCORRUPTED && ret != -EFSBADCRC)
 		return ret;
+	/* an unreadable index block starts from zeros too */
+	ret = gaze_table_index_renew(fs, table, block / GAZE_ADDRS_PER_BLOCK);
+	if (ret < 0)
+		return ret;
+	if (ret > 0) {
+		/* the table block reads as absent under the new index */
+		ret = gaze_table_get(fs, table, block, mbp);
+		if (ret)
+			return ret;
+		gaze_table_dirty(fs, *mbp);
+		return 0;
+	}
 	/* the stored block is unreadable: start from zeros */
 	return gaze_mbuf_create(fs, GAZE_MB_TABLE, table, block, mbp);
 }

@@ -146,7 +146,11 @@ gaze_tables_init(struct gaze_fs *fs)
 					 table_name[t], i,
 					 (unsigned long long)a);
 				ret = -EFSCORRUPTED;
-				goto out_free;
+				/* a repair rewrites every block under it */
+				if (!(fs->flags & GAZE_FS_REPAIR))
+					goto out_free;
+				ret = 0;
+				a = 0;
 			}
 			tb->iaddr[t][i] = a;
 		}
@@ -201,6 +205,29 @@ table_index_get(struct gaze_fs *fs, u32 t, u32 i, struct gaze_mbuf **mbp)
 out:
 	*mbp = mb;
 	return 0;
+}
+
+int
+gaze_table_index_renew(struct gaze_fs *fs, u32 table, u32 i)
+{
+	struct gaze_mbuf *mb;
+	int ret;
+
+	if (table >= GAZE_NR_TABLES || i >= fs->tables->nr_iblocks[table])
+		return -EINVAL;
+	ret = table_index_get(fs, table, i, &mb);
+	if (!ret) {
+		gaze_mbuf_put(fs, mb);
+		return 0;
+	}
+	if (ret != -EFSCORRUPTED && ret != -EFSBADCRC)
+		return ret;
+	ret = gaze_mbuf_create(fs, GAZE_MB_TINDEX, table, i, &mb);
+	if (ret)
+		return ret;
+	gaze_mbuf_dirty(fs, mb);
+	gaze_mbuf_put(fs, mb);
+	return 1;
 }
 
 int
@@ -491,6 +518,9 @@ table_walk(struct gaze_fs *fs,
 			if (ret)
 				return ret;
 			ret = table_index_get(fs, t, i, &imb);
+			if ((ret == -EFSCORRUPTED || ret == -EFSBADCRC) &&
+			    (fs->flags & GAZE_FS_REPAIR))
+				continue;	/* its table blocks are lost */
 			if (ret)
 				return ret;
 			ti = imb->data;

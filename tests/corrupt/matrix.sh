@@ -68,7 +68,7 @@ sb-secondary-magic   keep
 cp-head-crc          any     newest pack invalid: previous checkpoint
 cp-trailer-mismatch  any     newest pack invalid: previous checkpoint
 cp-table-root        any     newest pack invalid: previous checkpoint
-cp-tindex-addr       detect  newest pack points at garbage tables: found, not repaired yet
+cp-tindex-addr       keep
 cp-log-past-wp       any     the head verifier rejects the pack: previous checkpoint
 cp-log-behind        keep
 cp-valid-blocks      keep
@@ -83,7 +83,7 @@ imap-garbage         target  the inode block is no longer reachable
 imap-freed-nid       keep
 imap-range           target  the inode block is no longer reachable
 imap-crc             any     a whole imap block (504 nids) is unreadable
-tindex-crc           detect  the imap index block is unreadable: found, not repaired yet
+tindex-crc           keep
 zinfo-valid-high     keep
 zinfo-valid-low      keep
 zinfo-free-owned     keep
