@@ -443,6 +443,14 @@ int gaze_space_zone_use(struct gaze_fs *fs, u32 zone, struct gaze_zone_use *u);
 /* usage bit and summary entry of main block addr */
 int gaze_space_block_owner(struct gaze_fs *fs, u64 addr, bool *valid,
 			   struct gaze_summary *sum);
+/*
+ * The first valid block of main zone `zone` (absolute) at offset *off or
+ * after: *off and its summary entry; -ENOENT (and *off = zone capacity)
+ * when there is none.  Bytes of the usage bitmap with no valid block are
+ * passed whole, and only a valid block's summary is looked up.
+ */
+int gaze_space_next_valid(struct gaze_fs *fs, u32 zone, u32 *off,
+			  struct gaze_summary *sum);
 /* zones waiting in PREFREE for their checkpoints */
 u32 gaze_space_nr_prefree(struct gaze_fs *fs);
 

@@ -142,7 +142,6 @@ gaze_gcp_preread(struct gaze_fs *fs, struct gaze_gcp_job *job,
 	struct gaze_gcp_ent *e;
 	struct gaze_zone_use u;
 	struct gaze_summary sum;
-	bool valid;
 	u64 addr;
 	int ret = 0;
 
@@ -159,12 +158,14 @@ gaze_gcp_preread(struct gaze_fs *fs, struct gaze_gcp_job *job,
 		goto out;
 	}
 	for (; job->cursor < cap && b->nr < max; job->cursor++) {
-		addr = (u64)job->zone * zb + job->cursor;
-		ret = gaze_space_block_owner(fs, addr, &valid, &sum);
+		ret = gaze_space_next_valid(fs, job->zone, &job->cursor, &sum);
+		if (ret == -ENOENT) {
+			ret = 0;
+			break;
+		}
 		if (ret)
 			goto out;
-		if (!valid)
-			continue;
+		addr = (u64)job->zone * zb + job->cursor;
 		e = &b->ent[b->nr++];
 		e->addr = addr;
 		e->sum = sum;

@@ -1418,6 +1418,61 @@ gaze_space_block_owner(struct gaze_fs *fs, u64 addr, bool *valid,
 	return 0;
 }
 
+int
+gaze_space_next_valid(struct gaze_fs *fs, u32 zone, u32 *off,
+		      struct gaze_summary *sum)
+{
+	struct gaze_space *sp = fs->space;
+	u32 zi = zone - sp->main_start, o = *off, ub, cur = (u32)-1;
+	const struct gaze_usage_block *bits = NULL;
+	struct gaze_mbuf *umb = NULL, *smb;
+	int ret = -ENOENT;
+
+	if (zone < sp->main_start || zi >= sp->main_count)
+		return -EINVAL;
+	for (; o < sp->zone_cap; o++) {
+		u32 bit = o % GAZE_USAGE_BITS_PER_BLOCK;
+
+		ub = o / GAZE_USAGE_BITS_PER_BLOCK;
+		if (ub != cur) {
+			if (umb)
+				gaze_mbuf_put(fs, umb);
+			umb = NULL;
+			ret = gaze_table_get(fs, GAZE_TABLE_USAGE, zi *
+				le32_to_cpu(fs->sb.usage_blocks_per_zone) + ub,
+				&umb);
+			if (ret)
+				goto out;
+			ret = -ENOENT;
+			bits = umb->data;
+			cur = ub;
+		}
+		/* a byte with no valid block is passed whole */
+		if (!(bit % 8) && !bits->bits[bit / 8]) {
+			o += 7;
+			continue;
+		}
+		if (bits->bits[bit / 8] & (1u << (bit % 8)))
+			break;
+	}
+	if (o >= sp->zone_cap)
+		goto out;
+	ret = gaze_table_get(fs, GAZE_TABLE_SUMMARY, zi *
+			     le32_to_cpu(fs->sb.summary_blocks_per_zone) +
+			     o / GAZE_SUMMARY_PER_BLOCK, &smb);
+	if (ret)
+		goto out;
+	memcpy(sum, space_summary(smb, o), sizeof(*sum));
+	gaze_mbuf_put(fs, smb);
+	*off = o;
+out:
+	if (umb)
+		gaze_mbuf_put(fs, umb);
+	if (ret == -ENOENT)
+		*off = sp->zone_cap;
+	return ret;
+}
+
 u32
 gaze_space_nr_prefree(struct gaze_fs *fs)
 {
