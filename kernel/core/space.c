@@ -297,6 +297,25 @@ struct space_blk_refs {
 	struct gaze_mbuf	*zmb;	/* zinfo of its zone */
 };
 
+/* the usage table block holding block off of main zone index zi */
+static int
+space_usage_get(struct gaze_fs *fs, u32 zi, u32 off, struct gaze_mbuf **mbp)
+{
+	return gaze_table_get(fs, GAZE_TABLE_USAGE,
+			      zi * le32_to_cpu(fs->sb.usage_blocks_per_zone) +
+			      off / GAZE_USAGE_BITS_PER_BLOCK, mbp);
+}
+
+/* the summary table block holding block off of main zone index zi */
+static int
+space_summary_get(struct gaze_fs *fs, u32 zi, u32 off,
+		  struct gaze_mbuf **mbp)
+{
+	return gaze_table_get(fs, GAZE_TABLE_SUMMARY,
+			      zi * le32_to_cpu(fs->sb.summary_blocks_per_zone) +
+			      off / GAZE_SUMMARY_PER_BLOCK, mbp);
+}
+
 /*
  * Usage, summary and zinfo table blocks of block off of main zone index
  * zi, all taken first so an update cannot fail half way; refs held.
@@ -305,16 +324,12 @@ static int
 space_blk_refs_get(struct gaze_fs *fs, u32 zi, u32 off,
 		   struct space_blk_refs *r)
 {
-	u32 ub = zi * le32_to_cpu(fs->sb.usage_blocks_per_zone) +
-		 off / GAZE_USAGE_BITS_PER_BLOCK;
-	u32 sb = zi * le32_to_cpu(fs->sb.summary_blocks_per_zone) +
-		 off / GAZE_SUMMARY_PER_BLOCK;
 	int ret;
 
-	ret = gaze_table_get(fs, GAZE_TABLE_USAGE, ub, &r->umb);
+	ret = space_usage_get(fs, zi, off, &r->umb);
 	if (ret)
 		return ret;
-	ret = gaze_table_get(fs, GAZE_TABLE_SUMMARY, sb, &r->smb);
+	ret = space_summary_get(fs, zi, off, &r->smb);
 	if (ret)
 		goto out_put_usage;
 	ret = space_zinfo_get(fs, zi, &r->zmb);
@@ -1423,43 +1438,37 @@ gaze_space_next_valid(struct gaze_fs *fs, u32 zone, u32 *off,
 		      struct gaze_summary *sum)
 {
 	struct gaze_space *sp = fs->space;
-	u32 zi = zone - sp->main_start, o = *off, ub, cur = (u32)-1;
-	const struct gaze_usage_block *bits = NULL;
+	u32 zi = zone - sp->main_start, o = *off, cur = (u32)-1;
 	struct gaze_mbuf *umb = NULL, *smb;
+	const u8 *bits;
+	u8 mask;
 	int ret = -ENOENT;
 
 	if (zone < sp->main_start || zi >= sp->main_count)
 		return -EINVAL;
 	for (; o < sp->zone_cap; o++) {
-		u32 bit = o % GAZE_USAGE_BITS_PER_BLOCK;
-
-		ub = o / GAZE_USAGE_BITS_PER_BLOCK;
-		if (ub != cur) {
+		if (o / GAZE_USAGE_BITS_PER_BLOCK != cur) {
 			if (umb)
 				gaze_mbuf_put(fs, umb);
 			umb = NULL;
-			ret = gaze_table_get(fs, GAZE_TABLE_USAGE, zi *
-				le32_to_cpu(fs->sb.usage_blocks_per_zone) + ub,
-				&umb);
+			ret = space_usage_get(fs, zi, o, &umb);
 			if (ret)
 				goto out;
 			ret = -ENOENT;
-			bits = umb->data;
-			cur = ub;
+			cur = o / GAZE_USAGE_BITS_PER_BLOCK;
 		}
+		bits = space_usage_bit(umb, o, &mask);
 		/* a byte with no valid block is passed whole */
-		if (!(bit % 8) && !bits->bits[bit / 8]) {
+		if (mask == 1 && !*bits) {
 			o += 7;
 			continue;
 		}
-		if (bits->bits[bit / 8] & (1u << (bit % 8)))
+		if (*bits & mask)
 			break;
 	}
 	if (o >= sp->zone_cap)
 		goto out;
-	ret = gaze_table_get(fs, GAZE_TABLE_SUMMARY, zi *
-			     le32_to_cpu(fs->sb.summary_blocks_per_zone) +
-			     o / GAZE_SUMMARY_PER_BLOCK, &smb);
+	ret = space_summary_get(fs, zi, o, &smb);
 	if (ret)
 		goto out;
 	memcpy(sum, space_summary(smb, o), sizeof(*sum));
