@@ -52,6 +52,11 @@ void gaze_fmt_csum_set(void *blk);		/* fill hdr.crc */
  */
 int gaze_fmt_hdr_verify(const void *blk, u32 magic, const u8 uuid[16],
 			u64 blkaddr, const char **why);
+/* a verifier's verdict on a block that was read: it does not verify */
+static inline bool gaze_err_damaged(int err)
+{
+	return err == -EFSCORRUPTED || err == -EFSBADCRC;
+}
 /* Type verifiers: header check plus every field of the body. */
 int gaze_fmt_super_verify(const struct gaze_super *sb, u64 blkaddr,
 			  const char **why);

@@ -77,6 +77,16 @@ rf_node_magic(const void *blk, u32 *magic)
 
 #define RF_REPORT_BATCH	64u
 
+/* the written blocks of a reported zone: its write pointer, or the whole
+ * capacity for a full zone or one without a write pointer */
+static u32
+rf_zone_written(const struct gaze_zone *z, u32 cap)
+{
+	if (z->type != GAZE_ZT_SEQ || z->cond == GAZE_ZC_FULL)
+		return cap;
+	return (u32)min_t(u64, z->wp - z->start, cap);
+}
+
 /* the written part of every main zone, in blocks (its write pointer;
  * the capacity for a zone without one), into c->wp */
 static int
@@ -100,13 +110,8 @@ rf_load_wps(struct gaze_fs *fs, struct rf_chain *c)
 			ret = n ? n : -EIO;
 			goto out;
 		}
-		for (k = 0; k < (u32)n; k++) {
-			struct gaze_zone *z = &rep[k];
-
-			c->wp[i + k] = z->type != GAZE_ZT_SEQ ||
-				       z->cond == GAZE_ZC_FULL ? cap :
-				       (u32)min_t(u64, z->wp - z->start, cap);
-		}
+		for (k = 0; k < (u32)n; k++)
+			c->wp[i + k] = rf_zone_written(&rep[k], cap);
 	}
 out:
 	gaze_free(rep);
@@ -336,8 +341,7 @@ rf_log_written(struct gaze_fs *fs, u32 li)
 	if (!addr || !rf_in_main(fs, addr, &zone, &off) ||
 	    gaze_zone_report(fs, zone, &z))
 		return false;
-	return z.type != GAZE_ZT_SEQ || z.cond == GAZE_ZC_FULL ||
-	       off < z.wp - z.start;
+	return off < rf_zone_written(&z, le32_to_cpu(fs->sb.zone_cap));
 }
 
 /* the physical logs that hold nodes, each once */

@@ -26,7 +26,7 @@ gaze_repair_table_block(struct gaze_fs *fs, u32 table, u32 block,
 	if (fs->flags & GAZE_FS_RDONLY)
 		return -EROFS;
 	ret = gaze_table_get(fs, table, block, mbp);
-	if (ret != -EFSCORRUPTED && ret != -EFSBADCRC)
+	if (!gaze_err_damaged(ret))
 		return ret;
 	/* an unreadable index block starts from zeros too */
 	ret = gaze_table_index_renew(fs, table, block / GAZE_ADDRS_PER_BLOCK);

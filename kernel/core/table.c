@@ -145,11 +145,11 @@ gaze_tables_init(struct gaze_fs *fs)
 				gaze_err("%s index block %u address %llu is outside the meta area",
 					 table_name[t], i,
 					 (unsigned long long)a);
-				ret = -EFSCORRUPTED;
 				/* a repair rewrites every block under it */
-				if (!(fs->flags & GAZE_FS_REPAIR))
+				if (!(fs->flags & GAZE_FS_REPAIR)) {
+					ret = -EFSCORRUPTED;
 					goto out_free;
-				ret = 0;
+				}
 				a = 0;
 			}
 			tb->iaddr[t][i] = a;
@@ -220,7 +220,7 @@ gaze_table_index_renew(struct gaze_fs *fs, u32 table, u32 i)
 		gaze_mbuf_put(fs, mb);
 		return 0;
 	}
-	if (ret != -EFSCORRUPTED && ret != -EFSBADCRC)
+	if (!gaze_err_damaged(ret))
 		return ret;
 	ret = gaze_mbuf_create(fs, GAZE_MB_TINDEX, table, i, &mb);
 	if (ret)
@@ -518,7 +518,7 @@ table_walk(struct gaze_fs *fs,
 			if (ret)
 				return ret;
 			ret = table_index_get(fs, t, i, &imb);
-			if ((ret == -EFSCORRUPTED || ret == -EFSBADCRC) &&
+			if (gaze_err_damaged(ret) &&
 			    (fs->flags & GAZE_FS_REPAIR))
 				continue;	/* its table blocks are lost */
 			if (ret)
