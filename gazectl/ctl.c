@@ -241,6 +241,11 @@ static const char *const ctl_stage_names[GAZE_GC_STAGES] = {
 	"preread", "read", "prewrite", "write"
 };
 
+/* reclaims by the share of a zone they freed */
+static const char *const ctl_freed_names[GAZE_GC_FREED] = {
+	"<1/8", "<1/4", "<1/2", ">=1/2"
+};
+
 /* upper bound (us) of the histogram bucket holding the q-quantile */
 static uint64_t
 gc_quantile_us(const struct gaze_ioc_gc_stats *s, double q)
@@ -281,8 +286,9 @@ gc_stats_text(const struct gaze_ioc_gc_stats *s)
 	printf("mechanisms:        pipeline %s, page pool %s, selective "
 	       "blocking %s\n", s->pipeline ? "on" : "off",
 	       s->pool ? "on" : "off", s->selective_blocking ? "on" : "off");
-	printf("zones reclaimed:   %" PRIu64 " (%" PRIu64 " in the foreground)"
-	       "\n", n, (uint64_t)s->zones_foreground);
+	printf("zones reclaimed:   %" PRIu64 " (%" PRIu64 " in the foreground,"
+	       " %" PRIu64 " by the baseline mover)\n", n,
+	       (uint64_t)s->zones_foreground, (uint64_t)s->zones_mover);
 	printf("blocks moved:      %" PRIu64 " (%" PRIu64 " MiB)\n",
 	       (uint64_t)s->blocks_moved, (uint64_t)s->blocks_moved / 256);
 	printf("user blocks:       %" PRIu64 "\n", (uint64_t)s->blocks_user);
@@ -304,11 +310,34 @@ gc_stats_text(const struct gaze_ioc_gc_stats *s)
 	       "page cache insert/remove %.3f ms\n", (uint64_t)s->pages_gc,
 	       s->pool_alloc_ns / 1e6, s->pool_cache_ns / 1e6);
 	printf("gap blocks read:   %" PRIu64 "\n", (uint64_t)s->gap_blocks);
+	printf("zone freed:        ");
+	for (i = 0; i < GAZE_GC_FREED; i++)
+		printf("%s%s %" PRIu64 " (%" PRIu64 " fg)", i ? ", " : "",
+		       ctl_freed_names[i], (uint64_t)s->freed[i],
+		       (uint64_t)s->freed_fg[i]);
+	printf("\n");
+	printf("fg declined:       %" PRIu64 " (no victim worth a move)\n",
+	       (uint64_t)s->fg_declined);
 	printf("writers blocked:   %" PRIu64 ", total %.3f s, max %.3f ms\n",
 	       (uint64_t)s->writers_blocked, s->blocked_ns_total / 1e9,
 	       s->blocked_ns_max / 1e6);
 	printf("reserved now:      %" PRIu64 " blocks\n",
 	       (uint64_t)s->reserved_now);
+}
+
+/* {"lt_1_8": n, "lt_1_4": n, "lt_1_2": n, "ge_1_2": n} */
+static void
+gc_freed_json(struct gaze_json *j, const char *name, const __u64 *v)
+{
+	static const char *const keys[GAZE_GC_FREED] = {
+		"lt_1_8", "lt_1_4", "lt_1_2", "ge_1_2"
+	};
+	int i;
+
+	gaze_json_obj_begin(j, name);
+	for (i = 0; i < GAZE_GC_FREED; i++)
+		gaze_json_u64(j, keys[i], v[i]);
+	gaze_json_obj_end(j);
 }
 
 static void
@@ -325,6 +354,7 @@ gc_stats_json(const struct gaze_ioc_gc_stats *s)
 	gaze_json_bool(&j, "selective_blocking", s->selective_blocking);
 	gaze_json_u64(&j, "zones_reclaimed", s->zones_reclaimed);
 	gaze_json_u64(&j, "zones_foreground", s->zones_foreground);
+	gaze_json_u64(&j, "zones_mover", s->zones_mover);
 	gaze_json_u64(&j, "blocks_moved", s->blocks_moved);
 	gaze_json_u64(&j, "blocks_user", s->blocks_user);
 	gaze_json_double(&j, "write_amplification", gc_wa(s));
@@ -354,6 +384,9 @@ gc_stats_json(const struct gaze_ioc_gc_stats *s)
 	gaze_json_u64(&j, "pool_cache_ns", s->pool_cache_ns);
 	gaze_json_u64(&j, "pages_gc", s->pages_gc);
 	gaze_json_u64(&j, "gap_blocks", s->gap_blocks);
+	gc_freed_json(&j, "reclaims_by_freed", s->freed);
+	gc_freed_json(&j, "fg_reclaims_by_freed", s->freed_fg);
+	gaze_json_u64(&j, "fg_declined", s->fg_declined);
 	gaze_json_u64(&j, "writers_blocked", s->writers_blocked);
 	gaze_json_u64(&j, "blocked_ns_total", s->blocked_ns_total);
 	gaze_json_u64(&j, "blocked_ns_max", s->blocked_ns_max);

@@ -81,6 +81,128 @@ print_tables(const struct gaze_layout *l)
 	       l->bg_gc_high_pct);
 }
 
+/* usable share of the device, in percent, for layout l */
+static double
+usable_pct(const struct gaze_mkfs_params *p, const struct gaze_layout *l)
+{
+	return p->geo.nr_blocks ? 100.0 * (double)l->user_blocks /
+				  (double)p->geo.nr_blocks : 0.0;
+}
+
+/* the layout of p with zones of zb blocks (emulated: any size) or with
+ * nr zones of the same size (zoned: the drive's size); 0 if it fits */
+static int
+layout_with(const struct gaze_mkfs_params *p, u32 zb, u32 nr,
+	    struct gaze_layout *l)
+{
+	struct gaze_mkfs_params q = *p;
+	const char *why;
+
+	q.geo.zone_blocks = zb;
+	q.geo.zone_cap = zb == p->geo.zone_blocks ? p->geo.zone_cap : zb;
+	q.geo.nr_zones = nr;
+	q.geo.nr_blocks = (u64)zb * nr > p->geo.nr_blocks ?
+			  (u64)zb * nr : p->geo.nr_blocks;
+	if (p->geo.nr_conv)
+		return -EINVAL;
+	return gaze_layout_compute(&q, l, &why);
+}
+
+/* prints text wrapped at 76 columns (words never split) */
+static void
+print_wrapped(const char *text)
+{
+	const char *p = text, *brk;
+	int col = 0, len;
+
+	while (*p) {
+		brk = strchr(p, ' ');
+		len = brk ? (int)(brk - p) : (int)strlen(p);
+		if (col && col + 1 + len > 76) {
+			putchar('\n');
+			col = 0;
+		} else if (col) {
+			putchar(' ');
+			col++;
+		}
+		printf("%.*s", len, p);
+		col += len;
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	putchar('\n');
+}
+
+#define ADVICE_BELOW_PCT	60.0	/* usable share that gets a note */
+#define ADVICE_GOAL_PCT		80.0
+
+/*
+ * A plain note when the geometry leaves little usable space: what takes
+ * it (checkpoint and metadata zones, the logs' open zones and the GC
+ * reserve, doc/design.md "Few, large zones"), and what would do better:
+ * for emulated zones the largest zone size that keeps ADVICE_GOAL_PCT,
+ * for a zoned drive (whose zone size is its own) how many zones of that
+ * size would.
+ */
+static void
+capacity_advice(const struct gaze_mkfs_params *p, const struct gaze_layout *l)
+{
+	const struct gaze_geometry *g = &p->geo;
+	char h1[GAZE_SIZE_HUMAN_LEN], h2[GAZE_SIZE_HUMAN_LEN];
+	struct gaze_layout t;
+	double pct = usable_pct(p, l);
+	char msg[512];
+	u32 zb, nr;
+
+	if (pct >= ADVICE_BELOW_PCT)
+		return;
+	printf("\n");
+	snprintf(msg, sizeof(msg),
+		 "Note: %u zones of %s leave %.0f%% of the device usable: %u "
+		 "zones hold the checkpoints and metadata, and %u of the %u "
+		 "data zones stay in reserve (one open zone for each of the "
+		 "%u logs, and room for the garbage collector to move a "
+		 "zone).", g->nr_zones, human(blocks_bytes(g->zone_blocks), h1),
+		 pct, l->cp_zone_count + l->meta_zone_count, l->ovp_zones,
+		 l->main_zone_count, l->nr_logs);
+	print_wrapped(msg);
+	if (g->model == GAZE_ZM_EMULATED) {
+		for (zb = g->zone_blocks / 2; zb >= GAZE_MIN_ZONE_BLOCKS;
+		     zb /= 2) {
+			if (layout_with(p, zb, (u32)(g->nr_blocks / zb), &t))
+				break;
+			if (usable_pct(p, &t) >= ADVICE_GOAL_PCT) {
+				snprintf(msg, sizeof(msg),
+					 "Zones of %s (-z) would leave %.0f%% "
+					 "(%s).", human(blocks_bytes(zb), h1),
+					 usable_pct(p, &t),
+					 human(blocks_bytes(t.user_blocks),
+					       h2));
+				print_wrapped(msg);
+				return;
+			}
+		}
+		return;
+	}
+	for (nr = g->nr_zones * 2; nr && nr <= 65536; nr *= 2) {
+		if (layout_with(p, g->zone_blocks, nr, &t))
+			break;
+		if (100.0 * (double)t.user_blocks /
+		    ((double)nr * g->zone_blocks) >= ADVICE_GOAL_PCT) {
+			snprintf(msg, sizeof(msg),
+				 "A namespace of %u such zones (%s) would "
+				 "leave %.0f%% usable.", nr,
+				 human(blocks_bytes((u64)nr * g->zone_blocks),
+				       h1),
+				 100.0 * (double)t.user_blocks /
+				 ((double)nr * g->zone_blocks));
+			print_wrapped(msg);
+			return;
+		}
+	}
+}
+
 void
 gaze_mkfs_summary_print(const struct mkfs_summary *s)
 {
@@ -149,4 +271,5 @@ gaze_mkfs_summary_print(const struct mkfs_summary *s)
 	printf("%-20s %s\n", "UUID:", uuid);
 	if (s->verbose)
 		print_tables(l);
+	capacity_advice(p, l);
 }

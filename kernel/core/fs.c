@@ -606,8 +606,8 @@ gaze_fs_balance(struct gaze_fs *fs)
 	 * the cache on small zones left no room for that checkpoint:
 	 * tests/ns/test_bigdir)
 	 */
-	ret = gaze_gc_balance(fs, gaze_cache_nr_dirty(fs, GAZE_MB_FBLK) +
-			      gaze_cache_nr_dirty(fs, GAZE_MB_NODE));
+	ret = gaze_gc_balance_meta(fs, gaze_cache_nr_dirty(fs, GAZE_MB_FBLK) +
+				   gaze_cache_nr_dirty(fs, GAZE_MB_NODE));
 	if (ret)
 		return ret;
 	/*

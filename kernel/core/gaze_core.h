@@ -240,6 +240,19 @@ struct gaze_gc_stats {
 	/* gaze_gc_zone durations: [i] counts [2^i, 2^(i+1)) microseconds */
 	u64	hist[32];
 	u64	user_blocks;		/* file data blocks written for users */
+	/* reclaims by what they freed (zone capacity less the blocks they
+	 * rewrote): < 1/8, < 1/4, < 1/2, >= 1/2 of the zone; all, and those
+	 * for writers short of space (foreground) */
+	u64	freed_hist[4];
+	u64	freed_fg_hist[4];
+	u64	fg_declined;		/* foreground picks that found only
+					 * victims below their minimum gain */
+	u64	zones_mover;		/* zones the baseline mover (gc.c)
+					 * reclaimed, not the staged GC */
+	u64	last_runs;		/* reclaims taken as GAZE_GC_LAST */
+	/* least blocks a GAZE_GC_FG / GAZE_GC_LAST reclaim freed (0: none
+	 * yet): at least gaze_gc_min_gain's, the tests check */
+	u64	freed_min_fg, freed_min_last;
 };
 
 #define GAZE_GCP_MAX_JOBS_	4	/* = GAZE_GCP_MAX_JOBS */
@@ -458,6 +471,10 @@ int gaze_space_next_valid(struct gaze_fs *fs, u32 zone, u32 *off,
 			  struct gaze_summary *sum);
 /* zones waiting in PREFREE for their checkpoints */
 u32 gaze_space_nr_prefree(struct gaze_fs *fs);
+/* blocks left in the open zone of the log for GAZE_LOG_* type */
+u32 gaze_space_log_room(struct gaze_fs *fs, int type);
+/* valid blocks in the main area, and how many of them are nodes */
+void gaze_space_valid_counts(struct gaze_fs *fs, u64 *blocks, u64 *nodes);
 
 /* ---------------------------------------------------------------- */
 /* node.c                                                            */
@@ -554,42 +571,117 @@ int gaze_fs_fsync(struct gaze_fs *fs);
 int gaze_fs_replay(struct gaze_dev *dev, u32 *nodes);
 
 /* ---------------------------------------------------------------- */
-/* gc.c: the baseline garbage collector; caller holds fs->lock       */
+/* gcpolicy.c: when to collect and which zone, for every collector;  */
+/* gc.c: the baseline mover.  Caller holds fs->lock.                 */
 /* ---------------------------------------------------------------- */
 #define GAZE_GC_POLICY_DEFAULT	(-1)	/* the superblock's victim_policy */
+/* why a victim is wanted (gaze_gc_pick; gcpolicy.c explains each) */
+#define GAZE_GC_FG		0	/* writers short of zones: greedy,
+					 * at least 1/8 of the zone freed */
+#define GAZE_GC_LAST		1	/* no other way on: greedy, 1/64 */
+#define GAZE_GC_BG		2	/* ahead of need: the policy, 1/4 */
+#define GAZE_GC_USER		3	/* asked for: the policy, any gain */
+/* GC thresholds in zones for the geometry and the data now */
+struct gaze_gc_levels {
+	u32	floor;		/* FREE zones user data never opens */
+	u32	headroom;	/* zones the data could leave FREE beyond
+				 * floor + 1 */
+	u32	fg;		/* foreground GC below fg + the write's need */
+	u32	fg_batch;	/* ... and then on up to this many more */
+	u32	wb;		/* FREE + PREFREE below: writeback reclaims
+				 * ahead through the pipeline (module) */
+	u32	bg_low, bg_high;	/* background GC, FREE + PREFREE */
+};
+/* low_pct / high_pct: the background thresholds in % of the main area */
+void gaze_gc_levels(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
+		    struct gaze_gc_levels *lv);
 /*
- * Picks a victim: a FULL main zone with at least one invalid block (never
- * a log head, OPEN, FREE or PREFREE zone).  GAZE_GC_GREEDY: fewest valid
- * blocks; GAZE_GC_COST_BENEFIT: highest (1 - u) * age / (1 + u).
- * -ENOENT when no zone qualifies.
+ * The victim for `why` (GAZE_GC_*): a FULL main zone, not a log head,
+ * not pinned, freeing at least gaze_gc_min_gain, that fits
+ * (gaze_gc_room).  -ENOENT: none worth it; -ENOSPC: the best does not
+ * fit now.
+ */
+int gaze_gc_pick(struct gaze_fs *fs, int why, u32 *zone);
+u32 gaze_gc_min_gain(const struct gaze_fs *fs, int why);
+/* blocks moving `valid` blocks may write at the worst (owner nodes too) */
+u64 gaze_gc_cost(struct gaze_fs *fs, u32 valid);
+/* 0 if moving `valid` more blocks fits beside the jobs in flight */
+int gaze_gc_room(struct gaze_fs *fs, u32 valid);
+/*
+ * The best victim by policy (GAZE_GC_GREEDY: fewest valid blocks;
+ * GAZE_GC_COST_BENEFIT: highest (1 - u) * age / (1 + u)) among all
+ * candidates, whatever they gain; -ENOENT when none.
  */
 int gaze_gc_select(struct gaze_fs *fs, int policy, u32 *zone);
 /* cost-benefit score of a zone (higher is a better victim) */
 u64 gaze_gc_cb_score(u32 valid, u32 cap, u64 age);
+/* reclaims for GAZE_GC_FG and GAZE_GC_LAST are foreground GC */
+static inline bool
+gaze_gc_why_fg(int why)
+{
+	return why == GAZE_GC_FG || why == GAZE_GC_LAST;
+}
+/* counts a reclaim for `why` that rewrote `moved` blocks (freed
+ * histograms, least freed) */
+void gaze_gc_count_freed(struct gaze_fs *fs, u64 moved, int why);
 /*
  * Moves every valid block out of FULL zone `zone` (data to the cold data
  * log, nodes re-dirtied), then flushes: the zone ends PREFREE.  An owner
- * slot that does not point at the block gives -EFSCORRUPTED.
+ * slot that does not point at the block gives -EFSCORRUPTED.  why: the
+ * GAZE_GC_* it is counted as.  gaze_gc_zone: the same, for GAZE_GC_USER.
  */
+int gaze_gc_move(struct gaze_fs *fs, u32 zone, int why);
 int gaze_gc_zone(struct gaze_fs *fs, u32 zone);
 /*
- * Foreground GC: when fewer than user floor + 2 + need/zone_cap zones
- * are FREE, reclaims zones (and writes the checkpoints that turn PREFREE
- * zones FREE) until there are enough or nothing more can be gained.
- * Called by namespace operations at consistent points, never from
- * inside an allocation; returns 0 or a hard error (not -ENOSPC: the
- * allocation that follows decides that).
+ * Foreground GC: while FREE zones are below the fg level plus the zones
+ * need_blocks takes beyond its log's open zone, reclaims GAZE_GC_FG
+ * victims (GAZE_GC_LAST ones when a writer has no other way on) and
+ * writes the checkpoints that turn PREFREE zones FREE, until fg_batch
+ * above that or nothing more can be gained.  Called by namespace
+ * operations at consistent points, never from inside an allocation;
+ * returns 0 or a hard error (not -ENOSPC: the allocation that follows
+ * decides that).
  */
 int gaze_gc_balance(struct gaze_fs *fs, u64 need_blocks);
 /*
- * One background step: if free zones are below `low` percent of the
- * main area (or force), reclaims one victim zone that is at least a
- * quarter invalid and, when PREFREE zones are waiting, writes a
- * checkpoint.  *more: another step would still
- * help (free zones below `high` percent).  Returns 0 or an error.
+ * The same for metadata about to be written back (dirty nodes and
+ * directory blocks, which may open the floor's zones): GC only while
+ * writing them would leave fewer FREE zones than the floor.
+ */
+int gaze_gc_balance_meta(struct gaze_fs *fs, u64 meta_blocks);
+/*
+ * The same a step at a time, for a caller that lets go of fs->lock
+ * between steps (the module, so that no task waits on it for more than
+ * one zone's move): start says whether a run is wanted; each step moves
+ * one victim or writes one checkpoint (the caller sets fs->gc_active
+ * around it), *done when the run is over.
+ */
+struct gaze_gc_fg_run {
+	u32	want;		/* FREE zones the run is after */
+	u32	need;		/* zones the write needs beyond its log */
+	u32	strikes;	/* victims in a row that gained nothing */
+	u32	rounds;		/* steps left */
+	bool	can_gc;
+};
+bool gaze_gc_fg_start(struct gaze_fs *fs, u64 need_blocks,
+		      struct gaze_gc_fg_run *r);
+int gaze_gc_fg_step(struct gaze_fs *fs, struct gaze_gc_fg_run *r,
+		    bool *done);
+/* gaze_gc_bg_wanted / gaze_gc_background flags */
+#define GAZE_GC_BG_GOING	0x1	/* a step ran: go on below bg_high */
+#define GAZE_GC_BG_URGENT	0x2	/* the percentages as set, not capped
+					 * by the data's headroom (sync) */
+#define GAZE_GC_BG_FORCE	0x4	/* a step whatever the levels */
+/* FREE + PREFREE zones are below bg_low (GOING: below bg_high) */
+bool gaze_gc_bg_wanted(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
+		       u32 flags);
+/*
+ * One background step: if gaze_gc_bg_wanted (or FORCE), reclaims one
+ * GAZE_GC_BG victim and, when PREFREE zones are waiting, writes a
+ * checkpoint.  *more: another step would still help.  0 or an error.
  */
 int gaze_gc_background(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
-		       bool force, bool *more);
+		       u32 flags, bool *more);
 /* writes the checkpoints that turn every PREFREE zone FREE (two) */
 int gaze_gc_settle(struct gaze_fs *fs);
 /* gc.c internals gcpipe.c shares: owner node nid whatever its type (tmp:
@@ -654,7 +746,7 @@ struct gaze_gcp_job {
 	u64	moved;			/* blocks the job rewrote */
 	int	err;			/* first error; later stages skip */
 	bool	scanned;		/* preread reached the zone's end */
-	bool	fg;			/* for a writer: counted in zones_fg */
+	int	why;			/* GAZE_GC_*: FG, LAST count in zones_fg */
 };
 
 struct gaze_gcp_batch {
@@ -674,15 +766,18 @@ struct gaze_gcp_batch {
 
 /*
  * Starts a job on `zone` (FULL, not a log head), or on the best victim
- * when zone is GAZE_GCP_ANY (policy as gaze_gc_select).  The zone is
+ * for `why` when zone is GAZE_GCP_ANY (gaze_gc_pick); either way it must
+ * fit (gaze_gc_room, -ENOSPC).  The zone is
  * pinned: no victim selection picks it again and it does not become
  * FREE, even if it empties, until gaze_gcp_end; its invalid blocks count
  * in gaze_gcp_gain.  -ENOENT: no victim; -EBUSY: GAZE_GCP_MAX_JOBS in
  * flight or the zone is already being collected.
  */
 #define GAZE_GCP_ANY		((u32)-1)
-int gaze_gcp_begin(struct gaze_fs *fs, u32 zone, int policy,
+int gaze_gcp_begin(struct gaze_fs *fs, u32 zone, int why,
 		   struct gaze_gcp_job *job);
+/* blocks the jobs in flight may still write (gaze_gc_cost each) */
+u64 gaze_gcp_pending(struct gaze_fs *fs);
 /*
  * Stage 1, preread: scans from job->cursor for up to `max` (at most
  * GAZE_GCP_BATCH) valid blocks, filling addr, sum and act (NODE or
@@ -761,6 +856,10 @@ int gaze_resv_get_logical(struct gaze_fs *fs, u32 nr, bool overwrite);
 /* the published counts the rules use (free user blocks, blocks writable
  * without waiting for GC); any context */
 void gaze_resv_snapshot(struct gaze_fs *fs, u64 *user_free, u64 *phys);
+/* any context: the blocks writable without waiting for GC are fewer than
+ * nr beyond the GC's wb level (gaze_gc_levels): writeback should reclaim
+ * ahead, through the pipeline */
+bool gaze_space_wb_short(struct gaze_fs *fs, u64 nr);
 /*
  * fs->lock: refreshes those counts.  space.c calls it wherever they
  * change; gcpipe.c calls it after changing fs->gcp_zone/gcp_gain (begin

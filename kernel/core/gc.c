@@ -8,11 +8,8 @@
  * simplest correct way, one zone at a time under fs->lock, so that the
  * pipelined collector of the module has a reference to be compared with.
  *
- * Victims: FULL main zones with at least one invalid block.  Log heads,
- * OPEN, FREE and PREFREE zones never qualify, nor anything outside the
- * main area.  Greedy takes the fewest valid blocks; cost-benefit takes
- * the highest (1 - u) * (age + 1) / (1 + u), u the valid ratio and age
- * the seconds since the zone's last write (zinfo.mtime).
+ * Which zone, and when, is gcpolicy.c's (the same rules for this mover
+ * and the staged one); this file moves a zone it is given.
  *
  * Moving a zone (gaze_gc_zone), for each valid block found in the usage
  * bitmap, its summary names the owner:
@@ -30,78 +27,16 @@
  * checkpoints (space.c), since a mount may fall back to the previous one.
  *
  * Space: GC writes through gaze_block_alloc, the writeback class, which
- * may use the reserved zones that user data may not.  Foreground GC runs
- * at consistent points of namespace operations (gaze_gc_balance: before
- * each chunk of a file write and after every modifying operation), never
- * from inside an allocation, and fs->gc_active stops any re-entry.
+ * may use the reserved zones that user data may not.
  *
  * Locking: fs->lock, held by the caller, protects everything here.
  */
 #include "gaze_core.h"
 
-/* free zones foreground GC keeps above the user floor (space.c) */
-#define GC_FG_SLACK		2u
-/* once started, foreground GC frees this many zones more than needed, so
- * that several victims share the two checkpoints that free them */
-#define GC_FG_BATCH		2u
-/* foreground GC gives up after this many victims in a row gained nothing */
-#define GC_FG_STRIKES		3u
-
 static u32
 gc_cap(const struct gaze_fs *fs)
 {
 	return le32_to_cpu(fs->sb.zone_cap);
-}
-
-u64
-gaze_gc_cb_score(u32 valid, u32 cap, u64 age)
-{
-	u64 u;
-
-	if (!cap || valid >= cap)
-		return 0;
-	u = (u64)valid * 1024 / cap;		/* valid ratio, 1/1024 */
-	/* (1 - u) * (age + 1) / (1 + u), scaled by 1024 */
-	return (1024 - u) * (min_t(u64, age, 1ull << 32) + 1) * 1024 /
-	       (1024 + u);
-}
-
-static bool
-gc_eligible(const struct gaze_zone_use *u, u32 cap)
-{
-	return u->state == GAZE_ZS_FULL && !u->log_head && u->valid < cap;
-}
-
-int
-gaze_gc_select(struct gaze_fs *fs, int policy, u32 *zone)
-{
-	u32 start = fs->lay.main_zone_start, end = start +
-		    fs->lay.main_zone_count, cap = gc_cap(fs), z;
-	u64 now = gaze_fs_age(fs), best = 0, score, age;
-	struct gaze_zone_use u;
-	bool found = false;
-
-	if (policy == GAZE_GC_POLICY_DEFAULT)
-		policy = (int)le32_to_cpu(fs->sb.victim_policy);
-	if (policy != GAZE_GC_GREEDY && policy != GAZE_GC_COST_BENEFIT)
-		return -EINVAL;
-	for (z = start; z < end; z++) {
-		if (gaze_space_zone_use(fs, z, &u) || !gc_eligible(&u, cap) ||
-		    gaze_gcp_zone_busy(fs, z))
-			continue;
-		if (policy == GAZE_GC_GREEDY) {
-			score = cap - u.valid;		/* invalid blocks */
-		} else {
-			age = now > u.mtime ? now - u.mtime : 0;
-			score = gaze_gc_cb_score(u.valid, cap, age);
-		}
-		if (!found || score > best) {
-			found = true;
-			best = score;
-			*zone = z;
-		}
-	}
-	return found ? 0 : -ENOENT;
 }
 
 /* ---------------------------------------------------------------- */
@@ -322,7 +257,7 @@ gaze_gc_victim_check(struct gaze_fs *fs, u32 zone, struct gaze_zone_use *u)
 }
 
 int
-gaze_gc_zone(struct gaze_fs *fs, u32 zone)
+gaze_gc_move(struct gaze_fs *fs, u32 zone, int why)
 {
 	u32 zb = le32_to_cpu(fs->sb.zone_blocks), cap = gc_cap(fs), off;
 	u64 t0 = gaze_time_ns(), addr;
@@ -380,161 +315,21 @@ gaze_gc_zone(struct gaze_fs *fs, u32 zone)
 		ret = -EFSCORRUPTED;
 	}
 	if (!ret) {
+		moved = fs->gc.data_moved + fs->gc.nodes_moved - moved;
 		fs->gc.zones_reclaimed++;
-		gaze_gc_count_cp(fs, 1, fs->gc.data_moved + fs->gc.nodes_moved -
-			    moved);
+		fs->gc.zones_mover++;
+		if (gaze_gc_why_fg(why))
+			fs->gc.zones_fg++;
+		gaze_gc_count_cp(fs, 1, moved);
+		gaze_gc_count_freed(fs, moved, why);
 	}
 out:
 	gaze_gc_account_zone(fs, gaze_time_ns() - t0, !ret);
 	return ret;
 }
 
-/* ---------------------------------------------------------------- */
-/* When to collect                                                   */
-/* ---------------------------------------------------------------- */
-
-/* the GC's own writes for a victim fit in the free zones (any class) */
-static bool
-gc_room_for(struct gaze_fs *fs, u32 zone)
-{
-	struct gaze_zone_use u;
-
-	if (gaze_space_zone_use(fs, zone, &u))
-		return false;
-	/* every moved block, plus as many owner nodes in the worst case */
-	return (u64)gaze_space_free_zones(fs) * gc_cap(fs) >= 2ull * u.valid + 8;
-}
-
-/* a checkpoint written to move PREFREE zones on towards FREE */
-static int
-gc_checkpoint(struct gaze_fs *fs)
-{
-	u64 t0 = gaze_time_ns();
-	int ret;
-
-	ret = gaze_cp_write(fs, 0);
-	fs->gc.checkpoints++;
-	fs->gc.time_ns += gaze_time_ns() - t0;
-	return ret;
-}
-
-/*
- * One victim with at most max_valid valid blocks: select, check room,
- * move.  -ENOENT / -ENOSPC: none possible now.
- */
-static int
-gc_one(struct gaze_fs *fs, int policy, u32 max_valid)
-{
-	struct gaze_zone_use u;
-	u32 zone;
-	int ret;
-
-	ret = gaze_gc_select(fs, policy, &zone);
-	if (ret)
-		return ret;
-	ret = gaze_space_zone_use(fs, zone, &u);
-	if (ret)
-		return ret;
-	if (u.valid > max_valid)
-		return -ENOENT;
-	if (!gc_room_for(fs, zone))
-		return -ENOSPC;
-	return gaze_gc_zone(fs, zone);
-}
-
-/* zones that are free or will be after their checkpoints */
-static u32
-gc_avail(struct gaze_fs *fs)
-{
-	return gaze_space_free_zones(fs) + gaze_space_nr_prefree(fs);
-}
-
 int
-gaze_gc_balance(struct gaze_fs *fs, u64 need_blocks)
+gaze_gc_zone(struct gaze_fs *fs, u32 zone)
 {
-	u32 want = gaze_space_user_floor(fs) + GC_FG_SLACK +
-		   (u32)min_t(u64, DIV_ROUND_UP(need_blocks, gc_cap(fs)),
-			      fs->lay.main_zone_count);
-	u32 rounds = 4 * fs->lay.main_zone_count + 8, strikes = 0, before;
-	bool can_gc = true;
-	int ret = 0;
-
-	if ((fs->flags & GAZE_FS_RDONLY) || fs->gc_active ||
-	    gaze_space_free_zones(fs) >= want)
-		return 0;
-	fs->gc_active = true;
-	fs->gc.fg_runs++;
-	want += GC_FG_BATCH;
-	while (rounds-- && gaze_space_free_zones(fs) < want) {
-		if (can_gc && gc_avail(fs) < want) {
-			before = gc_avail(fs);
-			ret = gc_one(fs, fs->gc_policy, gc_cap(fs));
-			if (!ret) {
-				fs->gc.zones_fg++;
-				/* victims too full to pay for their move */
-				strikes = gc_avail(fs) > before ? 0 : strikes + 1;
-				can_gc = strikes < GC_FG_STRIKES;
-				continue;
-			}
-			if (ret != -ENOENT && ret != -ENOSPC)
-				break;
-			ret = 0;
-			can_gc = false;
-		}
-		if (!gaze_space_nr_prefree(fs))
-			break;			/* nothing more to gain */
-		ret = gc_checkpoint(fs);
-		if (ret)
-			break;
-	}
-	fs->gc_active = false;
-	return ret;
-}
-
-int
-gaze_gc_background(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
-		   bool force, bool *more)
-{
-	u64 main = fs->lay.main_zone_count;
-	u64 nfree, pending;
-	int ret = 0;
-
-	*more = false;
-	if ((fs->flags & GAZE_FS_RDONLY) || fs->gc_active)
-		return 0;
-	nfree = gaze_space_free_zones(fs);
-	pending = gaze_space_nr_prefree(fs);
-	if (!force && (nfree + pending) * 100 >= low_pct * main) {
-		/* enough space: only settle what is waiting */
-		if (pending)
-			ret = gc_checkpoint(fs);
-		return ret;
-	}
-	fs->gc_active = true;
-	/* only victims worth it: a quarter of the zone or more is gained */
-	ret = gc_one(fs, fs->gc_policy, gc_cap(fs) * 3 / 4);
-	if (!ret) {
-		fs->gc.bg_runs++;
-		*more = (gaze_space_free_zones(fs) +
-			 gaze_space_nr_prefree(fs)) * 100 < high_pct * main;
-	} else if (ret == -ENOENT || ret == -ENOSPC) {
-		ret = 0;
-	}
-	if (!ret && gaze_space_nr_prefree(fs))
-		ret = gc_checkpoint(fs);
-	fs->gc_active = false;
-	return ret;
-}
-
-int
-gaze_gc_settle(struct gaze_fs *fs)
-{
-	int i, ret = 0;
-
-	if (fs->flags & GAZE_FS_RDONLY)
-		return -EROFS;
-	/* a PREFREE zone is FREE at the second commit since it emptied */
-	for (i = 0; i < 2 && gaze_space_nr_prefree(fs) && !ret; i++)
-		ret = gc_checkpoint(fs);
-	return ret;
+	return gaze_gc_move(fs, zone, GAZE_GC_USER);
 }

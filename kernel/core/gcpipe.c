@@ -76,21 +76,22 @@ gaze_gcp_gain(struct gaze_fs *fs)
 	return sum;
 }
 
-/* blocks in-flight jobs may still move (their valid0, an upper bound) */
-static u64
-gcp_pending(const struct gaze_fs *fs)
+/* what in-flight jobs may still write (gaze_gc_cost of their valid0,
+ * an upper bound) */
+u64
+gaze_gcp_pending(struct gaze_fs *fs)
 {
 	u64 sum = 0;
 	u32 i;
 
 	for (i = 0; i < GAZE_GCP_MAX_JOBS; i++)
 		if (fs->gcp_zone[i] != GAZE_GCP_NONE)
-			sum += gcp_cap(fs) - fs->gcp_gain[i];
+			sum += gaze_gc_cost(fs, gcp_cap(fs) - fs->gcp_gain[i]);
 	return sum;
 }
 
 int
-gaze_gcp_begin(struct gaze_fs *fs, u32 zone, int policy,
+gaze_gcp_begin(struct gaze_fs *fs, u32 zone, int why,
 	       struct gaze_gcp_job *job)
 {
 	struct gaze_zone_use u;
@@ -107,19 +108,19 @@ gaze_gcp_begin(struct gaze_fs *fs, u32 zone, int policy,
 	if (slot == GAZE_GCP_NONE)
 		return -EBUSY;
 	if (zone == GAZE_GCP_ANY) {
-		ret = gaze_gc_select(fs, policy, &zone);
+		ret = gaze_gc_pick(fs, why, &zone);
 		if (ret)
 			return ret;
 	}
 	ret = gaze_gc_victim_check(fs, zone, &u);
 	if (ret)
 		return ret;
-	/* room for every moved block and as many owner nodes, worst case,
-	 * besides what jobs already in flight may still write */
-	if ((u64)gaze_space_free_zones(fs) * gcp_cap(fs) <
-	    2ull * (u.valid + gcp_pending(fs)) + 8)
-		return -ENOSPC;
+	/* room for it besides what jobs already in flight may still write */
+	ret = gaze_gc_room(fs, u.valid);
+	if (ret)
+		return ret;
 	memset(job, 0, sizeof(*job));
+	job->why = why;
 	job->zone = zone;
 	job->valid0 = u.valid;
 	job->slot = slot;
@@ -526,9 +527,10 @@ gaze_gcp_end(struct gaze_fs *fs, struct gaze_gcp_job *job)
 	}
 	if (!ret) {
 		fs->gc.zones_reclaimed++;
-		if (job->fg)
+		if (gaze_gc_why_fg(job->why))
 			fs->gc.zones_fg++;
 		gaze_gc_count_cp(fs, 1, moved);
+		gaze_gc_count_freed(fs, moved, job->why);
 	}
 	gaze_gc_account_zone(fs, gaze_time_ns() - job->t0, !ret);
 	fs->gcp_zone[job->slot] = GAZE_GCP_NONE;

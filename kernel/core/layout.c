@@ -17,7 +17,8 @@
  *  - Open zones: limit = the smaller non-zero of max_open and max_active
  *    (0 = unlimited).  GAZE keeps nr_logs + 2 zones open (one per log,
  *    the checkpoint zone, the meta-ring head).  nr_logs 0 = automatic:
- *    6 when unlimited, else min(6, limit - 2), and below 2 the device is
+ *    by the main zones M, 6 when M >= 48, 4 when M >= 24, else 3
+ *    (layout_auto_logs), at most limit - 2; below 2 the device is
  *    refused.  An explicit nr_logs must be 2..6 and fit the limit.
  *  - Zones 0 and 1 are the checkpoint zones; the meta ring starts at
  *    zone 2; the main area follows it and runs to the last zone.
@@ -118,6 +119,22 @@ static const char *const layout_few_open[] = {
 	"the device allows only 3 open zones; GAZE needs at least 4",
 };
 
+/*
+ * Logs for `main` main zones when the user did not say: each log keeps a
+ * zone open that may be nearly empty, so each costs a zone of reserve
+ * (layout_ovp).  Six logs (hot, warm, cold data and nodes) from 48 main
+ * zones on, where the reserve stays under a sixth; four from 24 (data
+ * and GC's cold data apart, nodes in two); three below (data, GC's cold
+ * data, nodes), where six would take half the main area.
+ */
+static u32
+layout_auto_logs(u32 main)
+{
+	if (main >= 48)
+		return LAYOUT_MAX_LOGS;
+	return main >= 24 ? 4 : 3;
+}
+
 static int
 layout_nr_logs(const struct gaze_mkfs_params *p, struct gaze_layout *l,
 	       const char **why)
@@ -127,8 +144,9 @@ layout_nr_logs(const struct gaze_mkfs_params *p, struct gaze_layout *l,
 	if (limit && limit < GAZE_MIN_OPEN_ZONES)
 		return layout_bad(why, layout_few_open[limit], -EINVAL);
 	if (!p->nr_logs) {
-		l->nr_logs = limit ? min_t(u32, LAYOUT_MAX_LOGS, limit - 2) :
-				     LAYOUT_MAX_LOGS;
+		l->nr_logs = layout_auto_logs(l->main_zone_count);
+		if (limit)
+			l->nr_logs = min_t(u32, l->nr_logs, limit - 2);
 		return 0;
 	}
 	if (p->nr_logs < LAYOUT_MIN_LOGS || p->nr_logs > LAYOUT_MAX_LOGS)
@@ -328,10 +346,10 @@ gaze_layout_compute(const struct gaze_mkfs_params *p, struct gaze_layout *l,
 	err = layout_check_geometry(&p->geo, why);
 	if (err)
 		return err;
-	err = layout_nr_logs(p, l, why);
+	err = layout_areas(p->geo.nr_zones, p->geo.zone_cap, l, why);
 	if (err)
 		return err;
-	err = layout_areas(p->geo.nr_zones, p->geo.zone_cap, l, why);
+	err = layout_nr_logs(p, l, why);
 	if (err)
 		return err;
 	err = layout_fill_tables(l, p->geo.zone_cap, why);

@@ -102,6 +102,8 @@ struct gaze_space {		/* every field: fs->lock */
 	 */
 	u64	pub_user_free;
 	u64	pub_phys;
+	u64	pub_wb;		/* pub_phys below this: writeback wants room
+				 * (the GC's wb level above the floor) */
 };
 
 static const u8 space_log_map[GAZE_MAX_LOGS + 1][GAZE_NR_LOG_TYPES] = {
@@ -886,6 +888,7 @@ gaze_space_publish(struct gaze_fs *fs)
 {
 	struct gaze_space *sp = fs->space;
 	u64 user, used, phys = 0, gain, pinned, zones;
+	struct gaze_gc_levels lv;
 	u32 floor, li;
 
 	if (!sp || !fs->cache)
@@ -905,6 +908,16 @@ gaze_space_publish(struct gaze_fs *fs)
 	    sp->logs[li].offset < sp->zone_cap)
 		phys += sp->zone_cap - sp->logs[li].offset;
 	WRITE_ONCE(sp->pub_phys, phys + gain);
+	gaze_gc_levels(fs, 0, 0, &lv);
+	WRITE_ONCE(sp->pub_wb, (u64)(lv.wb > floor ? lv.wb - floor : 0) *
+		   sp->zone_cap);
+}
+
+bool
+gaze_space_wb_short(struct gaze_fs *fs, u64 nr)
+{
+	return READ_ONCE(fs->space->pub_phys) <
+	       READ_ONCE(fs->space->pub_wb) + nr;
 }
 
 void
@@ -1485,13 +1498,25 @@ out:
 u32
 gaze_space_nr_prefree(struct gaze_fs *fs)
 {
-	struct gaze_space *sp = fs->space;
-	u32 zi, n = 0;
+	return fs->space->nr_prefree;
+}
 
-	for (zi = 0; zi < sp->main_count; zi++)
-		if (sp->zones[zi].state == GAZE_ZS_PREFREE)
-			n++;
-	return n;
+u32
+gaze_space_log_room(struct gaze_fs *fs, int type)
+{
+	struct gaze_space *sp = fs->space;
+	const struct space_log *lg = &sp->logs[gaze_log_of_type(fs, type)];
+
+	if (lg->zone == SPACE_NO_ZONE || lg->offset >= sp->zone_cap)
+		return 0;
+	return sp->zone_cap - lg->offset;
+}
+
+void
+gaze_space_valid_counts(struct gaze_fs *fs, u64 *blocks, u64 *nodes)
+{
+	*blocks = fs->space->valid_blocks;
+	*nodes = fs->space->valid_nodes;
 }
 
 /* ---------------------------------------------------------------- */

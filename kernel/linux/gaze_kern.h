@@ -244,21 +244,19 @@ void gaze_gcp_stop(struct gaze_sb_info *sbi);
 /* gc_pipeline is on and the threads run */
 bool gaze_gcp_active(struct gaze_sb_info *sbi);
 /*
- * Reclaims `zone` (or the best victim: GAZE_GCP_ANY, policy as
- * gaze_gc_select) through the pipeline and waits for it: the zone ends
+ * Reclaims `zone` (or the victim gaze_gc_pick gives for `why`, GAZE_GC_*:
+ * GAZE_GCP_ANY) through the pipeline and waits for it: the zone ends
  * PREFREE.  The caller holds write access (sb_start_write), or is
- * writeback (which a freeze waits for), and not fs->lock.  For a writer
- * short of room: counted as foreground GC.  -ENOENT: no victim; -EBUSY:
- * too many jobs or the zone is being collected; -EAGAIN: the pipeline is
- * not running.
+ * writeback (which a freeze waits for), and not fs->lock.  GAZE_GC_FG and
+ * GAZE_GC_LAST count as foreground GC.  -ENOENT: no victim worth it;
+ * -ENOSPC: it does not fit now; -EBUSY: too many jobs or the zone is
+ * being collected; -EAGAIN: the pipeline is not running.
  */
-int gaze_gcp_reclaim(struct gaze_sb_info *sbi, u32 zone, int policy,
+int gaze_gcp_reclaim(struct gaze_sb_info *sbi, u32 zone, int why,
 		     u32 *victim, u64 *moved);
-/* the same in two halves: submit with fs->lock held, wait without it;
- * fg: counted as foreground GC (zones_fg) */
+/* the same in two halves: submit with fs->lock held, wait without it */
 struct gaze_gcp_mjob *gaze_gcp_submit(struct gaze_sb_info *sbi,
-				      struct gaze_fs *fs, u32 zone,
-				      int policy, bool fg);
+				      struct gaze_fs *fs, u32 zone, int why);
 int gaze_gcp_wait(struct gaze_sb_info *sbi, struct gaze_gcp_mjob *j,
 		  u32 *victim, u64 *moved);
 /* stage counters and pool figures for GAZE_IOC_GC_STATS */
@@ -285,8 +283,9 @@ int gaze_resv_write_begin(struct address_space *mapping, pgoff_t index,
 			  void **held);
 int gaze_resv_attach(struct folio *folio, void **held);
 void gaze_resv_drop(struct inode *inode, void **held);
-/* writeback of nr blocks, no fs->lock: reclaim through the pipeline
- * first when the free zones run low (resv.c) */
+/* writeback of nr blocks, no fs->lock: room first, through the pipeline
+ * when the free zones run low, else by the baseline's foreground GC a
+ * zone per fs->lock hold (resv.c) */
 void gaze_resv_wb_room(struct gaze_sb_info *sbi, u32 nr);
 /* the page's reservation, if any, is given back (page locked) */
 void gaze_resv_release(struct folio *folio);

@@ -9,15 +9,21 @@
  * under fs->lock, so writers wait at most one zone move, and only zones
  * at least a quarter invalid (gaze_gc_background).
  *
- * Thresholds, in percent of the main-area zones that are FREE or PREFREE
- * (superblock bg_gc_low_pct / bg_gc_high_pct, mkfs defaults 20 / 40):
+ * Thresholds: the superblock's bg_gc_low_pct / bg_gc_high_pct (mkfs
+ * defaults 20 / 40) of the main-area zones that are FREE or PREFREE,
+ * capped by what the data leaves (gaze_gc_levels: on few zones, or a
+ * full device, the background never chases space that cannot exist):
  *   on    a step collects when free space is below low, and keeps going
  *         (every GAZE_BGGC_BUSY_MS) until it is above high; otherwise the
  *         thread sleeps GAZE_BGGC_IDLE_MS and only writes the checkpoint
  *         that turns waiting PREFREE zones FREE;
- *   sync  collects whenever free space is below high, with no pause
+ *   sync  collects whenever free space is below high, taken as set (not
+ *         capped by the headroom: the administrator asked for free
+ *         space ahead, at some write amplification), with no pause
  *         between steps (until above high);
  *   off   no thread; foreground GC alone.
+ * Victims are GAZE_GC_BG ones (the victim policy, a quarter of the zone
+ * freed at least; gcpolicy.c).
  *
  * Lifetime: started at the end of a read-write fill_super and after a
  * remount to read-write; stopped (kthread_stop waits for the step in
@@ -27,12 +33,12 @@
  * filesystem is left alone.
  *
  * With gc_pipeline=1 (gcpipe.c) a step decides under fs->lock as the
- * core's gaze_gc_background does (same thresholds, victims at least a
- * quarter invalid, room for the moved blocks), submits up to
- * GAZE_BGGC_JOBS victims to the pipeline, releases fs->lock while the
- * stage threads move them, and retakes it for the checkpoint that moves
- * the PREFREE zones on towards FREE (the core's step with low = 0, which
- * only settles).  Writers thus wait for one batch, not one zone.
+ * core's gaze_gc_background does (gaze_gc_bg_wanted, GAZE_GC_BG
+ * victims that fit), submits up to GAZE_BGGC_JOBS victims to the
+ * pipeline, releases fs->lock while the stage threads move them, and
+ * retakes it for the checkpoint that moves the PREFREE zones on towards
+ * FREE (the core's step with low = 0, which only settles).  Writers thus
+ * wait for one batch, not one zone.
  */
 #include <linux/kthread.h>
 #include <linux/freezer.h>
@@ -62,52 +68,25 @@ void gaze_bggc_thresholds(struct gaze_sb_info *sbi, unsigned int *low,
 		*high = *low;
 }
 
-/* free or prefree main zones below pct % of the main area */
-static bool gaze_bggc_below(struct gaze_fs *fs, unsigned int pct)
-{
-	u64 avail = gaze_space_free_zones(fs) + gaze_space_nr_prefree(fs);
-
-	return avail * 100 < (u64)pct * fs->lay.main_zone_count;
-}
-
-/* a victim worth a background move (fs->lock held): -ENOENT if none */
-static int gaze_bggc_victim(struct gaze_fs *fs, u32 *zone)
-{
-	u32 cap = le32_to_cpu(fs->sb.zone_cap);
-	struct gaze_zone_use u;
-	int ret;
-
-	ret = gaze_gc_select(fs, fs->gc_policy, zone);
-	if (ret)
-		return ret;
-	ret = gaze_space_zone_use(fs, *zone, &u);
-	if (ret)
-		return ret;
-	/* a quarter of the zone gained; the moves fit in the free zones */
-	if (u.valid > cap * 3 / 4 ||
-	    (u64)gaze_space_free_zones(fs) * cap < 2ull * u.valid + 8)
-		return -ENOENT;
-	return 0;
-}
-
-/* a pipelined step (write access held, fs->lock not): 0 or an error */
+/* a pipelined step (write access held, fs->lock not): 0 or an error;
+ * bgf: GAZE_GC_BG_URGENT for sync */
 static int gaze_bggc_pipe_step(struct gaze_sb_info *sbi, struct gaze_fs *fs,
-			       unsigned int low, unsigned int high, bool *more)
+			       unsigned int low, unsigned int high, u32 bgf,
+			       bool *more)
 {
 	struct gaze_gcp_mjob *j[GAZE_BGGC_JOBS];
 	unsigned int nofs, n = 0, i;
 	bool unused;
 	int ret = 0, r;
-	u32 zone;
 
 	nofs = gaze_nofs_begin();
 	mutex_lock(&fs->lock);
 	if ((fs->flags & GAZE_FS_RDONLY) || fs->gc_active)
 		goto settle;
-	while (n < GAZE_BGGC_JOBS && gaze_bggc_below(fs, n ? high : low)) {
-		if (gaze_bggc_victim(fs, &zone))
-			break;
-		j[n] = gaze_gcp_submit(sbi, fs, zone, fs->gc_policy, false);
+	while (n < GAZE_BGGC_JOBS &&
+	       gaze_gc_bg_wanted(fs, low, high,
+				 bgf | (n ? GAZE_GC_BG_GOING : 0))) {
+		j[n] = gaze_gcp_submit(sbi, fs, GAZE_GCP_ANY, GAZE_GC_BG);
 		if (IS_ERR(j[n]))
 			break;
 		n++;
@@ -121,12 +100,13 @@ static int gaze_bggc_pipe_step(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 	mutex_lock(&fs->lock);
 	if (n && !ret) {
 		fs->gc.bg_runs += n;
-		*more = gaze_bggc_below(fs, high);
+		*more = gaze_gc_bg_wanted(fs, low, high,
+					  bgf | GAZE_GC_BG_GOING);
 	}
 settle:
 	/* low = 0: the core's step only writes the settling checkpoint */
 	if (!ret)
-		ret = gaze_gc_background(fs, 0, high, false, &unused);
+		ret = gaze_gc_background(fs, 0, high, 0, &unused);
 	mutex_unlock(&fs->lock);
 	gaze_nofs_end(nofs);
 	return ret;
@@ -146,13 +126,13 @@ static unsigned int gaze_bggc_step(struct gaze_sb_info *sbi)
 		return GAZE_BGGC_IDLE_MS;
 	if (gaze_gcp_active(sbi)) {
 		ret = gaze_bggc_pipe_step(sbi, fs, sync ? high : low, high,
-					  &more);
+					  sync ? GAZE_GC_BG_URGENT : 0, &more);
 	} else {
 		nofs = gaze_nofs_begin();
 		mutex_lock(&fs->lock);
 		gaze_gc_running_begin(sbi);
-		ret = gaze_gc_background(fs, sync ? high : low, high, false,
-					 &more);
+		ret = gaze_gc_background(fs, sync ? high : low, high,
+					 sync ? GAZE_GC_BG_URGENT : 0, &more);
 		gaze_gc_running_end(sbi);
 		mutex_unlock(&fs->lock);
 		gaze_nofs_end(nofs);

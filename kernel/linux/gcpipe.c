@@ -659,8 +659,7 @@ static int gaze_gcp_thread(void *data)
 /* ---------------------------------------------------------------- */
 
 struct gaze_gcp_mjob *gaze_gcp_submit(struct gaze_sb_info *sbi,
-				      struct gaze_fs *fs, u32 zone,
-				      int policy, bool fg)
+				      struct gaze_fs *fs, u32 zone, int why)
 {
 	struct gaze_gcp *g = sbi->gcp;
 	struct gaze_gcp_mjob *j;
@@ -680,7 +679,7 @@ struct gaze_gcp_mjob *gaze_gcp_submit(struct gaze_sb_info *sbi,
 	}
 	g->njobs++;		/* stop waits for it from here on */
 	spin_unlock(&g->lock);
-	ret = gaze_gcp_begin(fs, zone, policy, &j->job);
+	ret = gaze_gcp_begin(fs, zone, why, &j->job);
 	if (ret) {
 		spin_lock(&g->lock);
 		g->njobs--;
@@ -690,7 +689,6 @@ struct gaze_gcp_mjob *gaze_gcp_submit(struct gaze_sb_info *sbi,
 		return ERR_PTR(ret);
 	}
 	j->fs = fs;
-	j->job.fg = fg;
 	init_completion(&j->done);
 	gaze_gc_running_begin(sbi);
 	spin_lock(&g->lock);
@@ -720,7 +718,7 @@ int gaze_gcp_wait(struct gaze_sb_info *sbi, struct gaze_gcp_mjob *j,
 	return ret;
 }
 
-int gaze_gcp_reclaim(struct gaze_sb_info *sbi, u32 zone, int policy,
+int gaze_gcp_reclaim(struct gaze_sb_info *sbi, u32 zone, int why,
 		     u32 *victim, u64 *moved)
 {
 	struct gaze_fs *fs = READ_ONCE(sbi->fs);
@@ -729,7 +727,7 @@ int gaze_gcp_reclaim(struct gaze_sb_info *sbi, u32 zone, int policy,
 
 	nofs = gaze_nofs_begin();
 	mutex_lock(&fs->lock);
-	j = gaze_gcp_submit(sbi, fs, zone, policy, true);
+	j = gaze_gcp_submit(sbi, fs, zone, why);
 	mutex_unlock(&fs->lock);
 	gaze_nofs_end(nofs);
 	if (IS_ERR(j))

@@ -7,14 +7,17 @@
  * reserved fields (unknown ones are refused with -EINVAL so they can be
  * given a meaning later), fills the answer and copies it back.
  *
- * Locking: INFO reads core state under fs->lock; TUNE changes a tunable
+ * Locking: INFO and GC_STATS read core state without fs->lock (figures a
+ * reclaim may be changing, so that they answer at once while the
+ * baseline mover holds the lock for a zone; a GC_STATS reset takes it);
+ * TUNE changes a tunable
  * under sbi->tune_lock (readers of a tunable read it once with
  * READ_ONCE and tolerate a change between two reads).
  *
  * GC: with gc_pipeline=1 (and the pipeline's threads running) a reclaim
  * goes through the stage threads (gcpipe.c) and fs->lock is only held
  * per batch; with 0 the baseline gaze_gc_zone moves the zone under
- * fs->lock.  Either holds write access (mnt_want_write_file) for the
+ * fs->lock.  Both take the victim gcpolicy.c gives for GAZE_GC_USER.  Either holds write access (mnt_want_write_file) for the
  * whole reclaim, so a freeze waits for it and a remount read-only is
  * refused (EBUSY) while it runs.
  */
@@ -48,7 +51,11 @@ static int gaze_ioc_check(u32 version, u32 flags, u32 known,
 /* INFO                                                              */
 /* ---------------------------------------------------------------- */
 
-/* space figures from the zone table (fs->lock held) */
+/*
+ * Space figures from the zone table, read without fs->lock: each zone's
+ * count and state as one of the last operations left them (the table
+ * lives as long as the mount, which the caller's open file keeps).
+ */
 static void gaze_info_space(struct gaze_fs *fs, struct gaze_ioc_info *in)
 {
 	const struct gaze_layout *l = &fs->lay;
@@ -142,9 +149,8 @@ static long gaze_ioc_info(struct super_block *sb, void __user *arg)
 		goto out;
 	memset(in, 0, sizeof(*in));
 	in->version = GAZE_IOC_VERSION;
-	mutex_lock(&fs->lock);
+	/* no fs->lock, as for GC_STATS: answers while a reclaim holds it */
 	gaze_info_fill(sbi, fs, in);
-	mutex_unlock(&fs->lock);
 	ret = copy_to_user(arg, in, sizeof(*in)) ? -EFAULT : 0;
 out:
 	kfree(in);
@@ -414,6 +420,12 @@ out:
 /* GC_STATS and GC                                                   */
 /* ---------------------------------------------------------------- */
 
+/*
+ * Read without fs->lock unless resetting: plain loads of counters that
+ * fs->lock holders update, each at most one reclaim old and none torn
+ * on the 64-bit kernels GAZE supports; the figures need not agree with
+ * each other to the block.
+ */
 static void gaze_gc_stats_fill(struct gaze_fs *fs, struct gaze_ioc_gc_stats *s)
 {
 	const struct gaze_gc_stats *g = &fs->gc;
@@ -428,6 +440,13 @@ static void gaze_gc_stats_fill(struct gaze_fs *fs, struct gaze_ioc_gc_stats *s)
 	BUILD_BUG_ON(ARRAY_SIZE(g->hist) != GAZE_GC_HIST);
 	for (i = 0; i < GAZE_GC_HIST; i++)
 		s->reclaim_hist[i] = g->hist[i];
+	BUILD_BUG_ON(ARRAY_SIZE(g->freed_hist) != GAZE_GC_FREED);
+	for (i = 0; i < GAZE_GC_FREED; i++) {
+		s->freed[i] = g->freed_hist[i];
+		s->freed_fg[i] = g->freed_fg_hist[i];
+	}
+	s->fg_declined = g->fg_declined;
+	s->zones_mover = g->zones_mover;
 	BUILD_BUG_ON(sizeof(*s) != 648);
 }
 
@@ -456,11 +475,15 @@ static long gaze_ioc_gc_stats(struct super_block *sb, void __user *arg)
 	memset(s, 0, sizeof(*s));
 	s->version = GAZE_IOC_VERSION;
 	s->flags = flags;
-	mutex_lock(&fs->lock);
-	gaze_gc_stats_fill(fs, s);
-	if (flags & GAZE_GC_STATS_RESET)
+	if (flags & GAZE_GC_STATS_RESET) {
+		mutex_lock(&fs->lock);
+		gaze_gc_stats_fill(fs, s);
 		memset(&fs->gc, 0, sizeof(fs->gc));
-	mutex_unlock(&fs->lock);
+		mutex_unlock(&fs->lock);
+	} else {
+		/* no fs->lock: answers at once while a reclaim holds it */
+		gaze_gc_stats_fill(fs, s);
+	}
 	gaze_gcp_stats(sbi, s, flags & GAZE_GC_STATS_RESET);
 	gaze_resv_stats(sbi, s, flags & GAZE_GC_STATS_RESET);
 	ret = copy_to_user(arg, s, sizeof(*s)) ? -EFAULT : 0;
@@ -469,8 +492,12 @@ out:
 	return ret;
 }
 
-/* the victim: `zone` when given (a FULL main zone), else the best one */
-static int gaze_gc_pick(struct gaze_fs *fs, struct gaze_ioc_gc *g)
+/*
+ * The victim: `zone` when given (a FULL main zone that fits), else the
+ * one gaze_gc_pick gives for GAZE_GC_USER: the same rules whichever
+ * collector moves it.  -ENODATA: nothing to reclaim now.
+ */
+static int gaze_ioc_gc_victim(struct gaze_fs *fs, struct gaze_ioc_gc *g)
 {
 	u32 valid, state;
 	int ret;
@@ -479,10 +506,10 @@ static int gaze_gc_pick(struct gaze_fs *fs, struct gaze_ioc_gc *g)
 		if (gaze_space_zone_stat(fs, g->zone, &valid, &state) ||
 		    state != GAZE_ZS_FULL)
 			return -EINVAL;
-		return 0;
+		return gaze_gc_room(fs, valid);
 	}
-	ret = gaze_gc_select(fs, fs->gc_policy, &g->zone);
-	return ret == -ENOENT ? -ENODATA : ret;
+	ret = gaze_gc_pick(fs, GAZE_GC_USER, &g->zone);
+	return ret == -ENOENT || ret == -ENOSPC ? -ENODATA : ret;
 }
 
 /* baseline: reclaims one zone under fs->lock */
@@ -492,7 +519,7 @@ static int gaze_gc_now(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 	u64 moved = fs->gc.data_moved + fs->gc.nodes_moved;
 	int ret;
 
-	ret = gaze_gc_pick(fs, g);
+	ret = gaze_ioc_gc_victim(fs, g);
 	if (ret)
 		return ret;
 	gaze_gc_running_begin(sbi);
@@ -515,10 +542,9 @@ static int gaze_gc_pipelined(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 
 	nofs = gaze_nofs_begin();
 	mutex_lock(&fs->lock);
-	ret = gaze_gc_pick(fs, g);
+	ret = gaze_ioc_gc_victim(fs, g);
 	if (!ret) {
-		j = gaze_gcp_submit(sbi, fs, g->zone, fs->gc_policy,
-				    false);
+		j = gaze_gcp_submit(sbi, fs, g->zone, GAZE_GC_USER);
 		ret = IS_ERR(j) ? PTR_ERR(j) : 0;
 	}
 	mutex_unlock(&fs->lock);

@@ -217,84 +217,114 @@ static u64 gaze_resv_need(struct gaze_fs *fs)
 }
 
 /*
+ * The baseline's foreground GC (gcpolicy.c) a victim or a checkpoint per
+ * hold of fs->lock, so that no task waits on the lock for more than one
+ * zone's move (on zones of a gigabyte a whole run took minutes, and the
+ * hung-task detector fired).  Writers wait while it runs when selective
+ * blocking is off (gc_running).  Errors are left to the core's own
+ * balance in the write that follows, which meets them again.
+ */
+static void gaze_resv_fg_steps(struct gaze_sb_info *sbi, struct gaze_fs *fs,
+			       u64 need)
+{
+	struct gaze_gc_fg_run r;
+	unsigned int nofs;
+	bool done = false;
+	int ret = 0;
+
+	nofs = gaze_nofs_begin();
+	mutex_lock(&fs->lock);
+	if (!gaze_gc_fg_start(fs, need, &r))
+		goto out_unlock;
+	gaze_gc_running_begin(sbi);
+	for (;;) {
+		fs->gc_active = true;
+		ret = gaze_gc_fg_step(fs, &r, &done);
+		fs->gc_active = false;
+		gaze_space_publish(fs);
+		if (ret || done)
+			break;
+		mutex_unlock(&fs->lock);
+		wake_up_all(&sbi->gc_progress);
+		cond_resched();
+		mutex_lock(&fs->lock);
+	}
+	gaze_gc_running_end(sbi);
+out_unlock:
+	mutex_unlock(&fs->lock);
+	gaze_nofs_end(nofs);
+}
+
+/*
  * A reclaim now, in the writer (no page lock held), when none runs: the
- * best victim through the pipeline when it runs (fs->lock is held per
- * batch only, so other writers' writeback goes on; the emptied zone
- * counts for the physical rule as soon as it is PREFREE), else the
- * baseline foreground GC under fs->lock.
+ * best foreground victim through the pipeline when it runs (fs->lock is
+ * held per batch only, so other writers' writeback goes on; the emptied
+ * zone counts for the physical rule as soon as it is PREFREE), else, or
+ * when no victim is worth a pipelined move, the baseline's foreground GC
+ * a step at a time (which settles PREFREE zones and, when nothing else
+ * lets writers on, takes a GAZE_GC_LAST victim).
  */
 static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
 {
-	unsigned int nofs;
+	u64 need;
 	int ret;
 
 	gaze_bggc_kick(sbi);
 	if (atomic_read(&sbi->gc_running))
 		return;
 	if (gaze_gcp_active(sbi)) {
-		ret = gaze_gcp_reclaim(sbi, GAZE_GCP_ANY,
-				       GAZE_GC_POLICY_DEFAULT, NULL, NULL);
+		ret = gaze_gcp_reclaim(sbi, GAZE_GCP_ANY, GAZE_GC_FG, NULL,
+				       NULL);
 		if (ret != -ENOENT && ret != -EAGAIN && ret != -ENOSPC)
 			return;		/* done, busy, or its error logged */
 	}
-	gaze_gc_running_begin(sbi);
-	nofs = gaze_nofs_begin();
 	mutex_lock(&fs->lock);
-	gaze_gc_balance(fs, gaze_resv_need(fs));
-	gaze_space_publish(fs);
+	need = gaze_resv_need(fs);
 	mutex_unlock(&fs->lock);
-	gaze_nofs_end(nofs);
-	gaze_gc_running_end(sbi);
+	gaze_resv_fg_steps(sbi, fs, need);
 }
 
 /*
- * Writeback room.  The core's writeback makes its own room when the free
- * zones run out (gaze_gc_balance: the baseline mover, whole zones under
- * fs->lock, while every other writeback and GC stage waits).  With the
- * pipeline on, writeback first looks at the published space (no lock):
- * below the background low threshold it kicks the GC thread; below
- * GAZE_WB_ROOM_ZONES zones of writable room it reclaims the best victim
- * through the pipeline itself (fs->lock per batch only), or waits for
- * the reclaims in flight, up to GAZE_WB_ROOM_ROUNDS times, and then
- * leaves the rest to the core.  Called with the batch's folios locked:
- * GC never touches file pages in the page cache (it reads blocks into
- * its pool), so it cannot wait on them.
+ * Writeback room, before the batch's blocks go to the core (whose own
+ * foreground GC is the baseline mover under fs->lock, while every other
+ * writeback and GC stage waits).  Without the pipeline: the baseline's
+ * foreground GC a step at a time (gaze_resv_fg_steps).  With it: while
+ * the published space is short of the GC's wb level
+ * (gaze_space_wb_short: a level the data can reach, gcpolicy.c), it
+ * kicks the GC thread and reclaims the best foreground victim through
+ * the pipeline itself (fs->lock per batch only), or waits for the
+ * reclaims in flight, up to GAZE_WB_ROOM_ROUNDS times; a victim not
+ * worth a move (-ENOENT) ends it, leaving real need to the core.
+ * Called with the batch's folios locked: GC never touches file pages in
+ * the page cache (it reads blocks into its pool), so it cannot wait on
+ * them.
  */
-#define GAZE_WB_ROOM_ZONES	6
 #define GAZE_WB_ROOM_ROUNDS	8
-
-static bool gaze_resv_wb_short(struct gaze_fs *fs, u64 want)
-{
-	u64 uf, phys;
-
-	gaze_resv_snapshot(fs, &uf, &phys);
-	return phys < want;
-}
 
 void gaze_resv_wb_room(struct gaze_sb_info *sbi, u32 nr)
 {
 	struct gaze_fs *fs = READ_ONCE(sbi->fs);
-	u64 cap = le32_to_cpu(fs->sb.zone_cap), main = fs->lay.main_zone_count;
-	unsigned int low, high, rounds;
+	unsigned int rounds;
 	int ret;
 
-	if (!gaze_gcp_active(sbi))
+	if (!gaze_gcp_active(sbi)) {
+		gaze_resv_fg_steps(sbi, fs, (u64)nr + 2);
 		return;
-	gaze_bggc_thresholds(sbi, &low, &high);
-	if (gaze_resv_wb_short(fs, main * low / 100 * cap))
-		gaze_bggc_kick(sbi);
+	}
 	for (rounds = 0; rounds < GAZE_WB_ROOM_ROUNDS; rounds++) {
-		if (!gaze_resv_wb_short(fs, GAZE_WB_ROOM_ZONES * cap + nr))
+		if (!gaze_space_wb_short(fs, nr))
 			return;
-		ret = gaze_gcp_reclaim(sbi, GAZE_GCP_ANY,
-				       GAZE_GC_POLICY_DEFAULT, NULL, NULL);
+		gaze_bggc_kick(sbi);
+		ret = gaze_gcp_reclaim(sbi, GAZE_GCP_ANY, GAZE_GC_FG, NULL,
+				       NULL);
 		if (!ret)
 			continue;
-		if (ret != -EAGAIN && ret != -EBUSY)
-			return;		/* nothing to collect, or an error */
+		/* busy, or no room beside the jobs in flight: wait for them */
+		if (ret != -EAGAIN && ret != -EBUSY &&
+		    (ret != -ENOSPC || !atomic_read(&sbi->gc_running)))
+			return;		/* nothing worth it, or an error */
 		wait_event_timeout(sbi->gc_progress,
-				   !gaze_resv_wb_short(fs, GAZE_WB_ROOM_ZONES *
-						       cap + nr),
+				   !gaze_space_wb_short(fs, nr),
 				   GAZE_RESV_WAIT);
 	}
 }

@@ -78,6 +78,7 @@ struct gaze_ioc_info {
 #define GAZE_GC_STATS_RESET	0x1	/* zero the counters after reading */
 #define GAZE_GC_STAGES		4	/* preread, read, prewrite, write */
 #define GAZE_GC_HIST		32	/* reclaim time histogram, log2 us */
+#define GAZE_GC_FREED		4	/* reclaims by share of a zone freed */
 
 struct gaze_ioc_gc_stage {
 	__u64	busy_ns;		/* working */
@@ -117,7 +118,18 @@ struct gaze_ioc_gc_stats {
 	 * blocks it copies, to join them into one request (older modules
 	 * leave it 0: it was reserved_out) */
 	__u64	gap_blocks;
-	__u64	reserved_out[11];
+	/* reclaims by what they freed (the zone's capacity less the blocks
+	 * they rewrote): < 1/8, < 1/4, < 1/2 and >= 1/2 of a zone; all of
+	 * them, and those for writers short of space (foreground); and
+	 * the foreground picks that found only victims below their least
+	 * gain and moved nothing (older modules leave these 0) */
+	__u64	freed[GAZE_GC_FREED];
+	__u64	freed_fg[GAZE_GC_FREED];
+	__u64	fg_declined;
+	/* zones the baseline mover reclaimed (under fs->lock, a zone at a
+	 * time), whatever the switches: the rest went through the stages */
+	__u64	zones_mover;
+	__u64	reserved_out[1];
 };
 
 /* ---- GAZE_IOC_TUNE: list, read and set tunables --------------------------- */

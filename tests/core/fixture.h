@@ -222,4 +222,71 @@ check_range(struct gaze_fs *fs, u32 ino, u32 file, u32 gen, u64 b0, u32 n)
 	return bad;
 }
 
+typedef void (*hook_fn)(struct gaze_fs *fs, int stage, void *arg);
+
+static u64 gap_total;	/* gap blocks pipe_zone's read stage read */
+
+/*
+ * One staged job on `zone` (or the victim for `why` when GAZE_GCP_ANY),
+ * its stages in turn, fs->lock taken as the module's threads take it;
+ * hook(stage) runs unlocked after stages 1-3.  *victim: the zone.
+ */
+static inline int
+pipe_zone(struct gaze_fs *fs, int why, u32 zone, hook_fn hook, void *arg,
+	  u32 *victim)
+{
+	struct gaze_gcp_batch *b = calloc(1, sizeof(*b));
+	u8 *pages = malloc((size_t)GAZE_GCP_BATCH * BS);
+	struct gaze_gcp_job job;
+	int ret, end;
+	u32 i;
+
+	b->gap = malloc(BS);
+	b->gap_max = GAZE_GCP_GAP;
+	mutex_lock(&fs->lock);
+	ret = gaze_gcp_begin(fs, zone, why, &job);
+	mutex_unlock(&fs->lock);
+	if (ret)
+		goto out;
+	if (victim)
+		*victim = job.zone;
+	while (!ret) {
+		mutex_lock(&fs->lock);
+		ret = gaze_gcp_preread(fs, &job, b, GAZE_GCP_BATCH);
+		mutex_unlock(&fs->lock);
+		if (ret || !b->nr)
+			break;
+		for (i = 0; i < b->nr; i++)
+			b->ent[i].buf = b->ent[i].act == GAZE_GCP_NODE ? NULL :
+					pages + (size_t)i * BS;
+		if (hook)
+			hook(fs, 1, arg);
+		gaze_gcp_read(fs, b);
+		gap_total += b->gap_blocks;
+		if (hook)
+			hook(fs, 2, arg);
+		mutex_lock(&fs->lock);
+		ret = gaze_gcp_prewrite(fs, b);
+		mutex_unlock(&fs->lock);
+		if (hook)
+			hook(fs, 3, arg);
+		if (ret)
+			break;
+		mutex_lock(&fs->lock);
+		ret = gaze_gcp_write(fs, b);
+		mutex_unlock(&fs->lock);
+		if (job.scanned)
+			break;
+	}
+	mutex_lock(&fs->lock);
+	end = gaze_gcp_end(fs, &job);
+	mutex_unlock(&fs->lock);
+	ret = end;
+out:
+	free(pages);
+	free(b->gap);
+	free(b);
+	return ret;
+}
+
 #endif /* GAZE_TEST_FIXTURE_H */

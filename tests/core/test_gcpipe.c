@@ -31,69 +31,6 @@
 
 #include "fixture.h"
 
-typedef void (*hook_fn)(struct gaze_fs *fs, int stage, void *arg);
-
-static u64 gap_total;	/* gap blocks pipe_zone's read stage read */
-
-/* one job, stages in turn; hook(stage) runs unlocked after stages 1-3 */
-static int
-pipe_zone(struct gaze_fs *fs, u32 zone, hook_fn hook, void *arg,
-	  u32 *victim)
-{
-	struct gaze_gcp_batch *b = calloc(1, sizeof(*b));
-	u8 *pages = malloc((size_t)GAZE_GCP_BATCH * BS);
-	struct gaze_gcp_job job;
-	int ret, end;
-	u32 i;
-
-	b->gap = malloc(BS);
-	b->gap_max = GAZE_GCP_GAP;
-	mutex_lock(&fs->lock);
-	ret = gaze_gcp_begin(fs, zone, GAZE_GC_POLICY_DEFAULT, &job);
-	mutex_unlock(&fs->lock);
-	if (ret)
-		goto out;
-	if (victim)
-		*victim = job.zone;
-	while (!ret) {
-		mutex_lock(&fs->lock);
-		ret = gaze_gcp_preread(fs, &job, b, GAZE_GCP_BATCH);
-		mutex_unlock(&fs->lock);
-		if (ret || !b->nr)
-			break;
-		for (i = 0; i < b->nr; i++)
-			b->ent[i].buf = b->ent[i].act == GAZE_GCP_NODE ? NULL :
-					pages + (size_t)i * BS;
-		if (hook)
-			hook(fs, 1, arg);
-		gaze_gcp_read(fs, b);
-		gap_total += b->gap_blocks;
-		if (hook)
-			hook(fs, 2, arg);
-		mutex_lock(&fs->lock);
-		ret = gaze_gcp_prewrite(fs, b);
-		mutex_unlock(&fs->lock);
-		if (hook)
-			hook(fs, 3, arg);
-		if (ret)
-			break;
-		mutex_lock(&fs->lock);
-		ret = gaze_gcp_write(fs, b);
-		mutex_unlock(&fs->lock);
-		if (job.scanned)
-			break;
-	}
-	mutex_lock(&fs->lock);
-	end = gaze_gcp_end(fs, &job);
-	mutex_unlock(&fs->lock);
-	ret = end;
-out:
-	free(pages);
-	free(b->gap);
-	free(b);
-	return ret;
-}
-
 static int
 settle(struct gaze_fs *fs)
 {
@@ -138,7 +75,7 @@ test_basic(void)
 	tap_ok(!bad && v == ZB * 2 / 5, "zone %u holds %u valid blocks (40%%)",
 	       z, v);
 	moved = fs->gc.data_moved;
-	tap_ok(!pipe_zone(fs, z, NULL, NULL, &victim) && victim == z,
+	tap_ok(!pipe_zone(fs, GAZE_GC_USER, z, NULL, NULL, &victim) && victim == z,
 	       "a job on zone %u runs its four stages", z);
 	tap_ok(zone_state(fs, z, &v) == GAZE_ZS_PREFREE && !v,
 	       "the zone ends PREFREE, nothing valid");
@@ -153,7 +90,7 @@ test_basic(void)
 	tap_ok(!settle(fs) && zone_state(fs, z, NULL) == GAZE_ZS_FREE,
 	       "two checkpoints later the zone is FREE");
 	mutex_lock(&fs->lock);
-	tap_ok(gaze_gcp_begin(fs, z, GAZE_GC_POLICY_DEFAULT,
+	tap_ok(gaze_gcp_begin(fs, z, GAZE_GC_USER,
 			      &(struct gaze_gcp_job){ 0 }) == -EINVAL &&
 	       fs->gcp_zone[0] == GAZE_GCP_NONE,
 	       "a FREE zone is refused, nothing pinned");
@@ -213,7 +150,7 @@ test_race(int at)
 	bad += !!put(fs, ino, 3, 1, 0, ZB);		/* closes the zone */
 	z = zone_of(fs, r.a, 0);
 	zb = zone_of(fs, r.b, 0);
-	ret = pipe_zone(fs, z, race_hook, &r, NULL);
+	ret = pipe_zone(fs, GAZE_GC_USER, z, race_hook, &r, NULL);
 	tap_ok(!bad && z == zb && r.done && !r.err && !ret,
 	       "stage boundary %d: overwrite, punch, truncate, unlink during the job (%d, %d)",
 	       at, r.err, ret);
@@ -294,7 +231,7 @@ test_gaps(void)
 	       z, v);
 	moved = fs->gc.data_moved;
 	gaps = gap_total;
-	tap_ok(!pipe_zone(fs, z, NULL, NULL, NULL) &&
+	tap_ok(!pipe_zone(fs, GAZE_GC_USER, z, NULL, NULL, NULL) &&
 	       zone_state(fs, z, &v) == GAZE_ZS_PREFREE && !v &&
 	       fs->gc.data_moved - moved == want,
 	       "the job moved the %u valid blocks", want);
@@ -336,7 +273,7 @@ test_pin(void)
 		struct gaze_gcp_job job;
 		struct gaze_gcp_batch *b = calloc(1, sizeof(*b));
 
-		bad += !!gaze_gcp_begin(fs, z, GAZE_GC_GREEDY, &job);
+		bad += !!gaze_gcp_begin(fs, z, GAZE_GC_USER, &job);
 		tap_ok(gaze_gcp_zone_busy(fs, z) &&
 		       gaze_gcp_gain(fs) == 1 &&
 		       gaze_gc_zone(fs, z) == -EBUSY,
@@ -382,7 +319,7 @@ pipe_all(struct gaze_fs *fs, hook_fn hook, void *arg, u32 *n)
 
 	*n = 0;
 	while (*n < 64) {
-		ret = pipe_zone(fs, GAZE_GCP_ANY, hook, arg, NULL);
+		ret = pipe_zone(fs, GAZE_GC_USER, GAZE_GCP_ANY, hook, arg, NULL);
 		if (ret)
 			break;
 		(*n)++;
@@ -467,12 +404,12 @@ test_read_error(void)
 	z = zone_of(fs, ino, 0);
 	bad += !!gaze_file_truncate(fs, ino, (u64)ZB / 2 * BS);
 	gaze_emu_fail_after(d, 0, 1);		/* the job's first read */
-	ret = pipe_zone(fs, z, NULL, NULL, NULL);
+	ret = pipe_zone(fs, GAZE_GC_USER, z, NULL, NULL, NULL);
 	tap_ok(!bad && ret == -EIO && !gaze_gcp_zone_busy(fs, z) &&
 	       zone_state(fs, z, &v) == GAZE_ZS_FULL && v == ZB / 2,
 	       "a read error fails the job (%d), the zone keeps its data", ret);
 	tap_ok(!check_range(fs, ino, 1, 1, 0, ZB / 2), "the file is intact");
-	tap_ok(!pipe_zone(fs, z, NULL, NULL, NULL) &&
+	tap_ok(!pipe_zone(fs, GAZE_GC_USER, z, NULL, NULL, NULL) &&
 	       zone_state(fs, z, NULL) == GAZE_ZS_PREFREE,
 	       "a second job reclaims it");
 	fs = reopen(fs);
@@ -689,7 +626,7 @@ mt_run(struct mt *t, u32 zones)
 	pthread_create(&th[2], NULL, st_write, t);
 	while (done < zones && !__atomic_load_n(&t->err, __ATOMIC_ACQUIRE)) {
 		mutex_lock(&t->fs->lock);
-		ret = gaze_gcp_begin(t->fs, GAZE_GCP_ANY, GAZE_GC_GREEDY,
+		ret = gaze_gcp_begin(t->fs, GAZE_GCP_ANY, GAZE_GC_USER,
 				     &job);
 		mutex_unlock(&t->fs->lock);
 		if (ret)

@@ -170,10 +170,31 @@ test_errors(void)
 	tap_ok(err == -ENOSPC && strstr(why, "too small"),
 	       "the reason says the device is too small");
 	params_init(&p, 12, 4096, 4096);
+	p.nr_logs = 6;
 	expect_err(&p, -ENOSPC, "12 zones, 6 logs: over-provisioning leaves nothing");
 	params_init(&p, 13, 4096, 4096);
+	p.nr_logs = 6;
 	tap_ok(!compute(&p, &l, &why) && l.main_zone_count == 9 &&
 	       l.ovp_zones == 8, "13 zones, 6 logs: one usable zone is enough");
+	/* automatic logs by main zones (layout_auto_logs) */
+	params_init(&p, 12, 4096, 4096);
+	tap_ok(!compute(&p, &l, &why) && l.nr_logs == 3 &&
+	       l.reserved_zones == 5 && l.user_blocks == 3ull * 4096,
+	       "12 zones: 3 logs, 5 reserved, 3 zones usable");
+	params_init(&p, 16, 65536, 65536);
+	tap_ok(!compute(&p, &l, &why) && l.main_zone_count == 12 &&
+	       l.nr_logs == 3 && l.user_blocks == 7ull * 65536,
+	       "16 x 256 MiB: 12 main zones, 3 logs, 7 zones usable");
+	params_init(&p, 32, 262144, 262144);
+	tap_ok(!compute(&p, &l, &why) && l.main_zone_count == 28 &&
+	       l.nr_logs == 4 && l.user_blocks == 22ull * 262144,
+	       "32 x 1 GiB: 28 main zones, 4 logs, 22 zones usable");
+	params_init(&p, 51, 4096, 4096);
+	tap_ok(!compute(&p, &l, &why) && l.main_zone_count == 47 &&
+	       l.nr_logs == 4, "47 main zones: 4 logs");
+	params_init(&p, 52, 4096, 4096);
+	tap_ok(!compute(&p, &l, &why) && l.main_zone_count == 48 &&
+	       l.nr_logs == 6, "48 main zones: 6 logs");
 	params_init(&p, 12, 4096, 4096);
 	p.nr_logs = 2;
 	tap_ok(!compute(&p, &l, &why) && l.main_zone_count == 8 &&

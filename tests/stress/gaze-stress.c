@@ -1266,7 +1266,7 @@ op_gc(struct th *t)
 
 	mutex_lock(&fs->lock);
 	if (rn(&t->rs, 2))
-		err = gaze_gc_background(fs, 100, 100, true, &more);
+		err = gaze_gc_background(fs, 100, 100, GAZE_GC_BG_FORCE, &more);
 	else
 		err = gaze_gc_balance(fs, rn(&t->rs, 4096));
 	mutex_unlock(&fs->lock);
@@ -1307,7 +1307,7 @@ gp_step(struct th *t)
 
 	switch (gp.stage) {
 	case 0:
-		err = gaze_gcp_begin(fs, GAZE_GCP_ANY, GAZE_GC_POLICY_DEFAULT,
+		err = gaze_gcp_begin(fs, GAZE_GCP_ANY, GAZE_GC_USER,
 				     &gp.job);
 		if (err == -ENOENT || err == -ENOSPC || err == -EBUSY)
 			return 0;
