@@ -30,6 +30,16 @@
 #      baseline too) over the namespace's own copy rate (the same amount
 #      copied by one dd with 1 MiB direct reads and writes from a zone
 #      into an empty zone, in the same guest before mkfs)
+#   g  every zone geometry of --geom (one guest each for a and b):
+#      (a) the reclaim of one zone ~40% valid as above, and (b) random
+#      4 KiB buffered overwrites of a file of --fio-pct of the space
+#      (the smaller of GAZE's and F2FS's), written sequentially first,
+#      until --passes times the usable space is written or --g-secs
+#      pass, then sync (counted), with fsync every N writes for each N
+#      of --fsyncs (0: none); for --g-configs (default: all five) and
+#      F2FS; MiB/s, write amplification (what the namespace and F2FS's
+#      metadata disk wrote / what fio wrote) and the GC's figures, in
+#      one table (tests/bench/guest/geom-bench.sh)
 # Configurations or counters the running module does not have (gazectl
 # tune refuses unknown keys) are reported as "n/a (not in this module)".
 # Options:
@@ -47,6 +57,16 @@
 #                     (default 60), after --fio-ramp N unmeasured (15)
 #   --fio-pct N       file size, % of the available space (default 70)
 #   --mem SIZE        guest memory (default 2G)
+#   --geom LIST       g: comma-separated NxMIB[cCAP] geometries (default
+#                     16x256,64x256,32x1024,16x2048,64x256c192: N zones
+#                     of MIB MiB, capacity CAP MiB when below the size)
+#   --g-configs LIST  g: GAZE configurations (default all five)
+#   --fsyncs LIST     g: fsync every N writes, comma-separated (default
+#                     0,256; 0: none)
+#   --passes N        g: usable space written per run, at most (default 2)
+#   --g-secs N        g: seconds of overwrites per run, at most (default
+#                     300)
+#   --g-no-a          g: leave out the single reclaims
 #   --report          boot nothing: print the tables again from the
 #                     consoles of the last run (vm-out/bench-gc/*/)
 # Not part of make check: the guests run under TCG, so absolute figures
@@ -60,11 +80,19 @@ export GAZE_SRCDIR=$SRC
 export GAZE_BUILDDIR=${GAZE_BUILDDIR:-$SRC/build}
 ZONES_A=() NZ=64 CONFIGS_SEL= NO_F2FS=0 FIO_MIB=1024 FIO_ZONE=16
 FIO_SECS=60 FIO_RAMP=15 FIO_PCT=70 MEM=2G SEL=() REPORT=0
+GEOMS=16x256,64x256,32x1024,16x2048,64x256c192 G_CONFIGS= FSYNCS=0,256
+PASSES=2 G_SECS=300 G_NO_A=0
 usage() { sed -n '4,/^# Exit/p' "$0" | sed 's/^# \?//'; exit "${1:-2}"; }
 num() { [[ $2 =~ ^[0-9]+$ ]] && [ "$2" -gt 0 ] || { echo "vm-gc: $1: '$2' is not a positive number" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
 	case $1 in
-	a|b|c|d) SEL+=("$1") ;;
+	a|b|c|d|g) SEL+=("$1") ;;
+	--geom) GEOMS=${2:-}; shift ;;
+	--g-configs) G_CONFIGS=${2:-}; shift ;;
+	--fsyncs) FSYNCS=${2:-}; shift ;;
+	--passes) num "$1" "${2:-}"; PASSES=$2; shift ;;
+	--g-secs) num "$1" "${2:-}"; G_SECS=$2; shift ;;
+	--g-no-a) G_NO_A=1 ;;
 	all) SEL+=(a b c d) ;;
 	--zone-mib) num "$1" "${2:-}"; ZONES_A+=("$2"); shift ;;
 	--zones) num "$1" "${2:-}"; NZ=$2; shift ;;
@@ -99,6 +127,19 @@ else
 	CONFIGS="baseline:0:0:0 all-on:1:1:1 pipeline:1:0:0 pool:0:1:0 selblock:0:0:1"
 fi
 CONFIGS=${CONFIGS# }
+# g: the same names; every configuration unless --g-configs
+G_CONF=
+for c in ${G_CONFIGS//,/ }; do
+	d=$(tr ' ' '\n' <<<"$ALLCONF" | grep "^$c:") ||
+		{ echo "vm-gc: unknown configuration '$c'" >&2; exit 2; }
+	G_CONF="$G_CONF $d"
+done
+[ -n "$G_CONFIGS" ] || G_CONF=$ALLCONF
+G_CONF=${G_CONF# }
+for g in ${GEOMS//,/ }; do
+	[[ $g =~ ^[0-9]+x[0-9]+(c[0-9]+)?$ ]] ||
+		{ echo "vm-gc: --geom: '$g' is not NxMIB[cCAP]" >&2; exit 2; }
+done
 
 tables()
 {
@@ -201,6 +242,56 @@ if c:
     print("   vs 0 with the pipeline on: the counters run in the pipelined GC only)")
     print()
 
+g = [r for r in rows if r["bench"] == "g"]
+ga = [r for r in rows if r["bench"] == "ga"]
+if g or ga:
+    print("g. every geometry: (a) one reclaim of a zone ~40% valid, seconds per")
+    print("   MiB moved; (b) 4 KiB random overwrites at the file size shown,")
+    print("   MiB/s over fio + the final sync, fsync every N writes (0: none);")
+    print("   WA: what the devices wrote / what fio wrote")
+    order = ["all-on", "pipeline", "pool", "selblock", "baseline", "f2fs"]
+    geoms = []
+    for r in ga + g:
+        if r["geom"] not in geoms:
+            geoms.append(r["geom"])
+    print("   %-12s %-9s %8s %7s %7s %6s %8s %7s %7s %6s %9s %6s" % ("geometry",
+          "config", "a_s/MiB", "a/base", "a/f2fs", "fsync", "MiB/s",
+          "x_base", "x_f2fs", "WA", "WA/base", "zones"))
+    for geo in geoms:
+        am = {r["config"]: r for r in ga if r["geom"] == geo and "secs" in r}
+        def spm(r):
+            return f(r["secs"]) / (int(r["moved"]) / 256) if r and int(r["moved"]) else None
+        fsyncs = sorted({r["fsync"] for r in g if r["geom"] == geo}, key=int) or ["-"]
+        for fs in fsyncs:
+            bm = {r["config"]: r for r in g if r["geom"] == geo and
+                  r["fsync"] == fs and "mibs" in r}
+            for c in order:
+                a = am.get(c)
+                b = bm.get(c)
+                if not a and not b:
+                    continue
+                ta, tb, tf = spm(a), spm(am.get("baseline")), spm(am.get("f2fs"))
+                ab = "%.3f" % (ta / tb) if ta and tb else "-"
+                af = "%.3f" % (ta / tf) if ta and tf else "-"
+                bb = bm.get("baseline")
+                bf = bm.get("f2fs")
+                xb = "%.3f" % (f(b["mibs"]) / f(bb["mibs"])) if b and bb else "-"
+                xf = "%.3f" % (f(b["mibs"]) / f(bf["mibs"])) if b and bf else "-"
+                wb = "%.3f" % (f(b["wa"]) / f(bb["wa"])) if b and bb and f(bb["wa"]) else "-"
+                print("   %-12s %-9s %8s %7s %7s %6s %8s %7s %7s %6s %9s %6s" % (
+                      geo, c, "%.4f" % ta if ta else "-", ab, af, fs,
+                      "%.2f" % f(b["mibs"]) if b else "-", xb, xf,
+                      "%.2f" % f(b["wa"]) if b else "-", wb,
+                      b.get("gc_zones", "-") if b else "-"))
+    for r in ga + g:
+        if "na" in r:
+            print("   %s %s: not run (%s)" % (r["geom"], r["config"],
+                  r.get("missing", "").replace("_", " ")))
+    print("   targets: all-on never below the baseline; in (b) >= 1.95x the")
+    print("   baseline and above F2FS where GC is the bottleneck; WA <= 1.1x")
+    print("   the baseline's")
+    print()
+
 d = [r for r in rows if r["bench"] == "d"]
 if d:
     cp = [r for r in d if "copy_mib" in r]
@@ -264,7 +355,7 @@ guest()
 			-e BENCHES="$benches" -e ZONE_MIB="$zone" \
 			-e NO_F2FS="$NO_F2FS" -e CONFIGS="$CONFIGS" "$@" \
 			-x "$SRC" -x "$BUILD" -z "$zns" -Z "$zone" -d "$vda" \
-			-b 4096 "$SRC/tests/bench/guest/gc-bench.sh"
+			-b 4096 "$SRC/tests/bench/guest/${GUEST_SCRIPT:-gc-bench.sh}"
 		rc=$?
 		# TCG on a loaded host sometimes fails the guest kernel's
 		# timer check at boot: one more try when it never started
@@ -300,6 +391,26 @@ done
 if has b; then
 	guest fio b "$FIO_MIB" "$FIO_ZONE" "$(vda "$FIO_ZONE")" \
 		-e FIO_SECS="$FIO_SECS" -e FIO_RAMP="$FIO_RAMP" -e FIO_PCT="$FIO_PCT"
+fi
+if has g; then
+	for geo in ${GEOMS//,/ }; do
+		nz=${geo%%x*} zmib=${geo#*x} cap=
+		case $zmib in *c*) cap=${zmib#*c} zmib=${zmib%c*} ;; esac
+		capo=()
+		[ -n "$cap" ] && capo=(-C "$cap" -e ZCAP_MIB="$cap")
+		if [ $G_NO_A = 0 ]; then
+			CONFIGS=$G_CONF guest "ga-$geo" a $((nz * zmib)) "$zmib" \
+				"$(vda "$zmib")" -e GEOM="$geo" "${capo[@]}"
+		fi
+		nrun=$(( ($(wc -w <<<"$G_CONF") + 1) * $(wc -w <<<"${FSYNCS//,/ }") ))
+		GUEST_SCRIPT=geom-bench.sh guest "g-$geo" g $((nz * zmib)) \
+			"$zmib" "$(vda "$zmib")" -e GEOM="$geo" \
+			-t $((nrun * (G_SECS + 900) + 600)) \
+			-e CONFIGS="$G_CONF" -e FSYNCS="${FSYNCS//,/ }" \
+			-e FIO_PCT="$FIO_PCT" -e PASSES="$PASSES" \
+			-e FIO_SECS="$G_SECS" -N zoned.max_open=14,zoned.max_active=14 \
+			"${capo[@]}"
+	done
 fi
 
 echo

@@ -12,6 +12,7 @@
 #              (gc_pool=1: all-on or pipe+pool; gc_pool=0: pipeline)
 #   RESULT d zone=MIB copy_mib=N copy_secs=S | gc_config=NAME gc_mib=X ...
 #   RESULT r ...  as RESULT a, for the reclaims c or d run without a
+#   RESULT ga ... geom=NAME  as RESULT a, for vm-gc.sh g (GEOM set)
 # and comments ("# ...") about what it did.  Environment:
 #   BENCHES    which of a b c d to run here (a, c, d share one device)
 #   ZONE_MIB   the namespace's zone size (a, c, d)
@@ -22,6 +23,8 @@
 #   FIO_RAMP   b: seconds of 4 KiB random writes before (not measured),
 #              after the file was overwritten once in 64 KiB blocks
 #   FIO_PCT    b: file size in % of each filesystem's available space
+#   GEOM       a geometry's name (vm-gc.sh g): a's lines become RESULT ga
+#   ZCAP_MIB   the zones' capacity when below ZONE_MIB
 # Needs GAZE_BUILDDIR (gaze.ko in kmod/, mkfs.gaze, gazectl,
 # tests/bench/f2fs-gcrange), mkfs.f2fs, fio, python3, blkzone.
 set -u
@@ -68,7 +71,9 @@ while { [ ! -b $Z ] || [ ! -b $V ]; } && [ $i -lt 100 ]; do
 	i=$((i + 1))
 done
 [ -b $Z ] && [ -b $V ] || die "$Z or $V did not appear"
-ZBLK=$((ZONE_MIB * 256))
+ZBLK=$((${ZCAP_MIB:-$ZONE_MIB} * 256))
+A=a GTAG=
+[ -n "${GEOM:-}" ] && A=ga GTAG=" geom=$GEOM"
 DEVMIB=$(($(cat /sys/block/nvme0n1/size) / 2048))
 say "$Z: $DEVMIB MiB, zone $(($(cat /sys/block/nvme0n1/queue/chunk_sectors) / 2048)) MiB, scheduler $(cat /sys/block/nvme0n1/queue/scheduler)"
 head -c 1048576 /dev/urandom >$W/src || die "source file"
@@ -169,7 +174,7 @@ gaze_reclaim()
 	[ $rc -eq 0 ] || die "mkfs.gaze"
 	if ! gaze_mount "$@"; then
 		umount $M
-		echo "RESULT $bench zone=$ZONE_MIB config=$name na=1 missing=$(echo $NA | tr ' ' ,)"
+		echo "RESULT $bench zone=$ZONE_MIB$GTAG config=$name na=1 missing=$(echo $NA | tr ' ' ,)"
 		return 1
 	fi
 	fill
@@ -190,7 +195,7 @@ gaze_reclaim()
 	run "$CTL" gc-stats --json $M
 	GCSTATS=$(cat $W/out)
 	echo "STATS $bench zone=$ZONE_MIB config=$name $GCSTATS"
-	echo "RESULT $bench zone=$ZONE_MIB config=$name secs=$(calc "$e - $s") moved=$moved valid_pct=$(calc "100 * $ZVALID / $ZBLK") ksecs=${ksecs:-0}"
+	echo "RESULT $bench zone=$ZONE_MIB$GTAG config=$name secs=$(calc "$e - $s") moved=$moved valid_pct=$(calc "100 * $ZVALID / $ZBLK") ksecs=${ksecs:-0}"
 	umount $M || die "umount"
 	return 0
 }
@@ -198,14 +203,15 @@ gaze_reclaim()
 # --- F2FS -------------------------------------------------------------
 f2fs_mkfs()
 {
-	# F2FS writes a zone from several contexts and relies on the
-	# mq-deadline scheduler to keep them in write-pointer order (GAZE
-	# works with any scheduler: its writes are synchronous, serialised)
-	echo mq-deadline >/sys/block/${Z#/dev/}/queue/scheduler 2>/dev/null ||
-		say "cannot select mq-deadline for $Z; F2FS may fail"
+	f2fs_zoned_sched $Z
 	blkzone reset $Z
 	dd if=/dev/zero of=$V bs=1M count=4 status=none
 	run mkfs.f2fs -f -m -c $Z $V
+	if [ $rc -ne 0 ] && [ -n "${GEOM:-}" ]; then
+		# few large zones: mkfs.f2fs refuses some geometries
+		say "mkfs.f2fs refuses this geometry: $(grep -m1 'Error:' $W/out)"
+		return 1
+	fi
 	[ $rc -eq 0 ] || die "mkfs.f2fs"
 	grep -E 'Device\[|segment0|main' $W/out | sed 's/^/# mkfs.f2fs: /'
 }
@@ -270,7 +276,10 @@ if best:
 f2fs_reclaim() # BENCH
 {
 	bench=$1
-	f2fs_mkfs
+	if ! f2fs_mkfs; then
+		echo "RESULT $bench zone=$ZONE_MIB$GTAG config=f2fs na=1 missing=$(grep -m1 'Error:' $W/out | sed 's/.*Error: *//; s/[^A-Za-z0-9]/_/g')"
+		return 0
+	fi
 	run mount -t f2fs -o background_gc=off $V $M
 	[ $rc -eq 0 ] || die "mount f2fs"
 	fill
@@ -309,7 +318,7 @@ f2fs_reclaim() # BENCH
 	f2fs_sections >$W/secs2
 	after=$(awk -v s=$sec '$1 == s { print $3 }' $W/secs2)
 	say "f2fs: section $sec (block $start, type $(awk -v s=$sec '$1 == s { print $4 }' $W/secs)) held $valid valid blocks, ${after:-?} after GC"
-	echo "RESULT $bench zone=$ZONE_MIB config=f2fs secs=$(calc "$e - $s") moved=$valid valid_pct=$(calc "100 * $valid / $blocks") ksecs=0"
+	echo "RESULT $bench zone=$ZONE_MIB$GTAG config=f2fs secs=$(calc "$e - $s") moved=$valid valid_pct=$(calc "100 * $valid / $blocks") ksecs=0"
 	umount $M || die "umount f2fs"
 }
 
@@ -492,7 +501,7 @@ if has a; then
 		IFS=: read -r name p q sb <<-EOF
 		$c
 		EOF
-		gaze_reclaim a $name $p $q $sb || continue
+		gaze_reclaim $A $name $p $q $sb || continue
 		case $name in
 		all-on) has d && echo "RESULT d zone=$ZONE_MIB gc_config=all-on gc_mib=$(calc "$moved / 256") gc_secs=$ksecs" ;;
 		baseline) has d && echo "RESULT d zone=$ZONE_MIB gc_config=baseline gc_mib=$(calc "$moved / 256") gc_secs=$ksecs" ;;
@@ -504,7 +513,7 @@ if has a; then
 		all-on|pipeline) has c && bench_c_line $name "$GCSTATS" ;;
 		esac
 	done
-	[ "$NO_F2FS" = 1 ] || f2fs_reclaim a
+	[ "$NO_F2FS" = 1 ] || f2fs_reclaim $A
 else
 	# c and d alone: only the reclaims they need
 	if has c; then

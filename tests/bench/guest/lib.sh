@@ -20,3 +20,18 @@ warm_ram()
 	fi
 	echo "# guest memory touched once: $_mib MiB"
 }
+
+# f2fs_zoned_sched DEV: F2FS writes a zone from several contexts and
+# relies on the mq-deadline scheduler to keep them in write-pointer order
+# (Debian 12's 6.1 kernel gives NVMe ZNS namespaces "none", and F2FS
+# then fails with Zone Invalid Write): selects it, as an F2FS user must,
+# or fails.  GAZE works with any scheduler.
+f2fs_zoned_sched()
+{
+	_q=/sys/block/${1#/dev/}/queue/scheduler
+	echo mq-deadline >"$_q" 2>/dev/null
+	grep -q '\[mq-deadline\]' "$_q" || {
+		echo "# FAILED: cannot select mq-deadline for $1 ($(cat "$_q")): F2FS would fail"
+		exit 1
+	}
+}

@@ -6,7 +6,10 @@
 # FS_ONLY=f2fs (-m, with the smallest conventional device mkfs.f2fs
 # accepts: a dm-linear prefix of /dev/vda, grown a zone at a time, since
 # F2FS's main area starts there and a larger one would take a share of
-# F2FS's data off the namespace).  Prints "# FS PHASE SECONDS" lines and
+# F2FS's data off the namespace; and the mq-deadline scheduler on the
+# namespace, which F2FS needs on zoned devices and Debian's 6.1 kernel
+# does not select: lib.sh f2fs_zoned_sched; GAZE keeps the default
+# "none").  Prints "# FS PHASE SECONDS" lines and
 # the MiB written to each device.  Phases: sequential write and read
 # with 1 MiB I/O, create / stat / unlink of SMALL_N files of SMALL_SIZE
 # bytes (tests/bench/smallfiles), fio 4 KiB random overwrite of the big
@@ -97,6 +100,7 @@ run_f2fs()
 	C=/dev/mapper/f2conv
 	vda_mib=$(($(cat /sys/block/vda/size) / 2048))
 	conv=$ZONE_MIB
+	f2fs_zoned_sched $Z
 	while :; do
 		dmsetup create f2conv \
 			--table "0 $((conv * 2048)) linear /dev/vda 0" || exit 1
