@@ -327,9 +327,13 @@ check_supers(struct fsck *f)
 		fsck_problem(f, false, "superblock copies differ");
 	}
 	if (le64_to_cpu(f->sb.feature_incompat) & ~GAZE_FEATURE_INCOMPAT_SUPP) {
-		fprintf(stderr, "fsck.gaze: %s: unsupported incompatible features 0x%llx\n",
-			f->name, (unsigned long long)
-			le64_to_cpu(f->sb.feature_incompat));
+		char names[128];
+		u64 bad = le64_to_cpu(f->sb.feature_incompat) &
+			  ~GAZE_FEATURE_INCOMPAT_SUPP;
+
+		gaze_fmt_feature_string(0, 0, bad, names, sizeof(names));
+		fprintf(stderr, "fsck.gaze: %s: unsupported incompatible features: %s (mask 0x%llx); this version cannot check it\n",
+			f->name, names, (unsigned long long)bad);
 		f->fatal = true;
 		goto out;
 	}
@@ -360,76 +364,40 @@ out:
 /* ---------------------------------------------------------------- */
 
 struct cp_best {
+	struct fsck *f;
 	bool	have;
 	u64	seq;
 	u32	zone, off;
-	u64	bad_seq;	/* highest seq claimed by an invalid pack */
+	u32	damaged;	/* damaged stretches in the zones */
+	u64	bad_seq;	/* highest seq claimed by a damaged pack */
 	u32	bad_zone, bad_off;
 	const char *bad_why;
 };
 
+/* the newest valid pack, and what damage there is (gaze_cp_walk_zone) */
 static int
-cp_scan_zone(struct fsck *f, u32 zone, struct cp_best *b, u8 *buf)
+cp_seen(void *arg, const struct gaze_cp_seen *s)
 {
-	u32 zb = le32_to_cpu(f->sb.zone_blocks);
-	u32 cap = le32_to_cpu(f->sb.zone_cap);
-	u32 max_pack = gaze_cp_max_pack(&f->sb);
-	struct gaze_cp_head *head = (struct gaze_cp_head *)buf;
-	struct gaze_zone *z = &f->zones[zone];
-	bool seq_zone = z->type == GAZE_ZT_SEQ;
-	u64 last = 0, blkaddr, limit = cap;
-	const char *why;
-	u32 off = 1, nb;
-	int ret;
+	struct cp_best *b = arg;
 
-	if (seq_zone && z->cond != GAZE_ZC_FULL)
-		limit = min_t(u64, cap, z->wp - z->start);
-	while (off + 2 <= limit) {
-		why = NULL;
-		blkaddr = (u64)zone * zb + off;
-		ret = fsck_read(f, blkaddr, head);
-		if (ret)
-			return ret;
-		if (le32_to_cpu(head->hdr.magic) != GAZE_MAGIC_CP_HEAD)
-			break;
-		ret = gaze_fmt_cp_head_verify(head, &f->sb, blkaddr, &why);
-		nb = le32_to_cpu(head->pack_blocks);
-		if (!ret && le64_to_cpu(head->hdr.seq) <= last)
-			break;
-		if (!ret && (nb > max_pack || off + nb > limit)) {
-			why = "pack runs past the written part of the zone";
-			ret = -EFSCORRUPTED;
+	if (s->err) {
+		b->damaged++;
+		fsck_info(b->f, "checkpoint zone %u block %u: damaged (%s), %u blocks passed over",
+			  s->zone, s->off, s->why, s->nblocks);
+		if (s->seq >= b->bad_seq) {
+			b->bad_seq = s->seq;
+			b->bad_zone = s->zone;
+			b->bad_off = s->off;
+			b->bad_why = s->why;
 		}
-		if (!ret) {
-			ret = f->dev->ops->read(f->dev, blkaddr + 1, nb - 1,
-						buf + GAZE_BLOCK_SIZE);
-			if (ret)
-				return ret;
-			ret = gaze_cp_verify_pack(&f->sb, head,
-						  buf + GAZE_BLOCK_SIZE,
-						  blkaddr, &why);
-		}
-		if (ret) {
-			u64 s = le64_to_cpu(head->hdr.seq);
-
-			/* only a pack that claims to be newer matters */
-			if (s > last && s > b->bad_seq) {
-				b->bad_seq = s;
-				b->bad_zone = zone;
-				b->bad_off = off;
-				b->bad_why = why ? why : "bad block";
-			}
-			break;
-		}
-		last = le64_to_cpu(head->hdr.seq);
-		if (!b->have || last > b->seq) {
-			b->have = true;
-			b->seq = last;
-			b->zone = zone;
-			b->off = off;
-			memcpy(&f->cp, head, sizeof(f->cp));
-		}
-		off += nb;
+		return 0;
+	}
+	if (!b->have || s->seq > b->seq) {
+		b->have = true;
+		b->seq = s->seq;
+		b->zone = s->zone;
+		b->off = s->off;
+		memcpy(&b->f->cp, s->head, sizeof(b->f->cp));
 	}
 	return 0;
 }
@@ -456,6 +424,7 @@ static int
 check_checkpoint(struct fsck *f)
 {
 	u32 start = le32_to_cpu(f->sb.cp_zone_start);
+	struct gaze_cp_zone_end end;
 	struct cp_best b = { 0 };
 	u8 *buf;
 	u32 c;
@@ -464,8 +433,10 @@ check_checkpoint(struct fsck *f)
 	buf = malloc((size_t)gaze_cp_max_pack(&f->sb) * GAZE_BLOCK_SIZE);
 	if (!buf)
 		return -ENOMEM;
+	b.f = f;
 	for (c = 0; c < 2; c++) {
-		ret = cp_scan_zone(f, start + c, &b, buf);
+		ret = gaze_cp_walk_zone(f->dev, &f->sb, start + c, buf,
+					cp_seen, &b, &end);
 		if (ret)
 			goto out;
 	}
@@ -477,12 +448,21 @@ check_checkpoint(struct fsck *f)
 	f->cp_seq = b.seq;
 	f->cp_zone = b.zone;
 	f->cp_off = b.off;
+	f->cp_damaged = b.damaged;
 	if (b.bad_seq > b.seq) {
 		f->cp_fallback = true;
 		fsck_problem(f, true,
 			     "checkpoint pack at zone %u block %u (seq %llu) is invalid (%s); using the previous checkpoint, seq %llu",
 			     b.bad_zone, b.bad_off,
 			     (unsigned long long)b.bad_seq, b.bad_why,
+			     (unsigned long long)b.seq);
+	} else if (b.damaged) {
+		/* an older pack, or one whose sequence is unknown: the
+		 * newest valid one is used either way; the next checkpoint
+		 * (a repair, or the next mount's) leaves the damage behind */
+		fsck_problem(f, true,
+			     "%u damaged checkpoint pack%s passed over (the newest valid one, seq %llu, is used)",
+			     b.damaged, b.damaged == 1 ? "" : "s",
 			     (unsigned long long)b.seq);
 	}
 	fsck_info(f, "checkpoint seq %llu at zone %u block %u%s",

@@ -219,6 +219,8 @@ struct fsck {
 	u64			cp_seq;
 	u32			cp_zone, cp_off;
 	bool			cp_fallback;	/* a newer pack was invalid */
+	u32			cp_damaged;	/* damaged packs passed over:
+						 * -y rewrites both zones */
 	u32			*orphans;
 	u32			nr_orphans;
 

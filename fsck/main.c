@@ -408,7 +408,9 @@ main(int argc, char **argv)
 		status = FSCK_EXIT_ERROR;
 		goto out;
 	}
-	if (f.fatal && gaze_uuid_is_null(f.uuid)) {
+	/* stopped before any check could count a problem: not a GAZE
+	 * filesystem, a feature it cannot read, a device too small */
+	if (f.fatal && (gaze_uuid_is_null(f.uuid) || !f.problems)) {
 		status = FSCK_EXIT_ERROR;
 		goto out;
 	}

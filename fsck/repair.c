@@ -764,6 +764,18 @@ fsck_repair(struct fsck *f)
 	}
 	fs->cp.flags = cpu_to_le32(le32_to_cpu(fs->cp.flags) &
 				   ~GAZE_CP_FSCK_NEEDED);
+	if (f->cp_damaged) {
+		/* both checkpoint zones written anew: no damage left */
+		mutex_lock(&fs->lock);
+		ret = gaze_cp_renew_zones(fs);
+		mutex_unlock(&fs->lock);
+		if (ret) {
+			fprintf(stderr, "fsck.gaze: %s: rewriting the checkpoint zones failed: %s\n",
+				f->name, strerror(-ret));
+			gaze_fs_close(fs);
+			return ret;
+		}
+	}
 	ret2 = gaze_fs_close(fs);
 	if (!ret2)
 		f->fixed++;

@@ -774,142 +774,79 @@ dump_cp_details(struct out *o, const struct gaze_cp_head *cp,
 		printf("%s\n", i < n ? " (list runs past the payload)" : "");
 }
 
-/* verifies payload and trailer of a pack as checkpoint.c does */
-static int
-cp_rest_check(const struct gaze_super *sb, const struct gaze_cp_head *h,
-	      const u8 *rest, u64 addr, const char **why)
-{
-	u32 nb = le32_to_cpu(h->pack_blocks), k;
-	const struct gaze_cp_trailer *tr;
-	int ret;
-
-	for (k = 1; k + 1 < nb; k++) {
-		const struct gaze_mhdr *p = (const void *)(rest +
-						(size_t)(k - 1) * BS);
-
-		ret = gaze_fmt_hdr_verify(p, GAZE_MAGIC_CP_PAYLOAD, sb->hdr.uuid,
-					  addr + k, why);
-		if (ret)
-			return ret;
-		if (p->seq != h->hdr.seq || le32_to_cpu(p->index) != k) {
-			*why = "payload block header does not match the head";
-			return -EFSCORRUPTED;
-		}
-	}
-	tr = (const void *)(rest + (size_t)(nb - 2) * BS);
-	ret = gaze_fmt_hdr_verify(tr, GAZE_MAGIC_CP_TRAIL, sb->hdr.uuid,
-				  addr + nb - 1, why);
-	if (ret)
-		return ret;
-	if (tr->hdr.seq != h->hdr.seq || le32_to_cpu(tr->pack_blocks) != nb ||
-	    tr->head_crc != h->hdr.crc) {
-		*why = "trailer does not match the head";
-		return -EFSCORRUPTED;
-	}
-	return 0;
-}
-
-#define CP_MAX_PACK	4096u
-
-struct cp_found {
-	u64	seq;
-	u32	zone, off;
-	bool	valid;
+/* gaze_cp_walk_zone's callback: the newest valid seq, or one row per
+ * pack and damaged stretch */
+struct cp_dump {
+	struct img	*im;
+	struct out	*o;
+	u64		best;
+	bool		print;
 };
 
-/* walks the packs of one zone; pass 0 finds the newest valid seq, pass 1
- * prints; returns the number of packs seen */
-static u32
-cp_walk_zone(struct img *im, struct out *o, u32 zone, u64 *best,
-	     bool print, u8 *buf)
+static int
+cp_dump_seen(void *arg, const struct gaze_cp_seen *s)
 {
-	u32 zb = le32_to_cpu(im->sb.zone_blocks), cap = le32_to_cpu(im->sb.zone_cap);
-	struct gaze_cp_head *h = (void *)buf;
-	u32 off = 1, nb, npacks = 0;
-	const char *why;
-	u64 addr, last = 0;
-	int ret;
+	struct cp_dump *d = arg;
+	struct out *o = d->o;
+	u64 addr = (u64)s->zone * le32_to_cpu(d->im->sb.zone_blocks) + s->off;
 
-	while (off + 2 <= cap) {
-		addr = (u64)zone * zb + off;
-		if (img_read(im, addr, h))
-			break;
-		if (le32_to_cpu(h->hdr.magic) != GAZE_MAGIC_CP_HEAD)
-			break;
-		why = NULL;
-		ret = gaze_fmt_cp_head_verify(h, &im->sb, addr, &why);
-		nb = le32_to_cpu(h->pack_blocks);
-		if (nb < 2 || nb > CP_MAX_PACK || off + nb > cap) {
-			if (!ret) {
-				why = "pack runs past the zone";
-				ret = -EFSCORRUPTED;
-			}
-			nb = 0;
-		}
-		if (nb && im->dev->ops->read(im->dev, addr + 1, nb - 1, buf + BS))
-			nb = 0;
-		if (!ret && nb)
-			ret = cp_rest_check(&im->sb, h, buf + BS, addr, &why);
-		if (!ret && le64_to_cpu(h->hdr.seq) <= last) {
-			why = "stale pack (older than the one before it)";
-			ret = -EFSCORRUPTED;
-		}
-		npacks++;
-		if (!print) {
-			if (!ret && le64_to_cpu(h->hdr.seq) > *best)
-				*best = le64_to_cpu(h->hdr.seq);
-		} else {
-			o_obj(o, o->json ? NULL : "pack");
-			o_u64(o, "zone", zone);
-			o_u64(o, "offset", off);
-			o_u64(o, "block", addr);
-			o_u64(o, "seq", le64_to_cpu(h->hdr.seq));
-			o_u64(o, "pack_blocks", le32_to_cpu(h->pack_blocks));
-			o_verdict(o, "verify", ret, why);
-			o_bool(o, "current", !ret &&
-			       le64_to_cpu(h->hdr.seq) == *best);
-			if (!ret)
-				dump_cp_details(o, h, buf + BS, nb - 2);
-			o_end(o);
-		}
-		if (ret)
-			break;
-		last = le64_to_cpu(h->hdr.seq);
-		off += nb;
+	if (!d->print) {
+		if (!s->err && s->seq > d->best)
+			d->best = s->seq;
+		return 0;
 	}
-	return npacks;
+	o_obj(o, o->json ? NULL : "pack");
+	o_u64(o, "zone", s->zone);
+	o_u64(o, "offset", s->off);
+	o_u64(o, "block", addr);
+	o_u64(o, "seq", s->seq);
+	o_u64(o, "pack_blocks", s->nblocks);
+	o_verdict(o, "verify", s->err, s->why);
+	o_bool(o, "current", !s->err && s->seq == d->best);
+	if (!s->err)
+		dump_cp_details(o, s->head, (const u8 *)s->head + BS,
+				s->nblocks - 2);
+	o_end(o);
+	return 0;
 }
 
 int
 gaze_cmd_dump_cp(const struct gaze_cmd *cmd, int argc, char **argv)
 {
+	struct gaze_cp_zone_end end;
+	struct cp_dump d = { 0 };
 	struct img im;
 	struct out o;
-	u64 best = 0;
 	u32 c, start, count;
 	u8 *buf;
+	int ret = 0;
 
 	DUMP_OPTS(cmd, argc, argv, &o);
 	if (img_open(&im, argv[optind], false))
 		return GAZE_EXIT_FAIL;
-	buf = malloc((size_t)(CP_MAX_PACK + 1) * BS);
+	buf = malloc((size_t)gaze_cp_max_pack(&im.sb) * BS);
 	if (!buf) {
 		img_close(&im);
 		return GAZE_EXIT_FAIL;
 	}
+	d.im = &im;
+	d.o = &o;
 	start = le32_to_cpu(im.sb.cp_zone_start);
 	count = min_t(u32, le32_to_cpu(im.sb.cp_zone_count), 2);
-	for (c = 0; c < count; c++)
-		cp_walk_zone(&im, &o, start + c, &best, false, buf);
+	for (c = 0; c < count && !ret; c++)
+		ret = gaze_cp_walk_zone(im.dev, &im.sb, start + c, buf,
+					cp_dump_seen, &d, &end);
+	d.print = true;
 	o_obj(&o, NULL);
 	o_str(&o, "image", im.name);
-	o_u64(&o, "current_seq", best);
+	o_u64(&o, "current_seq", d.best);
 	o_arr(&o, "zones");
-	for (c = 0; c < count; c++) {
+	for (c = 0; c < count && !ret; c++) {
 		o_obj(&o, o.json ? NULL : "zone");
 		o_u64(&o, "zone", start + c);
 		o_arr(&o, "packs");
-		cp_walk_zone(&im, &o, start + c, &best, true, buf);
+		ret = gaze_cp_walk_zone(im.dev, &im.sb, start + c, buf,
+					cp_dump_seen, &d, &end);
 		o_arr_end(&o);
 		o_end(&o);
 	}
@@ -917,10 +854,15 @@ gaze_cmd_dump_cp(const struct gaze_cmd *cmd, int argc, char **argv)
 	o_end(&o);
 	free(buf);
 	img_close(&im);
-	if (!best)
+	if (ret)
+		fprintf(stderr, "gazectl: %s: reading the checkpoint zones: %s\n",
+			argv[optind], strerror(-ret));
+	else if (!d.best)
 		fprintf(stderr, "gazectl: %s: no valid checkpoint pack\n",
 			argv[optind]);
-	return best ? o_finish(&o) : (o_finish(&o), GAZE_EXIT_FAIL);
+	if (o_finish(&o) || ret || !d.best)
+		return GAZE_EXIT_FAIL;
+	return GAZE_EXIT_OK;
 }
 
 /* ---------------------------------------------------------------- */

@@ -60,6 +60,9 @@ struct mkfs_opts {
 static void
 usage(FILE *f)
 {
+	char known[128];
+
+	gaze_fmt_feature_known(known, sizeof(known));
 	fprintf(f,
 "Usage: %s [options] DEVICE|IMAGE\n"
 "Make a GAZE filesystem on a zoned block device, a regular block device or\n"
@@ -80,7 +83,7 @@ usage(FILE *f)
 "      --dirty-limit PCT     dirty-memory cap in %% of RAM, 1..90\n"
 "                            (default: 20)\n"
 "  -O, --features LIST       comma-separated features to set, ^name to\n"
-"                            clear: inline_data, compression, lost_found\n"
+"                            clear: %s\n"
 "      --max-open N          open zones GAZE may use (may only lower a\n"
 "                            zoned device's own limit)\n"
 "  -s, --size SIZE           image files: create the file if missing and\n"
@@ -93,7 +96,7 @@ usage(FILE *f)
 "\n"
 "SIZE takes K, M, G, T or P suffixes (powers of 1024), e.g. 64M or 1G.\n"
 "Exit status: 0 success, 1 failure or refusal, 2 usage error.\n",
-		MKFS_PROG);
+		MKFS_PROG, known);
 }
 
 static void __attribute__((format(printf, 1, 2), noreturn))
@@ -291,10 +294,16 @@ params_from_opts(const struct mkfs_opts *o, struct gaze_mkfs_params *p)
 					     &p->feature_ro_compat,
 					     &p->feature_incompat, &bad);
 		if (ret) {
+			char known[128];
+
 			if (!bad)
 				bad = o->features;
-			usage_error("-O: unknown feature '%.*s' (known: inline_data, compression, lost_found)",
-				    (int)strcspn(bad, ","), bad);
+			gaze_fmt_feature_known(known, sizeof(known));
+			if (ret == -EOPNOTSUPP)
+				usage_error("-O: feature '%.*s' is not supported by this version (nothing could mount such a filesystem; supported: %s)",
+					    (int)strcspn(bad, ","), bad, known);
+			usage_error("-O: unknown feature '%.*s' (known: %s)",
+				    (int)strcspn(bad, ","), bad, known);
 		}
 	}
 	if (p->feature_incompat & GAZE_FEATURE_INCOMPAT_COMPRESSION) {

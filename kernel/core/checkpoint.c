@@ -252,6 +252,22 @@ out_free:
 	return ret;
 }
 
+int
+gaze_cp_renew_zones(struct gaze_fs *fs)
+{
+	u32 i;
+	int ret = 0;
+
+	/* a pack that does not fit where the next would go switches
+	 * zones: the other zone is reset and its superblock copy
+	 * rewritten first (gaze_cp_write) */
+	for (i = 0; i < 2 && !ret; i++) {
+		fs->cp_offset = le32_to_cpu(fs->sb.zone_cap);
+		ret = gaze_cp_write(fs, 0);
+	}
+	return ret;
+}
+
 /* ---------------------------------------------------------------- */
 /* Discovery                                                         */
 /* ---------------------------------------------------------------- */
@@ -307,89 +323,203 @@ cp_block_is_zero(const void *blk)
 	return true;
 }
 
-struct cp_scan {
-	struct gaze_cp_head *best;	/* newest valid head so far */
-	bool	have;			/* best holds a pack */
-	u32	best_zone;
-	u32	best_next;		/* next pack position in best_zone */
-};
-
-/* walks the packs of one checkpoint zone, keeping the newest in *sc */
+/*
+ * The pack whose head is at block `off` of the zone: 0 when it is valid
+ * (buf: head and rest, *nb its blocks, *seq), -ENODATA when the block is
+ * no checkpoint head at all (*zero: it is all zeros), else the verifier's
+ * error with *why, and *seq / *nb from the head when the head itself
+ * verified (0 otherwise).
+ */
 static int
-cp_scan_zone(struct gaze_fs *fs, u32 zone, struct cp_scan *sc, u8 *buf)
+cp_try(struct gaze_dev *dev, const struct gaze_super *sb, u32 zone, u32 off,
+       u64 limit, u8 *buf, u32 *nb, u64 *seq, bool *zero, const char **why)
 {
-	u32 zb = le32_to_cpu(fs->sb.zone_blocks);
-	u32 cap = le32_to_cpu(fs->sb.zone_cap);
-	u32 max_pack = gaze_cp_max_pack(&fs->sb);
 	struct gaze_cp_head *head = (struct gaze_cp_head *)buf;
-	const char *why;
-	struct gaze_zone z;
-	u64 last_seq = 0, blkaddr, limit;
-	u32 off = 1, nblocks;
-	bool seq_zone, found = false;
+	u64 blkaddr = (u64)zone * le32_to_cpu(sb->zone_blocks) + off;
 	int ret;
 
-	ret = gaze_zone_report(fs, zone, &z);
+	*nb = 0;
+	*seq = 0;
+	*zero = false;
+	*why = NULL;
+	ret = dev->ops->read(dev, blkaddr, 1, head);
 	if (ret)
 		return ret;
+	if (le32_to_cpu(head->hdr.magic) != GAZE_MAGIC_CP_HEAD) {
+		*zero = cp_block_is_zero(head);
+		*why = *zero ? "the block is all zeros" :
+			       "the block is not a checkpoint head";
+		return -ENODATA;
+	}
+	ret = gaze_fmt_cp_head_verify(head, sb, blkaddr, why);
+	if (ret)
+		return ret;
+	*nb = le32_to_cpu(head->pack_blocks);
+	*seq = le64_to_cpu(head->hdr.seq);
+	if (*nb > gaze_cp_max_pack(sb) || off + *nb > limit) {
+		*why = "pack runs past the written part of the zone";
+		return -EFSCORRUPTED;
+	}
+	ret = dev->ops->read(dev, blkaddr + 1, *nb - 1, buf + GAZE_BLOCK_SIZE);
+	if (ret)
+		return ret;
+	return gaze_cp_verify_pack(sb, head, buf + GAZE_BLOCK_SIZE, blkaddr,
+				   why);
+}
+
+/*
+ * After a damaged pack at `off`: the first valid pack newer than `last`
+ * that begins within a pack's length from there (a pack is at most
+ * gaze_cp_max_pack blocks, so the next one cannot begin later), or 0.
+ */
+static u32
+cp_resync(struct gaze_dev *dev, const struct gaze_super *sb, u32 zone,
+	  u32 off, u64 limit, u64 last, u8 *buf)
+{
+	u64 end = min_t(u64, limit, (u64)off + gaze_cp_max_pack(sb) + 1);
+	const char *why;
+	bool zero;
+	u64 seq;
+	u32 o, nb;
+
+	for (o = off + 1; o + 2 <= end; o++)
+		if (!cp_try(dev, sb, zone, o, limit, buf, &nb, &seq, &zero,
+			    &why) && seq > last)
+			return o;
+	return 0;
+}
+
+int
+gaze_cp_walk_zone(struct gaze_dev *dev, const struct gaze_super *sb, u32 zone,
+		  u8 *buf, gaze_cp_seen_fn fn, void *arg,
+		  struct gaze_cp_zone_end *end)
+{
+	u32 cap = le32_to_cpu(sb->zone_cap), off = 1, nb, next;
+	struct gaze_cp_seen s;
+	struct gaze_zone z;
+	u64 last = 0, limit = cap, seq;
+	bool seq_zone, zero, zero_end;
+	const char *why;
+	int ret;
+
+	memset(end, 0, sizeof(*end));
+	ret = dev->ops->report(dev, zone, 1, &z);
+	if (ret < 0)
+		return ret;
+	if (ret != 1)
+		return -EIO;
 	seq_zone = z.type == GAZE_ZT_SEQ;
-	limit = cap;
 	if (seq_zone && z.cond != GAZE_ZC_FULL)
 		limit = min_t(u64, cap, z.wp - z.start);
-
+	/* a finished zone reads zeros past what was written (a zone being
+	 * left is finished: gaze_cp_zone_finish) */
+	zero_end = seq_zone && z.cond == GAZE_ZC_FULL;
+	end->next = off;
 	while (off + 2 <= limit) {
-		why = NULL;
-		blkaddr = (u64)zone * zb + off;
-		ret = fs->dev->ops->read(fs->dev, blkaddr, 1, head);
-		if (ret)
-			return ret;
-		/* end of the log: never written (finished zones read zeros
-		 * past their data), or old contents of a conventional zone */
-		if (le32_to_cpu(head->hdr.magic) != GAZE_MAGIC_CP_HEAD &&
-		    (!seq_zone || cp_block_is_zero(head)))
-			break;
-		ret = gaze_fmt_cp_head_verify(head, &fs->sb, blkaddr, &why);
-		nblocks = le32_to_cpu(head->pack_blocks);
-		if (!ret && le64_to_cpu(head->hdr.seq) <= last_seq)
+		ret = cp_try(dev, sb, zone, off, limit, buf, &nb, &seq, &zero,
+			     &why);
+		if (ret && ret != -ENODATA && ret != -EFSCORRUPTED &&
+		    ret != -EFSBADCRC)
+			return ret;		/* the device failed */
+		if (!ret && seq <= last)
 			break;			/* stale pack from before a reset */
-		if (!ret && (nblocks > max_pack || off + nblocks > limit)) {
-			why = "pack runs past the written part of the zone";
-			ret = -EFSCORRUPTED;
-		}
+		memset(&s, 0, sizeof(s));
+		s.zone = zone;
+		s.off = off;
 		if (!ret) {
-			ret = fs->dev->ops->read(fs->dev, blkaddr + 1,
-						 nblocks - 1,
-						 buf + GAZE_BLOCK_SIZE);
+			s.nblocks = nb;
+			s.seq = seq;
+			s.head = (const struct gaze_cp_head *)buf;
+			ret = fn(arg, &s);
 			if (ret)
 				return ret;
-			ret = gaze_cp_verify_pack(&fs->sb, head,
-						  buf + GAZE_BLOCK_SIZE,
-						  blkaddr, &why);
+			last = seq;
+			off += nb;
+			end->next = off;
+			end->valid++;
+			continue;
 		}
-		if (ret) {
-			gaze_warn("skipping torn or invalid checkpoint pack at zone %u block %u: %s",
-				  zone, off, why ? why : "bad block");
+		/*
+		 * Not a valid pack.  Past the end of what was written (a
+		 * zero or foreign block where no written block is known to
+		 * be, and no newer pack right after), the log ends here.
+		 * Otherwise it is damage: reported, and the walk goes on at
+		 * the next valid pack, so one bad block never hides the
+		 * newer packs behind it.
+		 */
+		next = cp_resync(dev, sb, zone, nb && seq > last ? off + nb - 1 :
+				 off, limit, last, buf);
+		if (!next && ret == -ENODATA && (!seq_zone || (zero_end && zero)))
 			break;
-		}
-		last_seq = le64_to_cpu(head->hdr.seq);
-		off += nblocks;
-		if (!sc->have || last_seq > le64_to_cpu(sc->best->hdr.seq)) {
-			sc->have = true;
-			memcpy(sc->best, head, sizeof(*head));
-			sc->best_zone = zone;
-			sc->best_next = off;
-			found = true;
-		}
+		s.nblocks = next ? next - off : (u32)(limit - off);
+		s.seq = seq > last ? seq : 0;
+		s.err = ret == -ENODATA ? -EFSCORRUPTED : ret;
+		s.why = why ? why : "bad block";
+		end->damaged++;
+		if (!next)
+			end->damage_after = true;
+		ret = fn(arg, &s);
+		if (ret)
+			return ret;
+		if (!next)
+			break;
+		off = next;
 	}
 	/*
-	 * A sequential zone can only be appended at its write pointer.  If
-	 * a torn pack lies between the newest valid pack and the write
-	 * pointer, a pack written after it could never be found (the scan
-	 * stops at the first invalid pack), so the next checkpoint moves to
-	 * the other zone instead.  Conventional zones overwrite the junk.
+	 * A sequential zone is only appended at its write pointer: with
+	 * anything written after its last valid pack (damage, or a pack
+	 * torn too short to check), the next pack goes to the other zone.
+	 * Conventional zones overwrite the junk.
 	 */
-	if (found && seq_zone && off < limit)
-		sc->best_next = cap;
+	if (seq_zone && (end->damage_after || end->next < limit))
+		end->next = cap;
+	return 0;
+}
+
+struct cp_scan {
+	struct gaze_cp_head *best;	/* newest valid head so far */
+	struct gaze_cp_head *prev;	/* the valid head before it */
+	bool	have, have_prev;
+	u32	best_zone, prev_zone;
+	u32	best_off, prev_off;
+	u64	bad_seq;		/* newest damaged pack that said so */
+	u32	damaged;		/* damaged packs seen */
+};
+
+static int
+cp_scan_seen(void *arg, const struct gaze_cp_seen *s)
+{
+	struct cp_scan *sc = arg;
+
+	if (s->err) {
+		sc->damaged++;
+		if (s->seq > sc->bad_seq)
+			sc->bad_seq = s->seq;
+		gaze_warn("checkpoint zone %u block %u: a damaged pack (%s)%s",
+			  s->zone, s->off, s->why,
+			  s->seq ? "" : ", its sequence number unknown");
+		return 0;
+	}
+	if (sc->have && s->seq <= le64_to_cpu(sc->best->hdr.seq)) {
+		if (!sc->have_prev ||
+		    s->seq > le64_to_cpu(sc->prev->hdr.seq)) {
+			sc->have_prev = true;
+			memcpy(sc->prev, s->head, sizeof(*sc->prev));
+			sc->prev_zone = s->zone;
+			sc->prev_off = s->off;
+		}
+		return 0;
+	}
+	if (sc->have) {
+		sc->have_prev = true;
+		memcpy(sc->prev, sc->best, sizeof(*sc->prev));
+		sc->prev_zone = sc->best_zone;
+		sc->prev_off = sc->best_off;
+	}
+	sc->have = true;
+	memcpy(sc->best, s->head, sizeof(*sc->best));
+	sc->best_zone = s->zone;
+	sc->best_off = s->off;
 	return 0;
 }
 
@@ -398,19 +528,25 @@ gaze_cp_find(struct gaze_fs *fs)
 {
 	u32 start = le32_to_cpu(fs->sb.cp_zone_start);
 	u32 count = le32_to_cpu(fs->sb.cp_zone_count);
+	struct gaze_cp_zone_end ends[2];
 	struct cp_scan sc = { 0 };
+	struct gaze_cp_head *use;
+	u32 c, zone, off;
 	u8 *buf;
-	u32 c;
 	int ret = 0;
 
+	if (count > 2)
+		count = 2;
 	sc.best = gaze_alloc(sizeof(*sc.best));
+	sc.prev = gaze_alloc(sizeof(*sc.prev));
 	buf = gaze_alloc((size_t)gaze_cp_max_pack(&fs->sb) * GAZE_BLOCK_SIZE);
-	if (!sc.best || !buf) {
+	if (!sc.best || !sc.prev || !buf) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
 	for (c = 0; c < count; c++) {
-		ret = cp_scan_zone(fs, start + c, &sc, buf);
+		ret = gaze_cp_walk_zone(fs->dev, &fs->sb, start + c, buf,
+					cp_scan_seen, &sc, &ends[c]);
 		if (ret) {
 			gaze_err("reading checkpoint zone %u failed: %d",
 				 start + c, ret);
@@ -422,12 +558,43 @@ gaze_cp_find(struct gaze_fs *fs)
 		ret = -EFSCORRUPTED;
 		goto out_free;
 	}
-	memcpy(&fs->cp, sc.best, sizeof(fs->cp));
-	fs->cp_seq = le64_to_cpu(sc.best->hdr.seq);
-	fs->cp_zone = sc.best_zone;
-	fs->cp_offset = sc.best_next;
+	use = sc.best;
+	zone = sc.best_zone;
+	off = sc.best_off;
+	if (fs->flags & GAZE_FS_CP_PREV) {
+		if (!sc.have_prev) {
+			gaze_err("no valid checkpoint before seq %llu",
+				 (unsigned long long)le64_to_cpu(sc.best->hdr.seq));
+			ret = -EFSCORRUPTED;
+			goto out_free;
+		}
+		use = sc.prev;
+		zone = sc.prev_zone;
+		off = sc.prev_off;
+	}
+	memcpy(&fs->cp, use, sizeof(fs->cp));
+	fs->cp_seq = le64_to_cpu(use->hdr.seq);
+	/* a repair from the previous checkpoint numbers its first pack
+	 * above every pack there is, so that it supersedes them */
+	if (use != sc.best && !(fs->flags & GAZE_FS_RDONLY))
+		fs->cp_seq = max(le64_to_cpu(sc.best->hdr.seq), sc.bad_seq);
+	fs->cp_zone = zone;
+	fs->cp_damaged = sc.damaged;
+	/*
+	 * The next pack goes after the newest valid one in its zone.  From
+	 * the previous checkpoint (GAZE_FS_CP_PREV: read-only, or a repair)
+	 * it goes to the other zone, which is reset first: the newer packs
+	 * there, or after the previous one in its own zone, are superseded.
+	 */
+	fs->cp_offset = use == sc.best ? ends[zone - start].next :
+			le32_to_cpu(fs->sb.zone_cap);
+	if (sc.damaged)
+		gaze_warn("%u damaged checkpoint pack%s skipped; using seq %llu at zone %u block %u",
+			  sc.damaged, sc.damaged == 1 ? "" : "s",
+			  (unsigned long long)fs->cp_seq, zone, off);
 out_free:
 	gaze_free(buf);
+	gaze_free(sc.prev);
 	gaze_free(sc.best);
 	return ret;
 }

@@ -352,10 +352,11 @@ struct fmt_feature {
 	int		bit;
 	const char	*name;
 	bool		def;
+	bool		supp;		/* this version supports it */
 };
 
 static const struct fmt_feature fmt_features[] = {
-#define FMT_FEATURE(m, b, n, d) { FMT_FM_##m, b, #n, d },
+#define FMT_FEATURE(m, b, n, d, s) { FMT_FM_##m, b, #n, d, s },
 	GAZE_FEATURES(FMT_FEATURE)
 #undef FMT_FEATURE
 };
@@ -410,14 +411,18 @@ fmt_feature_apply(const char *s, size_t len, u64 m[FMT_NR_MASKS])
 		f = &fmt_features[i];
 		if (strlen(f->name) != len || strncmp(s, f->name, len))
 			continue;
-		if (clear)
+		if (clear) {
 			m[f->mask] &= ~(1ull << f->bit);
-		else
+		} else {
+			if (!f->supp)
+				return -EOPNOTSUPP;
 			m[f->mask] |= 1ull << f->bit;
+		}
 		return 0;
 	}
 	return -EINVAL;
 }
+
 
 /*
  * Applies the items left to right; on error nothing is changed and *bad
@@ -429,14 +434,16 @@ gaze_fmt_feature_parse(const char *list, u64 *compat, u64 *ro_compat,
 {
 	u64 m[FMT_NR_MASKS] = { *compat, *ro_compat, *incompat };
 	const char *s = list, *end;
+	int ret;
 
 	while (*s) {
 		for (end = s; *end && *end != ','; end++)
 			;
-		if (end > s && fmt_feature_apply(s, end - s, m)) {
+		ret = end > s ? fmt_feature_apply(s, end - s, m) : 0;
+		if (ret) {
 			if (bad)
 				*bad = s;
-			return -EINVAL;
+			return ret;
 		}
 		s = *end ? end + 1 : end;
 	}
@@ -463,6 +470,23 @@ fmt_puts(struct fmt_strbuf *b, const char *s)
 {
 	while (*s)
 		fmt_putc(b, *s++);
+}
+
+void
+gaze_fmt_feature_known(char *buf, size_t len)
+{
+	struct fmt_strbuf b = { buf, len, 0 };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fmt_features); i++) {
+		if (!fmt_features[i].supp)
+			continue;
+		if (b.pos)
+			fmt_puts(&b, ", ");
+		fmt_puts(&b, fmt_features[i].name);
+	}
+	if (len)
+		buf[b.pos] = 0;
 }
 
 static void

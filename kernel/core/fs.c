@@ -252,29 +252,6 @@ out_free:
 	return ret;
 }
 
-/* names unknown feature bits: "bit 5, bit 9" */
-static void
-fs_bits_string(u64 bits, char *buf, size_t len)
-{
-	size_t n = 0;
-	int b;
-
-	buf[0] = 0;
-	for (b = 0; b < 64 && n + 8 < len; b++) {
-		if (!(bits & (1ull << b)))
-			continue;
-		if (n) {
-			buf[n++] = ',';
-			buf[n++] = ' ';
-		}
-		memcpy(buf + n, "bit ", 4);
-		n += 4;
-		if (b >= 10)
-			buf[n++] = (char)('0' + b / 10);
-		buf[n++] = (char)('0' + b % 10);
-		buf[n] = 0;
-	}
-}
 
 static int
 fs_check_features(const struct gaze_super *sb, u32 flags)
@@ -286,13 +263,13 @@ fs_check_features(const struct gaze_super *sb, u32 flags)
 	char names[128];
 
 	if (inc) {
-		fs_bits_string(inc, names, sizeof(names));
+		gaze_fmt_feature_string(0, 0, inc, names, sizeof(names));
 		gaze_err("unsupported incompatible features (%s, mask 0x%llx): cannot mount",
 			 names, (unsigned long long)inc);
 		return -EOPNOTSUPP;
 	}
 	if (ro && !(flags & GAZE_FS_RDONLY)) {
-		fs_bits_string(ro, names, sizeof(names));
+		gaze_fmt_feature_string(0, ro, 0, names, sizeof(names));
 		gaze_err("unsupported read-only-compatible features (%s, mask 0x%llx): read-only mount only",
 			 names, (unsigned long long)ro);
 		return -EROFS;
@@ -335,8 +312,8 @@ out_free:
 	return ret;
 }
 
-int
-gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp)
+static int
+fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp, bool *cp_found)
 {
 	struct gaze_fs *fs;
 	const char *why = NULL;
@@ -345,12 +322,16 @@ gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp)
 	int ret;
 
 	if (flags & ~(GAZE_FS_RDONLY | GAZE_FS_KEEP_ORPHANS |
-		      GAZE_FS_NO_RECOVERY | GAZE_FS_REPAIR))
+		      GAZE_FS_NO_RECOVERY | GAZE_FS_REPAIR | GAZE_FS_CP_PREV))
 		return -EINVAL;
 	if ((flags & GAZE_FS_REPAIR) && (flags & GAZE_FS_RDONLY))
 		return -EINVAL;
+	/* from the previous checkpoint: read-only, or fsck's repair */
+	if ((flags & GAZE_FS_CP_PREV) &&
+	    !(flags & (GAZE_FS_RDONLY | GAZE_FS_REPAIR)))
+		return -EINVAL;
 	fs = fs_alloc(dev, flags & (GAZE_FS_RDONLY | GAZE_FS_NO_RECOVERY |
-				    GAZE_FS_REPAIR));
+				    GAZE_FS_REPAIR | GAZE_FS_CP_PREV));
 	if (!fs)
 		return -ENOMEM;
 	sb = &fs->sb;
@@ -383,6 +364,7 @@ gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp)
 	ret = gaze_cp_find(fs);
 	if (ret)
 		goto out_free;
+	*cp_found = true;
 	max_nid = le32_to_cpu(sb->max_nid);
 	fs->next_nid = le32_to_cpu(fs->cp.next_nid);
 	if (fs->next_nid <= GAZE_ROOT_INO || fs->next_nid >= max_nid)
@@ -439,6 +421,32 @@ gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp)
 out_free:
 	fs_free(fs);
 	return ret;
+}
+
+int
+gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp)
+{
+	bool found = false;
+	int ret;
+
+	ret = fs_open(dev, flags, fsp, &found);
+	/*
+	 * A read-only open whose newest checkpoint was found but whose
+	 * tables cannot be read falls back to the checkpoint before it,
+	 * which the two-generation rule keeps whole, so that one damaged
+	 * block does not make the filesystem unreadable.
+	 */
+	if (!found || (ret != -EFSCORRUPTED && ret != -EFSBADCRC) ||
+	    !(flags & GAZE_FS_RDONLY) || (flags & GAZE_FS_CP_PREV))
+		return ret;
+	gaze_warn("the newest checkpoint's tables cannot be read (%d); trying the checkpoint before it",
+		  ret);
+	found = false;
+	if (fs_open(dev, flags | GAZE_FS_CP_PREV, fsp, &found))
+		return ret;
+	gaze_warn("opened read-only at checkpoint %llu, the one before the newest: run fsck.gaze",
+		  (unsigned long long)(*fsp)->cp_seq);
+	return 0;
 }
 
 int

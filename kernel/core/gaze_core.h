@@ -90,10 +90,13 @@ int gaze_fmt_table_verify(const void *blk, u32 table, u32 index,
 const char *gaze_fmt_feature_name(int mask /* 0 compat 1 ro 2 incompat */,
 				  int bit);
 /* "a,b,^c": sets/clears bits starting from *compat etc.; -EINVAL and
- * *bad = offending name on an unknown feature. */
+ * *bad = offending name on an unknown feature, -EOPNOTSUPP on setting
+ * one this version does not support (the feature table's column) */
 int gaze_fmt_feature_parse(const char *list, u64 *compat, u64 *ro_compat,
 			   u64 *incompat, const char **bad);
 void gaze_fmt_feature_defaults(u64 *compat, u64 *ro_compat, u64 *incompat);
+/* "a, b, c": the names of the features this version supports */
+void gaze_fmt_feature_known(char *buf, size_t len);
 /* writes "a,b,c" of the set bits into buf */
 void gaze_fmt_feature_string(u64 compat, u64 ro_compat, u64 incompat,
 			     char *buf, size_t len);
@@ -221,6 +224,15 @@ struct gaze_tables;		/* table.c private */
  * index block (gaze_repair_table_block).
  */
 #define GAZE_FS_REPAIR		0x8
+/*
+ * gaze_fs_open flag: the checkpoint before the newest valid one (which
+ * the two-generation rule keeps whole: nothing it references is reused
+ * until a newer checkpoint than the newest commits).  Read-only, or a
+ * repair, whose first checkpoint then supersedes the newer packs.  A
+ * read-only open falls back to it by itself when the newest one's tables
+ * cannot be read.
+ */
+#define GAZE_FS_CP_PREV		0x10
 
 /* orphans one checkpoint records (two payload blocks of slots) */
 #define GAZE_ORPHANS_MAX	((u32)(2 * GAZE_ADDRS_PER_BLOCK))
@@ -268,6 +280,8 @@ struct gaze_fs {
 	struct gaze_cp_head	cp;		/* last committed head (raw) */
 	u32			cp_zone;	/* zone holding it */
 	u32			cp_offset;	/* block offset of next pack */
+	u32			cp_damaged;	/* damaged packs the open
+						 * skipped (gaze_cp_find) */
 	u32			next_nid;
 	u64			valid_inodes;
 	struct gaze_cache	*cache;
@@ -523,8 +537,47 @@ int gaze_recover(struct gaze_fs *fs);
 /* ---------------------------------------------------------------- */
 /* writes dir blocks, nodes, tables, then the pack; flags GAZE_CP_* */
 int gaze_cp_write(struct gaze_fs *fs, u32 flags);
-/* finds the newest valid pack in the two checkpoint zones */
+/*
+ * Finds the newest valid pack in the two checkpoint zones (with
+ * GAZE_FS_CP_PREV: the valid one before it); damaged packs are skipped,
+ * counted in fs->cp_damaged and warned about, and never hide the packs
+ * after them.
+ */
 int gaze_cp_find(struct gaze_fs *fs);
+/* a checkpoint pack, or a damaged stretch, met by gaze_cp_walk_zone */
+struct gaze_cp_seen {
+	u32	zone, off;	/* where it begins (block in the zone) */
+	u32	nblocks;	/* a pack's blocks; damage: up to the next
+				 * valid pack, or the end of the written part */
+	u64	seq;		/* a pack's; damage: its head's, if the head
+				 * verified and is newer, else 0 */
+	int	err;		/* 0: a valid pack; -EFSCORRUPTED/-EFSBADCRC */
+	const char *why;	/* err: what is wrong */
+	/* a valid pack: its head, its other blocks right after it in
+	 * memory; valid only during the call */
+	const struct gaze_cp_head *head;
+};
+typedef int (*gaze_cp_seen_fn)(void *arg, const struct gaze_cp_seen *s);
+struct gaze_cp_zone_end {
+	u32	next;		/* where a next pack would go (zone_cap: not
+				 * in this zone) */
+	u32	valid;		/* valid packs met */
+	u32	damaged;	/* damaged stretches met */
+	bool	damage_after;	/* damage after the last valid pack */
+};
+/*
+ * THE walk of one checkpoint zone's packs, for the core, fsck.gaze and
+ * gazectl: calls fn for each valid pack and each damaged stretch in
+ * order (a non-zero return stops the walk with it).  The log ends at a
+ * stale pack (not newer than the one before it: the zone's contents
+ * before its last reset) or, outside sequential zones, at a block that
+ * is no pack head with no newer pack within a pack's length after it;
+ * damage is walked past to the next valid, newer pack.  buf:
+ * gaze_cp_max_pack() blocks.  0, or a device error.
+ */
+int gaze_cp_walk_zone(struct gaze_dev *dev, const struct gaze_super *sb,
+		      u32 zone, u8 *buf, gaze_cp_seen_fn fn, void *arg,
+		      struct gaze_cp_zone_end *end);
 /* blocks a checkpoint pack may take at most (head, payload, trailer) */
 u32 gaze_cp_max_pack(const struct gaze_super *sb);
 /* payload blocks and trailer (rest: the pack after its head) of a pack
@@ -532,6 +585,10 @@ u32 gaze_cp_max_pack(const struct gaze_super *sb);
 int gaze_cp_verify_pack(const struct gaze_super *sb,
 			const struct gaze_cp_head *head, const u8 *rest,
 			u64 blkaddr, const char **why);
+/* writes two checkpoints, each in a freshly reset checkpoint zone (with
+ * its superblock copy), so that no damaged pack is left in either
+ * (fsck.gaze's repair); fs->lock held */
+int gaze_cp_renew_zones(struct gaze_fs *fs);
 /* finishes a partly written sequential checkpoint zone (not the active
  * one): keeps it out of the device's active-zone count */
 int gaze_cp_zone_finish(struct gaze_fs *fs, u32 zone);

@@ -122,21 +122,45 @@ struct gaze_mhdr {
 #define GAZE_NF_ALL		0x0007
 
 /* ---------------------------------------------------------------- */
-/* Feature masks: table of (mask, bit, name, default-on).           */
-/* Numbers never change; new features are appended.                 */
+/* Feature masks: table of (mask, bit, name, default-on, supported). */
+/* Numbers never change; new features are appended.  "Supported":    */
+/* this version reads and writes what the feature means; the masks    */
+/* every reader checks (the module, fsck.gaze, gazectl) and the list  */
+/* mkfs.gaze offers come from this one table.                         */
 /* ---------------------------------------------------------------- */
 #define GAZE_FEATURES(X)						\
-	X(INCOMPAT, 0, inline_data, 1)	/* small files/dirs inside inode */ \
-	X(INCOMPAT, 1, compression, 0)	/* compressed clusters */	\
-	X(COMPAT,   0, lost_found, 1)	/* mkfs created /lost+found */
+	X(INCOMPAT, 0, inline_data, 1, 1) /* small files/dirs in inode */ \
+	X(INCOMPAT, 1, compression, 0, 0) /* compressed clusters: the  \
+					     framing only, no data path \
+					     yet: every reader refuses */ \
+	X(COMPAT,   0, lost_found, 1, 1)  /* mkfs created /lost+found */
 
 #define GAZE_FEATURE_INCOMPAT_INLINE_DATA	(1ull << 0)
 #define GAZE_FEATURE_INCOMPAT_COMPRESSION	(1ull << 1)
 #define GAZE_FEATURE_COMPAT_LOST_FOUND		(1ull << 0)
-#define GAZE_FEATURE_INCOMPAT_SUPP	(GAZE_FEATURE_INCOMPAT_INLINE_DATA | \
-					 GAZE_FEATURE_INCOMPAT_COMPRESSION)
-#define GAZE_FEATURE_RO_COMPAT_SUPP	0ull
-#define GAZE_FEATURE_COMPAT_SUPP	GAZE_FEATURE_COMPAT_LOST_FOUND
+
+/* the supported bits of one mask, from the table */
+#define GAZE_FEAT_IS_COMPAT_COMPAT		1
+#define GAZE_FEAT_IS_COMPAT_RO_COMPAT		0
+#define GAZE_FEAT_IS_COMPAT_INCOMPAT		0
+#define GAZE_FEAT_IS_RO_COMPAT_COMPAT		0
+#define GAZE_FEAT_IS_RO_COMPAT_RO_COMPAT	1
+#define GAZE_FEAT_IS_RO_COMPAT_INCOMPAT		0
+#define GAZE_FEAT_IS_INCOMPAT_COMPAT		0
+#define GAZE_FEAT_IS_INCOMPAT_RO_COMPAT		0
+#define GAZE_FEAT_IS_INCOMPAT_INCOMPAT		1
+#define GAZE_FEAT_SUPP_COMPAT(m, b, n, d, s)				\
+	| (GAZE_FEAT_IS_COMPAT_##m && (s) ? 1ull << (b) : 0ull)
+#define GAZE_FEAT_SUPP_RO_COMPAT(m, b, n, d, s)				\
+	| (GAZE_FEAT_IS_RO_COMPAT_##m && (s) ? 1ull << (b) : 0ull)
+#define GAZE_FEAT_SUPP_INCOMPAT(m, b, n, d, s)				\
+	| (GAZE_FEAT_IS_INCOMPAT_##m && (s) ? 1ull << (b) : 0ull)
+#define GAZE_FEATURE_COMPAT_SUPP					\
+	(0ull GAZE_FEATURES(GAZE_FEAT_SUPP_COMPAT))
+#define GAZE_FEATURE_RO_COMPAT_SUPP					\
+	(0ull GAZE_FEATURES(GAZE_FEAT_SUPP_RO_COMPAT))
+#define GAZE_FEATURE_INCOMPAT_SUPP					\
+	(0ull GAZE_FEATURES(GAZE_FEAT_SUPP_INCOMPAT))
 
 /* ---------------------------------------------------------------- */
 /* Superblock (block 0 of zone 0 and of zone 1).                    */

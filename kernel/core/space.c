@@ -82,6 +82,7 @@ struct gaze_space {		/* every field: fs->lock */
 	u32	alloc_hint;		/* main index of the last zone opened */
 	u64	valid_blocks;
 	u64	valid_nodes;
+	bool	zinfo_lost;		/* read-only: entries read as zeros */
 	u32	nr_logs;
 	struct space_log logs[GAZE_MAX_LOGS];
 	/* meta ring */
@@ -404,6 +405,32 @@ space_is_log_head(const struct gaze_space *sp, u32 zone)
 	return false;
 }
 
+/*
+ * A zone-info block that cannot be read, at open: a repair rebuilds
+ * every zone's entry from the tree (gaze_repair_zone_set) before
+ * anything allocates, and a read-only open allocates nothing (files are
+ * found through the imap and nodes, not the zone entries), so both go on
+ * from zeros (FREE zones; the space figures are unknown until fsck.gaze
+ * repairs it).  A read-write open fails: it would allocate from them.
+ */
+static int
+space_zinfo_lost(struct gaze_fs *fs, u32 zi, struct gaze_mbuf **mbp)
+{
+	u32 first = zi - zi % GAZE_ZINFO_PER_BLOCK;
+
+	if (fs->flags & GAZE_FS_REPAIR)
+		return gaze_repair_table_block(fs, GAZE_TABLE_ZINFO,
+					       zi / GAZE_ZINFO_PER_BLOCK, mbp);
+	if (!(fs->flags & GAZE_FS_RDONLY))
+		return -EFSCORRUPTED;
+	fs->space->zinfo_lost = true;
+	gaze_warn("zone info of main zones %u-%u cannot be read: read-only, space figures unknown; run fsck.gaze",
+		  first, min_t(u32, first + GAZE_ZINFO_PER_BLOCK,
+			       fs->lay.main_zone_count) - 1);
+	return gaze_mbuf_create(fs, GAZE_MB_TABLE, GAZE_TABLE_ZINFO,
+				zi / GAZE_ZINFO_PER_BLOCK, mbp);
+}
+
 static int
 space_load_zones(struct gaze_fs *fs)
 {
@@ -418,6 +445,8 @@ space_load_zones(struct gaze_fs *fs)
 		if (!mb || zi % GAZE_ZINFO_PER_BLOCK == 0) {
 			gaze_mbuf_put(fs, mb);
 			ret = space_zinfo_get(fs, zi, &mb);
+			if (gaze_err_damaged(ret))
+				ret = space_zinfo_lost(fs, zi, &mb);
 			if (ret)
 				return ret;
 		}
@@ -501,6 +530,15 @@ space_load_logs(struct gaze_fs *fs)
 		sp->logs[i].zone = SPACE_NO_ZONE;
 		if (zone == SPACE_NO_ZONE)
 			continue;
+		/* zone entries rebuilt from zeros (space_zinfo_lost)
+		 * follow the checkpoint's log heads */
+		if ((fs->flags & (GAZE_FS_REPAIR | GAZE_FS_RDONLY)) &&
+		    zone >= sp->main_start &&
+		    zone - sp->main_start < sp->main_count &&
+		    off <= sp->zone_cap &&
+		    sp->zones[zone - sp->main_start].state == GAZE_ZS_FREE &&
+		    !sp->zones[zone - sp->main_start].valid)
+			sp->zones[zone - sp->main_start].state = GAZE_ZS_OPEN;
 		if (zone < sp->main_start ||
 		    zone - sp->main_start >= sp->main_count ||
 		    off > sp->zone_cap ||
@@ -705,7 +743,8 @@ gaze_space_init(struct gaze_fs *fs)
 	ret = space_settle_zones(fs);
 	if (ret)
 		goto out_destroy;
-	if (sp->valid_blocks != le64_to_cpu(fs->cp.valid_blocks))
+	if (sp->valid_blocks != le64_to_cpu(fs->cp.valid_blocks) &&
+	    !sp->zinfo_lost)
 		gaze_warn("zinfo counts %llu valid blocks, checkpoint %llu",
 			  (unsigned long long)sp->valid_blocks,
 			  (unsigned long long)le64_to_cpu(fs->cp.valid_blocks));

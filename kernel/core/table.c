@@ -518,9 +518,11 @@ table_walk(struct gaze_fs *fs,
 			if (ret)
 				return ret;
 			ret = table_index_get(fs, t, i, &imb);
+			/* its table blocks are lost: a repair writes them
+			 * anew, a read-only instance writes nothing */
 			if (gaze_err_damaged(ret) &&
-			    (fs->flags & GAZE_FS_REPAIR))
-				continue;	/* its table blocks are lost */
+			    (fs->flags & (GAZE_FS_REPAIR | GAZE_FS_RDONLY)))
+				continue;
 			if (ret)
 				return ret;
 			ti = imb->data;

@@ -768,6 +768,29 @@ test_corrupt_pack(void)
 	tap_ok(!err && fs->cp_seq == seq + 1, "corrupted trailer: falls back");
 	gaze_fs_close(fs);
 
+	/*
+	 * An older pack's head zeroed, and then its trailer broken, with
+	 * the newest pack after it in the same zone: the walk goes past
+	 * the damage (a scan that stopped there found nothing newer and,
+	 * with the damage in the first pack of the zone, no checkpoint).
+	 */
+	fs = NULL;
+	gaze_fs_open(d, 0, &fs);
+	gaze_fs_sync(fs);
+	at = le64_to_cpu(fs->cp.hdr.blkaddr);	/* an older pack from now */
+	seq = fs->cp_seq;
+	gaze_fs_sync(fs);
+	gaze_fs_close(fs);			/* seq + 2, same zone */
+	memset(blk, 0, GAZE_BLOCK_SIZE);
+	d->ops->write(d, at, 1, blk);
+	fs = NULL;
+	err = gaze_fs_open(d, GAZE_FS_RDONLY, &fs);
+	tap_ok(!err && fs->cp_seq == seq + 2 && fs->cp_damaged == 1,
+	       "older pack's head zeroed: the newest (%llu) is found past it",
+	       (unsigned long long)seq + 2);
+	if (!err)
+		gaze_fs_close(fs);
+
 	/* superblock copy 0 broken: copy 1 is used */
 	d->ops->read(d, 0, 1, blk);
 	blk[200] ^= 1;

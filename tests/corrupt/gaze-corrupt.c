@@ -688,6 +688,24 @@ k_sb_secondary_magic(struct cx *c)
 	say(c, "secondary superblock magic -> 0x21212121 (crc fixed)");
 }
 
+/* both copies claim compressed clusters, which this version cannot read */
+static void
+k_sb_incompat_compression(struct cx *c)
+{
+	struct gaze_super s;
+	u32 k;
+
+	for (k = 0; k < 2; k++) {
+		u64 a = (u64)zb(c) * (le32_to_cpu(c->sb->cp_zone_start) + k);
+
+		blk_read(c, a, &s);
+		s.feature_incompat = cpu_to_le64(le64_to_cpu(s.feature_incompat) |
+						 GAZE_FEATURE_INCOMPAT_COMPRESSION);
+		blk_write(c, a, &s, true);
+	}
+	say(c, "both superblocks: the compression incompat feature set (crc fixed)");
+}
+
 /* checkpoint */
 static void
 k_cp_head_crc(struct cx *c)
@@ -984,6 +1002,37 @@ k_tindex_crc(struct cx *c)
 	blk_write(c, ia, b, false);
 	say(c, "flipped a byte in the imap index block at %llu, crc left stale",
 	    (unsigned long long)ia);
+}
+
+static void
+k_zinfo_tindex_zero(struct cx *c)
+{
+	u64 ia = 0;
+	u8 b[BS];
+
+	table_addr(c, GAZE_TABLE_ZINFO, 0, &ia);
+	if (!ia)
+		die(c, "no zinfo index block");
+	memset(b, 0, BS);
+	blk_write(c, ia, b, false);
+	say(c, "zeroed the zone info table's index block at %llu",
+	    (unsigned long long)ia);
+}
+
+/* an older pack than the current one, in its zone: the first there */
+static void
+k_cp_old_head_zero(struct cx *c)
+{
+	u64 cur = le64_to_cpu(c->fs->cp.hdr.blkaddr);
+	u64 first = cur - cur % zb(c) + 1;
+	u8 b[BS];
+
+	if (first == cur)
+		die(c, "the current pack is the first of its zone");
+	memset(b, 0, BS);
+	blk_write(c, first, b, false);
+	say(c, "zeroed the head of an older checkpoint pack at %llu (the current one is at %llu)",
+	    (unsigned long long)first, (unsigned long long)cur);
 }
 
 /* zinfo entry of the zone holding main block addr */
@@ -1847,6 +1896,7 @@ static const struct kind kinds[] = {
 	{ "sb-primary-geometry", k_sb_primary_geometry, "primary superblock main_zone_count wrong (crc fixed); secondary good" },
 	{ "sb-copies-differ", k_sb_copies_differ, "both superblocks valid but the secondary's gc_queue_depth differs" },
 	{ "sb-secondary-magic", k_sb_secondary_magic, "secondary superblock magic destroyed (crc fixed)" },
+	{ "sb-incompat-compression", k_sb_incompat_compression, "both superblocks set the compression feature no reader supports yet (crc fixed)" },
 	{ "cp-head-crc", k_cp_head_crc, "current checkpoint head: reserved byte changed, crc stale (checksum kind)" },
 	{ "cp-trailer-mismatch", k_cp_trailer_mismatch, "current checkpoint trailer's head_crc does not match the head" },
 	{ "cp-table-root", k_cp_table_root, "checkpoint table root nr_index beyond the superblock's maximum" },
@@ -1866,6 +1916,8 @@ static const struct kind kinds[] = {
 	{ "imap-range", k_imap_range, "imap entry of a file points beyond the device" },
 	{ "imap-crc", k_imap_crc, "imap table block: bit flipped, crc stale (checksum kind)" },
 	{ "tindex-crc", k_tindex_crc, "imap table index block: byte changed, crc stale (checksum kind)" },
+	{ "zinfo-tindex-zero", k_zinfo_tindex_zero, "zone info table index block zeroed" },
+	{ "cp-old-head-zero", k_cp_old_head_zero, "an older checkpoint pack's head zeroed, the current one after it in the same zone" },
 	{ "zinfo-valid-high", k_zinfo_valid_high, "zone valid count too high" },
 	{ "zinfo-valid-low", k_zinfo_valid_low, "zone valid count too low" },
 	{ "zinfo-free-owned", k_zinfo_free_owned, "zone holding owned data marked FREE in zinfo" },

@@ -1,0 +1,42 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# features.sh - an incompatible feature this version does not support
+# makes every reader refuse, writing nothing: the compression feature
+# (reserved in the format, no compressed data path yet) set on an image
+# by tests/corrupt/gaze-corrupt, then fsck.gaze in every mode (exit 8,
+# the feature named), gazectl ls and extract (exit 1).  mkfs.gaze's
+# refusal to set it is in tests/mkfs/options.sh, the core's (which the
+# module shares) in tests/core/test_engine.
+. "$(dirname "$0")/lib.sh"
+
+CORRUPT=$GAZE_BUILDDIR/tests/corrupt/gaze-corrupt
+GAZECTL=$GAZE_BUILDDIR/gazectl/gazectl
+[ -x "$CORRUPT" ] || fail "$CORRUPT is not built"
+IMG=$T/img
+mkimage "$IMG"
+"$CORRUPT" "$IMG" sb-incompat-compression >"$T/inject" 2>&1 ||
+	fail "gaze-corrupt sb-incompat-compression: $(cat "$T/inject")"
+sum=$(sha "$IMG")
+for m in -fn -p -fy; do
+	fsck $m "$IMG"
+	expect_rc 8 "fsck.gaze $m with compression set"
+	expect_err "unsupported incompatible features"
+	expect_err "compression"
+	[ "$(sha "$IMG")" = "$sum" ] || fail "fsck.gaze $m changed the image"
+	pass "fsck.gaze $m refuses the unsupported compression feature"
+done
+for cmd in "ls" "extract"; do
+	rm -rf "$T/x"
+	if [ "$cmd" = extract ]; then
+		"$GAZECTL" extract "$IMG" "$T/x" >"$T/out" 2>"$T/err"
+	else
+		"$GAZECTL" ls "$IMG" >"$T/out" 2>"$T/err"
+	fi
+	rc=$?
+	[ $rc -eq 1 ] || fail "gazectl $cmd exited $rc, expected 1"
+	grep -q compression "$T/err" || fail "gazectl $cmd does not name the feature: $(cat "$T/err")"
+	pass "gazectl $cmd refuses the unsupported compression feature"
+done
+[ "$(sha "$IMG")" = "$sum" ] || fail "a refusal changed the image"
+finish
