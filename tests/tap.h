@@ -34,6 +34,23 @@ tap_ok(int cond, const char *fmt, ...)
 	return cond;
 }
 
+/*
+ * A step a test depends on that must succeed (a setup write, a sync):
+ * a failure is reported with where and what, and fails the program.
+ * Returns the step's result.
+ */
+static inline int
+tap_must_(long r, const char *what, const char *file, int line)
+{
+	if (r) {
+		printf("# %s:%d: %s returned %ld\n", file, line, what, r);
+		fflush(stdout);
+		tap_failed++;
+	}
+	return (int)r;
+}
+#define TAP_MUST(e) tap_must_((long)(e), #e, __FILE__, __LINE__)
+
 /* a test that cannot run here: counted as passed */
 static inline void
 tap_skip(const char *why)

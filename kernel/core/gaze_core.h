@@ -536,7 +536,7 @@ int gaze_recover(struct gaze_fs *fs);
 /* checkpoint.c, fs.c                                                */
 /* ---------------------------------------------------------------- */
 /* writes dir blocks, nodes, tables, then the pack; flags GAZE_CP_* */
-int gaze_cp_write(struct gaze_fs *fs, u32 flags);
+int __must_check gaze_cp_write(struct gaze_fs *fs, u32 flags);
 /*
  * Finds the newest valid pack in the two checkpoint zones (with
  * GAZE_FS_CP_PREV: the valid one before it); damaged packs are skipped,
@@ -613,13 +613,13 @@ int gaze_fs_format(struct gaze_dev *dev, const struct gaze_mkfs_params *p,
 int gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp);
 /* read-write: final checkpoint with GAZE_CP_UMOUNT; then frees */
 int gaze_fs_close(struct gaze_fs *fs);
-int gaze_fs_sync(struct gaze_fs *fs);		/* checkpoint now */
+int __must_check gaze_fs_sync(struct gaze_fs *fs);		/* checkpoint now */
 /*
  * Makes everything written to the core so far durable: the dirty nodes
  * go to their log marked for roll-forward, without a checkpoint, when
  * recovery can replay them (format.md section 17); else a checkpoint.
  */
-int gaze_fs_fsync(struct gaze_fs *fs);
+int __must_check gaze_fs_fsync(struct gaze_fs *fs);
 /*
  * fsck: replays a roll-forward chain left by a crash (opens the device
  * read-write, recovers, checkpoints without marking the filesystem
@@ -960,20 +960,20 @@ typedef int (*gaze_filldir_t)(void *ctx, const char *name, u32 len, u32 ino,
 			      u8 dtype, u64 cookie);
 
 /* creates the root (and lost+found) during format */
-int gaze_ns_init_root(struct gaze_fs *fs, const struct gaze_attr *root);
+int __must_check gaze_ns_init_root(struct gaze_fs *fs, const struct gaze_attr *root);
 int gaze_ns_lookup(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 		   u32 *ino, u8 *dtype);
 /* regular, dir, chr, blk, fifo, sock: a->mode gives the type; a->ino is
  * ignored; times and owners are taken from a.  *ino gets the new inode. */
-int gaze_ns_mknod(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
+int __must_check gaze_ns_mknod(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 		  const struct gaze_attr *a, u32 *ino);
-int gaze_ns_symlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
+int __must_check gaze_ns_symlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 		    const char *target, u32 tlen, const struct gaze_attr *a,
 		    u32 *ino);
-int gaze_ns_link(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
+int __must_check gaze_ns_link(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 		 u32 ino);
 /* unlink a non-directory, or remove an empty directory */
-int gaze_ns_unlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len);
+int __must_check gaze_ns_unlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len);
 /*
  * gaze_ns_unlink with flags.  GAZE_NS_IN_USE: the caller still uses the
  * inode (open file); a non-directory whose last link goes is not freed
@@ -982,10 +982,10 @@ int gaze_ns_unlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len);
  * crash.  Its data stays readable and writable by number meanwhile.
  */
 #define GAZE_NS_IN_USE		0x100
-int gaze_ns_unlink_flags(struct gaze_fs *fs, u32 dir, const char *name,
+int __must_check gaze_ns_unlink_flags(struct gaze_fs *fs, u32 dir, const char *name,
 			 u32 len, u32 flags);
 /* frees orphan ino (last close); -ENOENT if it is not an orphan */
-int gaze_ns_orphan_evict(struct gaze_fs *fs, u32 ino);
+int __must_check gaze_ns_orphan_evict(struct gaze_fs *fs, u32 ino);
 /*
  * rename(2)/renameat2(2): moves olddir/oname to newdir/nname.  flags:
  * GAZE_RENAME_NOREPLACE (-EEXIST if nname exists), GAZE_RENAME_EXCHANGE
@@ -1012,7 +1012,7 @@ int gaze_ns_orphan_evict(struct gaze_fs *fs, u32 ino);
  * file), so at nlink 0 it becomes an orphan (see gaze_ns_unlink_flags).
  */
 #define GAZE_RENAME_IN_USE	GAZE_NS_IN_USE
-int gaze_ns_rename(struct gaze_fs *fs, u32 olddir, const char *oname,
+int __must_check gaze_ns_rename(struct gaze_fs *fs, u32 olddir, const char *oname,
 		   u32 olen, u32 newdir, const char *nname, u32 nlen,
 		   u32 flags);
 /* *pos: 0 starts ('.' then '..' then entries in cookie order); fn returns
@@ -1026,15 +1026,15 @@ int gaze_ns_rename(struct gaze_fs *fs, u32 olddir, const char *oname,
 int gaze_ns_readdir(struct gaze_fs *fs, u32 dir, u64 *pos,
 		    gaze_filldir_t fn, void *ctx);
 int gaze_ns_getattr(struct gaze_fs *fs, u32 ino, struct gaze_attr *a);
-int gaze_ns_setattr(struct gaze_fs *fs, u32 ino, const struct gaze_attr *a,
+int __must_check gaze_ns_setattr(struct gaze_fs *fs, u32 ino, const struct gaze_attr *a,
 		    u32 mask);
 /* returns bytes or -errno; reads past EOF return 0; holes read zero */
 s64 gaze_file_read(struct gaze_fs *fs, u32 ino, void *buf, u64 len, u64 off);
 /* returns bytes or -errno; extends size; all-zero whole blocks are still
  * written (use holes by not writing them) */
-s64 gaze_file_write(struct gaze_fs *fs, u32 ino, const void *buf, u64 len,
+s64 __must_check gaze_file_write(struct gaze_fs *fs, u32 ino, const void *buf, u64 len,
 		    u64 off);
-int gaze_file_truncate(struct gaze_fs *fs, u32 ino, u64 size);
+int __must_check gaze_file_truncate(struct gaze_fs *fs, u32 ino, u64 size);
 /*
  * Writeback of whole blocks: nr blocks from buf (contiguous) become file
  * blocks fblk..fblk+nr-1, written to consecutive log blocks with as few
@@ -1042,7 +1042,7 @@ int gaze_file_truncate(struct gaze_fs *fs, u32 ino, u64 size);
  * (bytes, within the last block).  An inline file is converted first.
  * Returns 0 or -errno; on error no block of the call is mapped.
  */
-int gaze_file_write_blocks(struct gaze_fs *fs, u32 ino, u64 fblk, u32 nr,
+int __must_check gaze_file_write_blocks(struct gaze_fs *fs, u32 ino, u64 fblk, u32 nr,
 			   const void *buf, u64 size);
 /*
  * The same for scattered blocks: bufs[i] (one block each; page-aligned
@@ -1051,7 +1051,7 @@ int gaze_file_write_blocks(struct gaze_fs *fs, u32 ino, u64 fblk, u32 nr,
  * consecutive log blocks, so random writeback is one device write per
  * zone it touches.  Returns 0 or -errno; on error none is mapped.
  */
-int gaze_file_write_vec(struct gaze_fs *fs, u32 ino, const u64 *fblks,
+int __must_check gaze_file_write_vec(struct gaze_fs *fs, u32 ino, const u64 *fblks,
 			u32 nr, void *const *bufs, u64 size);
 /*
  * The run of file blocks from fblk that is mapped to consecutive device
@@ -1077,7 +1077,7 @@ int gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
 #define GAZE_FALLOC_KEEP_SIZE	0x01
 #define GAZE_FALLOC_PUNCH_HOLE	0x02
 #define GAZE_FALLOC_ZERO_RANGE	0x10
-int gaze_file_fallocate(struct gaze_fs *fs, u32 ino, u32 mode, u64 off,
+int __must_check gaze_file_fallocate(struct gaze_fs *fs, u32 ino, u32 mode, u64 off,
 			u64 len);
 /* data block address of a file block (0 = hole), for tools and fsck */
 int gaze_file_bmap(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addr);

@@ -229,12 +229,18 @@ static void gaze_put_times(struct inode *inode)
 
 	gaze_inode_times_to_attr(inode, &a);
 	nofs = gaze_nofs_begin();
-	gaze_ns_setattr(gaze_ifs(inode), inode->i_ino, &a,
-			GAZE_SET_MTIME | GAZE_SET_CTIME);
-	ret = gaze_ns_getattr(gaze_ifs(inode), inode->i_ino, &a);
+	ret = gaze_ns_setattr(gaze_ifs(inode), inode->i_ino, &a,
+			      GAZE_SET_MTIME | GAZE_SET_CTIME);
+	if (!ret)
+		ret = gaze_ns_getattr(gaze_ifs(inode), inode->i_ino, &a);
 	gaze_nofs_end(nofs);
-	if (ret)
+	if (ret) {
+		/* the data is written; its times are not (errors= says
+		 * what happens next) */
+		ret = gaze_error(inode->i_sb, ret, "writeback: file times");
+		mapping_set_error(inode->i_mapping, ret);
 		return;
+	}
 	spin_lock(&inode->i_lock);
 	inode->i_blocks = a.blocks << (GAZE_BLOCK_SHIFT - 9);
 	spin_unlock(&inode->i_lock);

@@ -147,7 +147,7 @@ static int gaze_new(struct user_namespace *mnt_userns, struct inode *dir,
 	unsigned int nofs;
 	umode_t m;
 	u32 ino;
-	int ret;
+	int ret, err;
 
 	if (!uid_valid(mapped_fsuid(mnt_userns, i_user_ns(dir))) ||
 	    !gid_valid(mapped_fsgid(mnt_userns, i_user_ns(dir))))
@@ -185,9 +185,13 @@ static int gaze_new(struct user_namespace *mnt_userns, struct inode *dir,
 		/* never leave it without the ACL it was created with */
 		iput(inode);
 		nofs = gaze_nofs_begin();
-		gaze_ns_unlink(fs, dir->i_ino, dentry->d_name.name,
-			       dentry->d_name.len);
+		err = gaze_ns_unlink(fs, dir->i_ino, dentry->d_name.name,
+				     dentry->d_name.len);
 		gaze_nofs_end(nofs);
+		/* the name stays without its ACL only on an I/O error or
+		 * corruption, which errors= then handles */
+		if (err)
+			gaze_error(dir->i_sb, err, "create: undoing a file whose ACL failed");
 		gaze_ns_refresh(dir);
 		goto out_acl;
 	}

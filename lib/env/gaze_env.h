@@ -61,6 +61,8 @@ typedef int64_t s64;
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define BIT(n) (1ul << (n))
 #define likely(x) __builtin_expect(!!(x), 1)
+/* a result the caller must look at (the kernel's, from compiler.h) */
+#define __must_check __attribute__((__warn_unused_result__))
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #ifndef container_of
 #define container_of(ptr, type, member) \

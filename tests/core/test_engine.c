@@ -727,7 +727,7 @@ test_corrupt_pack(void)
 	tap_ok(i == 200 && n >= 2, "200 checkpoints, zone switched %u times",
 	       n);
 	make_dnode(fs, &nid, 1, VADDR(fs, 77));
-	gaze_fs_sync(fs);
+	TAP_MUST(gaze_fs_sync(fs));
 	seq = fs->cp_seq;
 	gaze_fs_close(fs);		/* writes seq + 1 */
 
@@ -776,10 +776,10 @@ test_corrupt_pack(void)
 	 */
 	fs = NULL;
 	gaze_fs_open(d, 0, &fs);
-	gaze_fs_sync(fs);
+	TAP_MUST(gaze_fs_sync(fs));
 	at = le64_to_cpu(fs->cp.hdr.blkaddr);	/* an older pack from now */
 	seq = fs->cp_seq;
-	gaze_fs_sync(fs);
+	TAP_MUST(gaze_fs_sync(fs));
 	gaze_fs_close(fs);			/* seq + 2, same zone */
 	memset(blk, 0, GAZE_BLOCK_SIZE);
 	d->ops->write(d, at, 1, blk);
@@ -826,7 +826,7 @@ test_torn_pack(void)
 				goto next;
 			}
 			make_dnode(fs, &a, 0, VADDR(fs, 11));
-			gaze_fs_sync(fs);
+			TAP_MUST(gaze_fs_sync(fs));
 			seq = fs->cp_seq;
 			make_dnode(fs, &b, 0, VADDR(fs, 22));
 			f->fail_flush = 2;	/* the flush after the pack */
@@ -895,7 +895,7 @@ test_cp_write_fail(void)
 	for (i = 0; i < 500; i++) {
 		if (fs->cp_offset + le32_to_cpu(fs->cp.pack_blocks) > ZB)
 			break;
-		gaze_fs_sync(fs);
+		TAP_MUST(gaze_fs_sync(fs));
 	}
 	seq = fs->cp_seq;
 	zone = fs->cp_zone;
@@ -1030,7 +1030,8 @@ test_rdonly(void)
 		bad++;
 	if (gaze_cp_write(fs, 0) != -EROFS)
 		bad++;
-	gaze_fs_sync(fs);
+	if (gaze_fs_sync(fs) && gaze_fs_sync(fs) != -EROFS)
+		bad++;
 	tap_ok(!bad, "write paths return EROFS");
 	gaze_fs_close(fs);
 	gaze_emu_stats(d, &b);

@@ -70,7 +70,7 @@ test_basic(void)
 	bad += !!put(fs, ino, 1, 1, 0, ZB);
 	bad += !!put(fs, ino2, 2, 1, 0, ZB);
 	z = zone_of(fs, ino, 0);
-	gaze_file_truncate(fs, ino, (u64)ZB * 2 / 5 * BS);	/* 40% valid */
+	TAP_MUST(gaze_file_truncate(fs, ino, (u64)ZB * 2 / 5 * BS));	/* 40% valid */
 	bad += zone_state(fs, z, &v) != GAZE_ZS_FULL;
 	tap_ok(!bad && v == ZB * 2 / 5, "zone %u holds %u valid blocks (40%%)",
 	       z, v);

@@ -303,8 +303,8 @@ nswriter(void *arg)
 		f = (u32)(xs(&s) % NS_FILES);
 		snprintf(name, sizeof(name), "f%u", f);
 		if (ino[f] && !(xs(&s) % 5)) {
-			gaze_ns_unlink(fs, GAZE_ROOT_INO, name,
-				       (u32)strlen(name));
+			TAP_MUST(gaze_ns_unlink(fs, GAZE_ROOT_INO, name,
+						(u32)strlen(name)));
 			ino[f] = 0;
 			continue;
 		}
@@ -361,7 +361,7 @@ nswriter(void *arg)
 		spin_unlock(&fs->resv_lock);
 		mutex_unlock(&fs->lock);
 		if (!(r % 37))
-			gaze_fs_sync(fs);
+			TAP_MUST(gaze_fs_sync(fs));
 	}
 	c->stop = 1;
 	return NULL;

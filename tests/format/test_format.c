@@ -1060,10 +1060,24 @@ test_features(void)
 	err = gaze_fmt_feature_parse(buf, &c2, &r2, &i2, &bad);
 	tap_ok(!err && c2 == c && r2 == r && i2 == i, "print -> parse round trip");
 
-	err = gaze_fmt_feature_parse("compression,^inline_data,,", &c, &r, &i,
+	err = gaze_fmt_feature_parse("^inline_data,,lost_found", &c, &r, &i,
 				     &bad);
-	tap_ok(!err && i == GAZE_FEATURE_INCOMPAT_COMPRESSION && c,
-	       "\"compression,^inline_data\" edits the set");
+	tap_ok(!err && !i && c == GAZE_FEATURE_COMPAT_LOST_FOUND,
+	       "\"^inline_data,,lost_found\" edits the set");
+	/* in the table, not supported by this version: refused to set */
+	err = gaze_fmt_feature_parse("lost_found,compression", &c, &r, &i,
+				     &bad);
+	tap_ok(err == -EOPNOTSUPP && !strncmp(bad, "compression", 11) && !i,
+	       "an unsupported feature: -EOPNOTSUPP, *bad at it, nothing set");
+	err = gaze_fmt_feature_parse("^compression", &c, &r, &i, &bad);
+	tap_ok(!err && !i, "an unsupported feature may be cleared");
+	tap_ok(!(GAZE_FEATURE_INCOMPAT_SUPP &
+		 GAZE_FEATURE_INCOMPAT_COMPRESSION) &&
+	       (GAZE_FEATURE_INCOMPAT_SUPP &
+		GAZE_FEATURE_INCOMPAT_INLINE_DATA) &&
+	       GAZE_FEATURE_COMPAT_SUPP == GAZE_FEATURE_COMPAT_LOST_FOUND &&
+	       !GAZE_FEATURE_RO_COMPAT_SUPP,
+	       "the supported masks come from the table");
 	err = gaze_fmt_feature_parse("none,lost_found", &c, &r, &i, &bad);
 	tap_ok(!err && c == GAZE_FEATURE_COMPAT_LOST_FOUND && !r && !i,
 	       "\"none,lost_found\" clears then sets");
@@ -1073,7 +1087,7 @@ test_features(void)
 	tap_ok(!err && !c && !r && !i, "\"none\" parses back to nothing");
 
 	c = 1;
-	err = gaze_fmt_feature_parse("compression,bogus,^lost_found", &c, &r,
+	err = gaze_fmt_feature_parse("inline_data,bogus,^lost_found", &c, &r,
 				     &i, &bad);
 	tap_ok(err == -EINVAL && !strncmp(bad, "bogus,", 6) && c == 1 && !i,
 	       "unknown name: -EINVAL, *bad at it, nothing changed");

@@ -199,7 +199,7 @@ test_basic(void)
 	/* inline files */
 	ino = mkfile(fs, "inl");
 	memset(buf, 'i', 1000);
-	gaze_file_write(fs, ino, buf, 1000, 0);
+	TAP_MUST(gaze_file_write(fs, ino, buf, 1000, 0) != 1000);
 	tap_ok(!gaze_file_fallocate(fs, ino, PUNCH | KEEP, 100, 50) &&
 	       !gaze_file_fallocate(fs, ino, ZERO, 900, 10000) &&
 	       size_of(fs, ino) == 10900, "inline file: punch, zero range");

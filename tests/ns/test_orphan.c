@@ -220,7 +220,7 @@ test_power_cut(void)
 
 	ino = mkfile(fs, "f");
 	keep = mkfile(fs, "keep");
-	gaze_fs_sync(fs);
+	TAP_MUST(gaze_fs_sync(fs));
 	free0 = gaze_space_free_blocks(fs);
 	tap_ok(fill(fs, ino, 3) && fill(fs, keep, 4), "write two files");
 	tap_ok(!unlink_in_use(fs, "f"), "unlink f while in use");
@@ -270,7 +270,7 @@ test_power_cut(void)
 	/* power cut before any checkpoint saw the unlink: file comes back */
 	ino = mkfile(fs, "u");
 	fill(fs, ino, 6);
-	gaze_fs_sync(fs);
+	TAP_MUST(gaze_fs_sync(fs));
 	unlink_in_use(fs, "u");
 	power_cut(fs, d, 4);
 	fs = fs_open(d, 0);
@@ -303,7 +303,7 @@ test_rename_over(void)
 	tap_ok(!gaze_ns_getattr(fs, dst, &a) && !a.nlink &&
 	       (a.flags & GAZE_IF_ORPHAN) && check(fs, dst, 8),
 	       "the replaced file is an orphan with its data");
-	gaze_fs_sync(fs);
+	TAP_MUST(gaze_fs_sync(fs));
 	power_cut(fs, d, 5);
 	fs = fs_open(d, 0);
 	tap_ok(gaze_ns_getattr(fs, dst, &a) == -ENOENT &&
