@@ -157,7 +157,9 @@ static const struct gaze_cmd gaze_cmds[] = {
 		.usage = "[-l] [-R] [-d] [--json] IMAGE [PATH]",
 		.help =
 "List the entries of directory PATH (default /), sorted bytewise and\n"
-"without '.' and '..', or PATH itself when it is not a directory.\n"
+"without '.' and '..', or PATH itself when it is not a directory.  An\n"
+"entry or directory that cannot be read is reported and skipped, and\n"
+"the exit status is then 1.\n"
 IMAGE_NOTE
 "\n"
 "  -l, --long       mode, links, uid, gid, size, mtime with nanoseconds,\n"
@@ -199,6 +201,12 @@ IMAGE_NOTE,
 "PATH is a directory DESTDIR takes its attributes, otherwise PATH is\n"
 "extracted as DESTDIR/NAME.  Owners, device nodes and trusted. and\n"
 "security. xattrs need root.\n"
+"\n"
+"An entry that cannot be read from the image or created under DESTDIR\n"
+"is reported with its path and the reason, and the rest of the tree is\n"
+"still extracted; a file whose data cannot all be read keeps what came\n"
+"before the error.  The exit status is then 1, after a count of those\n"
+"entries.\n"
 IMAGE_NOTE
 "\n"
 "  -v, --verbose    print each path as it is extracted\n",

@@ -515,6 +515,11 @@ rd_join(const char *dir, const char *name)
 	return p;
 }
 
+/*
+ * The entries of directory ino, then with -R its subdirectories.  An
+ * entry or subdirectory that cannot be read is reported, counted in
+ * o->errors and skipped; only running out of memory stops the listing.
+ */
 static int
 ls_dir(struct rd_img *img, struct ls_opts *o, u32 ino, const char *path,
        bool heading, bool *first)
@@ -523,13 +528,13 @@ ls_dir(struct rd_img *img, struct ls_opts *o, u32 ino, const char *path,
 	struct rd_dir d;
 	char *sub;
 	u32 i;
-	int ret;
+	int ret, err;
 
 	ret = rd_dir_read(img, ino, &d);
 	if (ret) {
 		rd_err(img, path, ret);
 		o->errors++;
-		return 0;
+		return ret == -ENOMEM ? ret : 0;
 	}
 	if (d.count > 1)
 		qsort(d.ents, d.count, sizeof(*d.ents), rd_ent_cmp);
@@ -538,21 +543,21 @@ ls_dir(struct rd_img *img, struct ls_opts *o, u32 ino, const char *path,
 		*first = false;
 	}
 	for (i = 0; i < d.count; i++) {
+		if (!o->long_fmt && !o->json) {
+			printf("%s\n", d.ents[i].name);
+			continue;
+		}
 		sub = rd_join(path, d.ents[i].name);
 		if (!sub) {
 			ret = -ENOMEM;
 			break;
 		}
-		if (o->long_fmt || o->json) {
-			ret = gaze_ns_getattr(img->fs, d.ents[i].ino, &a);
-			if (ret) {
-				rd_err(img, sub, ret);
-				o->errors++;
-			} else {
-				ls_entry(img, o, sub, d.ents[i].name, &a);
-			}
+		err = gaze_ns_getattr(img->fs, d.ents[i].ino, &a);
+		if (err) {
+			rd_err(img, sub, err);
+			o->errors++;
 		} else {
-			printf("%s\n", d.ents[i].name);
+			ls_entry(img, o, sub, d.ents[i].name, &a);
 		}
 		free(sub);
 	}
@@ -877,6 +882,8 @@ struct xt_ctx {
 	struct gaze_dirstack ds;	/* the directories being extracted */
 	struct gaze_inode_table links;	/* struct xt_link */
 	u32		cluster;	/* blocks per compressed cluster */
+	u32		failed;		/* entries skipped or left incomplete */
+	bool		stop;		/* the walk cannot go on (xt_stop) */
 };
 
 static int
@@ -892,6 +899,22 @@ xt_fail(struct xt_ctx *c, int err, const char *fmt, ...)
 	gaze_vwarn_path("gazectl", c->pb.path, rd_strerror(err), fmt, ap);
 	va_end(ap);
 	return err;
+}
+
+/*
+ * Whether a failed entry ends the whole extraction.  Why so few: like
+ * tar or debugfs rdump, extract is how files get off a damaged image,
+ * so an inode, directory or block that cannot be read, or a file that
+ * cannot be created, costs that entry only.  Running out of memory, or
+ * losing track of where the directory stack is (xt_pop), leaves nothing
+ * sound to go on with.
+ */
+static bool
+xt_stop(struct xt_ctx *c, int err)
+{
+	if (err == -ENOMEM)
+		c->stop = true;
+	return c->stop;
 }
 
 /* hard links: image inode -> path below DESTDIR of its first name */
@@ -1050,7 +1073,11 @@ xt_copy(struct xt_ctx *c, u32 ino, int fd, u64 start, u64 end)
 	return 0;
 }
 
-/* data runs found with gaze_file_bmap are copied; holes are skipped */
+/*
+ * Data runs found with gaze_file_bmap are copied; holes are skipped.  A
+ * block that cannot be mapped (a damaged node) ends the copy, after the
+ * run before it: the caller reports the file as not whole.
+ */
 static int
 xt_data(struct xt_ctx *c, const struct gaze_attr *a, int fd)
 {
@@ -1069,9 +1096,15 @@ xt_data(struct xt_ctx *c, const struct gaze_attr *a, int fd)
 			data = true;
 		} else if (b < nblk) {
 			ret = gaze_file_bmap(c->img->fs, a->ino, b, &addr);
-			if (ret)
+			if (ret) {
+				/* keep what could be read before it */
+				if (in_run)
+					xt_copy(c, a->ino, fd,
+						run * GAZE_BLOCK_SIZE,
+						b * GAZE_BLOCK_SIZE);
 				return xt_fail(c, ret, "mapping block %llu",
 					       (unsigned long long)b);
+			}
 			if (addr == GAZE_ADDR_COMPRESS) {
 				/* the whole cluster holds data */
 				data_end = b + c->cluster;
@@ -1136,6 +1169,7 @@ xt_pop(struct xt_ctx *c)
 	if (ret) {
 		gaze_pathbuf_cut(&c->pb, c->ds.lv[c->ds.depth - 1].pathlen);
 		ret = xt_fail(c, ret, "directory moved during extraction");
+		c->stop = true;
 	}
 	return ret;
 }
@@ -1221,7 +1255,12 @@ xt_entry(struct xt_ctx *c, int dirfd, const struct rd_ent *e)
 	return ret;
 }
 
-/* extracts the entries of image directory ino into the top of c->ds */
+/*
+ * Extracts the entries of image directory ino into the top of c->ds.
+ * An entry that fails has said why (xt_fail) and is counted in
+ * c->failed; the others go on.  Returns an error only when the
+ * directory itself cannot be read, or when the walk must stop.
+ */
 static int
 xt_dir(struct xt_ctx *c, u32 ino)
 {
@@ -1231,19 +1270,25 @@ xt_dir(struct xt_ctx *c, u32 ino)
 	int ret;
 
 	ret = rd_dir_read(c->img, ino, &d);
-	if (ret)
+	if (ret) {
+		xt_stop(c, ret);
 		return xt_fail(c, ret, "reading the directory in the image");
+	}
 	for (i = 0; i < d.count; i++) {
 		ret = gaze_pathbuf_add(&c->pb, d.ents[i].name, d.ents[i].len,
 				       &old);
 		if (ret) {
+			xt_stop(c, ret);
 			ret = xt_fail(c, ret, NULL);
 			break;
 		}
 		ret = xt_entry(c, c->ds.lv[level].fd, &d.ents[i]);
-		if (ret)
-			break;
 		gaze_pathbuf_cut(&c->pb, old);
+		if (ret && xt_stop(c, ret))
+			break;
+		if (ret)
+			c->failed++;
+		ret = 0;
 	}
 	rd_dir_free(&d);
 	return ret;
@@ -1363,6 +1408,11 @@ gaze_cmd_extract(const struct gaze_cmd *cmd, int argc, char **argv)
 		if (!ret)
 			ret = xt_entry(&c, c.ds.lv[0].fd, &e);
 	}
+	if (ret && !xt_stop(&c, ret))
+		c.failed++;
+	if (c.failed && !c.stop)
+		fprintf(stderr, "gazectl: %u entr%s not extracted, or not whole\n",
+			c.failed, c.failed == 1 ? "y" : "ies");
 
 out_free:
 	while (c.ds.depth)
@@ -1379,5 +1429,5 @@ out_close:
 	rd_close(&img);
 	if (fflush(stdout))
 		ret = -errno;
-	return ret ? GAZE_EXIT_FAIL : GAZE_EXIT_OK;
+	return ret || c.failed ? GAZE_EXIT_FAIL : GAZE_EXIT_OK;
 }
