@@ -152,11 +152,22 @@ rd_close(struct rd_img *img)
 	img->dev = NULL;
 }
 
+/*
+ * A name, path or symlink target for human output: quoted when it holds
+ * bytes a terminal must not see raw (lib/util/text.c).
+ */
+static void
+rd_put(FILE *f, const char *s)
+{
+	gaze_quote_fput(f, s, strlen(s));
+}
+
 static void
 rd_err(struct rd_img *img, const char *path, int err)
 {
-	fprintf(stderr, "gazectl: %s: %s: %s\n", img->name, path,
-		rd_strerror(err));
+	fprintf(stderr, "gazectl: %s: ", img->name);
+	rd_put(stderr, path);
+	fprintf(stderr, ": %s\n", rd_strerror(err));
 }
 
 /*
@@ -483,7 +494,8 @@ ls_entry(struct rd_img *img, struct ls_opts *o, const char *path,
 		return;
 	}
 	if (!o->long_fmt) {
-		printf("%s\n", name);
+		rd_put(stdout, name);
+		putchar('\n');
 		return;
 	}
 	rd_mode_string(a->mode, mode);
@@ -492,10 +504,13 @@ ls_entry(struct rd_img *img, struct ls_opts *o, const char *path,
 		printf("%4u, %4u", a->rdev_major, a->rdev_minor);
 	else
 		printf("%10llu", (unsigned long long)a->size);
-	printf(" %s %s", rd_time_string(a->mtime, a->mtime_nsec, tbuf,
-					sizeof(tbuf)), name);
-	if (S_ISLNK(a->mode) && ls_readlink(img, o, path, a, target) >= 0)
-		printf(" -> %s", target);
+	printf(" %s ", rd_time_string(a->mtime, a->mtime_nsec, tbuf,
+				      sizeof(tbuf)));
+	rd_put(stdout, name);
+	if (S_ISLNK(a->mode) && ls_readlink(img, o, path, a, target) >= 0) {
+		fputs(" -> ", stdout);
+		rd_put(stdout, target);
+	}
 	putchar('\n');
 }
 
@@ -539,12 +554,15 @@ ls_dir(struct rd_img *img, struct ls_opts *o, u32 ino, const char *path,
 	if (d.count > 1)
 		qsort(d.ents, d.count, sizeof(*d.ents), rd_ent_cmp);
 	if (heading && !o->json) {
-		printf("%s%s:\n", *first ? "" : "\n", path);
+		fputs(*first ? "" : "\n", stdout);
+		rd_put(stdout, path);
+		fputs(":\n", stdout);
 		*first = false;
 	}
 	for (i = 0; i < d.count; i++) {
 		if (!o->long_fmt && !o->json) {
-			printf("%s\n", d.ents[i].name);
+			rd_put(stdout, d.ents[i].name);
+			putchar('\n');
 			continue;
 		}
 		sub = rd_join(path, d.ents[i].name);
@@ -679,8 +697,9 @@ gaze_cmd_cat(const struct gaze_cmd *cmd, int argc, char **argv)
 	if (ret)
 		goto out_err;
 	if (!S_ISREG(a.mode)) {
-		fprintf(stderr, "gazectl: %s: %s: not a regular file\n",
-			img.name, path);
+		fprintf(stderr, "gazectl: %s: ", img.name);
+		rd_put(stderr, path);
+		fputs(": not a regular file\n", stderr);
 		ret = -EINVAL;
 		goto out_close;
 	}
@@ -778,8 +797,13 @@ stat_text(struct rd_img *img, const char *path, const struct gaze_attr *a,
 	bool any = false;
 
 	rd_mode_string(a->mode, mode);
-	printf("  File: %s%s%s\n", path, tlen >= 0 ? " -> " : "",
-	       tlen >= 0 ? target : "");
+	fputs("  File: ", stdout);
+	rd_put(stdout, path);
+	if (tlen >= 0) {
+		fputs(" -> ", stdout);
+		gaze_quote_fput(stdout, target, tlen);
+	}
+	putchar('\n');
 	printf("  Type: %s\n", rd_type_long(a->mode));
 	printf(" Inode: %-12u Links: %u\n", a->ino, a->nlink);
 	printf("  Mode: %04o (%s)  Uid: %u  Gid: %u\n", a->mode & 07777,
@@ -800,9 +824,12 @@ stat_text(struct rd_img *img, const char *path, const struct gaze_attr *a,
 	stat_time("Modify", a->mtime, a->mtime_nsec);
 	stat_time("Change", a->ctime, a->ctime_nsec);
 	stat_time(" Birth", a->crtime, a->crtime_nsec);
-	gaze_xname_for_each(n, xl, xlen)
-		printf(" Xattr: %s (%d bytes)\n", n,
+	gaze_xname_for_each(n, xl, xlen) {
+		fputs(" Xattr: ", stdout);
+		rd_put(stdout, n);
+		printf(" (%d bytes)\n",
 		       gaze_xattr_get(img->fs, a->ino, n, NULL, 0));
+	}
 }
 
 int
@@ -898,6 +925,17 @@ xt_fail(struct xt_ctx *c, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	gaze_vwarn_path("gazectl", c->pb.path, rd_strerror(err), fmt, ap);
 	va_end(ap);
+	return err;
+}
+
+/* xt_fail for "WHAT NAME" with a name from the image, quoted */
+static int
+xt_fail_name(struct xt_ctx *c, int err, const char *what, const char *name)
+{
+	char *q = gaze_quote_dup(name);
+
+	xt_fail(c, err, "%s %s", what, q ? q : "(name)");
+	free(q);
 	return err;
 }
 
@@ -1009,7 +1047,7 @@ xt_xattrs(struct xt_ctx *c, u32 ino, int fd, int dirfd, const char *name)
 		vlen = gaze_xattr_get(c->img->fs, ino, n, c->xval,
 				      RD_XATTR_MAX);
 		if (vlen < 0)
-			return xt_fail(c, vlen, "reading xattr %s", n);
+			return xt_fail_name(c, vlen, "reading xattr", n);
 		if (fd >= 0) {
 			r = fsetxattr(fd, n, c->xval, vlen, 0);
 		} else {
@@ -1019,7 +1057,7 @@ xt_xattrs(struct xt_ctx *c, u32 ino, int fd, int dirfd, const char *name)
 			r = lsetxattr(path, n, c->xval, vlen, 0);
 		}
 		if (r)
-			return xt_fail(c, -errno, "setting xattr %s", n);
+			return xt_fail_name(c, -errno, "setting xattr", n);
 	}
 	return 0;
 }
@@ -1186,16 +1224,18 @@ xt_entry(struct xt_ctx *c, int dirfd, const struct rd_ent *e)
 	ret = gaze_ns_getattr(c->img->fs, e->ino, &a);
 	if (ret)
 		return xt_fail(c, ret, "reading the inode");
-	if (c->verbose)
-		printf("%s\n", c->pb.path);
+	if (c->verbose) {
+		rd_put(stdout, c->pb.path);
+		putchar('\n');
+	}
 
 	if (!S_ISDIR(a.mode) && a.nlink > 1) {
 		l = xt_link_find(c, e->ino);
 		if (l) {
 			ret = xt_linkat(c->rootfd, l->rel, dirfd, e->name);
 			if (ret)
-				return xt_fail(c, ret, "linking to %s",
-					       l->rel);
+				return xt_fail_name(c, ret, "linking to",
+						    l->rel);
 			return 0;
 		}
 	}
