@@ -101,7 +101,12 @@ info_text(const struct gaze_ioc_info *in)
 	memcpy(label, in->label, 64);
 	label[64] = 0;
 	printf("uuid:             %s\n", uuid);
-	printf("label:            %s\n", label[0] ? label : "(none)");
+	fputs("label:            ", stdout);
+	if (label[0])
+		gaze_quote_fput(stdout, label, strlen(label));	/* from disk */
+	else
+		fputs("(none)", stdout);
+	putchar('\n');
 	printf("device:           %s, %u zones of %u blocks (capacity %u), "
 	       "max open %u, max active %u\n",
 	       in->zoned ? "zoned" : "emulated zones", in->nr_zones,

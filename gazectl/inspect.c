@@ -118,17 +118,11 @@ o_hex(struct out *o, const char *key, u64 v)	/* JSON: a number */
 	printf("%s: 0x%llx\n", key, (unsigned long long)v);
 }
 
-static void
-o_str(struct out *o, const char *key, const char *v)
-{
-	if (o->json) {
-		gaze_json_str(&o->j, key, v);
-		return;
-	}
-	o_indent(o);
-	printf("%s: %s\n", key, v);
-}
-
+/*
+ * Strings may come from the image (labels, names): the text form quotes
+ * what a terminal must not see raw (lib/util/text.c), the JSON writer
+ * escapes it.
+ */
 static void
 o_strn(struct out *o, const char *key, const char *v, size_t n)
 {
@@ -138,8 +132,14 @@ o_strn(struct out *o, const char *key, const char *v, size_t n)
 	}
 	o_indent(o);
 	printf("%s: ", key);
-	fwrite(v, 1, n, stdout);
+	gaze_quote_fput(stdout, v, n);
 	putchar('\n');
+}
+
+static void
+o_str(struct out *o, const char *key, const char *v)
+{
+	o_strn(o, key, v, strlen(v));
 }
 
 static void
@@ -1446,10 +1446,12 @@ dump_region(struct out *o, const u8 *region, u32 used, const char *bucket)
 			o_strn(o, "name", (const char *)(d + 1), nl);
 			o_end(o);
 		} else {
-			o_row(o, "%-7s %016llx %20llu %8u %-7s %.*s", bucket,
+			char q[GAZE_QUOTE_MAX(255)];
+
+			gaze_quote(q, sizeof(q), (const char *)(d + 1), nl);
+			o_row(o, "%-7s %016llx %20llu %8u %-7s %s", bucket,
 			      (unsigned long long)h, (unsigned long long)ck,
-			      le32_to_cpu(d->ino), dt_name(d->file_type),
-			      (int)nl, (const char *)(d + 1));
+			      le32_to_cpu(d->ino), dt_name(d->file_type), q);
 		}
 		if (rl < sizeof(*d) || rl % 8) {
 			if (!o->json)

@@ -31,7 +31,16 @@ static int cmd_help(const struct gaze_cmd *cmd, int argc, char **argv);
 	"IMAGE is a device or image file holding an unmounted GAZE filesystem;\n" \
 	"it is opened read-only and never written.  PATH is a path inside the\n" \
 	"filesystem ('/' is its root, a leading '/' is optional); symbolic\n" \
-	"links in it are not followed.\n"
+	"links in it are not followed.\n" \
+	NAMES_NOTE
+
+/* names come from the image: what a terminal or a script gets (text.c) */
+#define NAMES_NOTE \
+	"\n" \
+	"Names, paths, symlink targets and labels that hold control characters\n" \
+	"or bytes that are not UTF-8 are printed quoted as GNU ls does\n" \
+	"('a'$'\\n''b'); in JSON a string that is not UTF-8 has U+FFFD for\n" \
+	"each bad byte and a KEY_hex member with its bytes in hex.\n"
 
 #define MNT_NOTE \
 	"\n" \
@@ -39,6 +48,7 @@ static int cmd_help(const struct gaze_cmd *cmd, int argc, char **argv);
 #define DUMP_NOTE \
 	"\n" \
 	"IMAGE is opened read-only and never written.\n" \
+	NAMES_NOTE \
 	"\n" \
 	"      --json       print one JSON object with the same fields\n"
 
@@ -157,7 +167,9 @@ static const struct gaze_cmd gaze_cmds[] = {
 		.usage = "[-l] [-R] [-d] [--json] IMAGE [PATH]",
 		.help =
 "List the entries of directory PATH (default /), sorted bytewise and\n"
-"without '.' and '..', or PATH itself when it is not a directory.\n"
+"without '.' and '..', or PATH itself when it is not a directory.  An\n"
+"entry or directory that cannot be read is reported and skipped, and\n"
+"the exit status is then 1.\n"
 IMAGE_NOTE
 "\n"
 "  -l, --long       mode, links, uid, gid, size, mtime with nanoseconds,\n"
@@ -170,7 +182,8 @@ IMAGE_NOTE
 "                   size, blocks (4 KiB blocks held), atime_sec,\n"
 "                   atime_nsec, mtime_sec, mtime_nsec, ctime_sec,\n"
 "                   ctime_nsec, rdev_major, rdev_minor, and target (the\n"
-"                   symlink target, null for other types)\n",
+"                   symlink target, null for other types); name_hex,\n"
+"                   path_hex, target_hex when those are not UTF-8\n",
 		.min_args = 1, .max_args = 2,
 	},
 	{
@@ -199,6 +212,12 @@ IMAGE_NOTE,
 "PATH is a directory DESTDIR takes its attributes, otherwise PATH is\n"
 "extracted as DESTDIR/NAME.  Owners, device nodes and trusted. and\n"
 "security. xattrs need root.\n"
+"\n"
+"An entry that cannot be read from the image or created under DESTDIR\n"
+"is reported with its path and the reason, and the rest of the tree is\n"
+"still extracted; a file whose data cannot all be read keeps what came\n"
+"before the error.  The exit status is then 1, after a count of those\n"
+"entries.\n"
 IMAGE_NOTE
 "\n"
 "  -v, --verbose    print each path as it is extracted\n",

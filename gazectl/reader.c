@@ -152,11 +152,22 @@ rd_close(struct rd_img *img)
 	img->dev = NULL;
 }
 
+/*
+ * A name, path or symlink target for human output: quoted when it holds
+ * bytes a terminal must not see raw (lib/util/text.c).
+ */
+static void
+rd_put(FILE *f, const char *s)
+{
+	gaze_quote_fput(f, s, strlen(s));
+}
+
 static void
 rd_err(struct rd_img *img, const char *path, int err)
 {
-	fprintf(stderr, "gazectl: %s: %s: %s\n", img->name, path,
-		rd_strerror(err));
+	fprintf(stderr, "gazectl: %s: ", img->name);
+	rd_put(stderr, path);
+	fprintf(stderr, ": %s\n", rd_strerror(err));
 }
 
 /*
@@ -483,7 +494,8 @@ ls_entry(struct rd_img *img, struct ls_opts *o, const char *path,
 		return;
 	}
 	if (!o->long_fmt) {
-		printf("%s\n", name);
+		rd_put(stdout, name);
+		putchar('\n');
 		return;
 	}
 	rd_mode_string(a->mode, mode);
@@ -492,10 +504,13 @@ ls_entry(struct rd_img *img, struct ls_opts *o, const char *path,
 		printf("%4u, %4u", a->rdev_major, a->rdev_minor);
 	else
 		printf("%10llu", (unsigned long long)a->size);
-	printf(" %s %s", rd_time_string(a->mtime, a->mtime_nsec, tbuf,
-					sizeof(tbuf)), name);
-	if (S_ISLNK(a->mode) && ls_readlink(img, o, path, a, target) >= 0)
-		printf(" -> %s", target);
+	printf(" %s ", rd_time_string(a->mtime, a->mtime_nsec, tbuf,
+				      sizeof(tbuf)));
+	rd_put(stdout, name);
+	if (S_ISLNK(a->mode) && ls_readlink(img, o, path, a, target) >= 0) {
+		fputs(" -> ", stdout);
+		rd_put(stdout, target);
+	}
 	putchar('\n');
 }
 
@@ -515,6 +530,11 @@ rd_join(const char *dir, const char *name)
 	return p;
 }
 
+/*
+ * The entries of directory ino, then with -R its subdirectories.  An
+ * entry or subdirectory that cannot be read is reported, counted in
+ * o->errors and skipped; only running out of memory stops the listing.
+ */
 static int
 ls_dir(struct rd_img *img, struct ls_opts *o, u32 ino, const char *path,
        bool heading, bool *first)
@@ -523,36 +543,39 @@ ls_dir(struct rd_img *img, struct ls_opts *o, u32 ino, const char *path,
 	struct rd_dir d;
 	char *sub;
 	u32 i;
-	int ret;
+	int ret, err;
 
 	ret = rd_dir_read(img, ino, &d);
 	if (ret) {
 		rd_err(img, path, ret);
 		o->errors++;
-		return 0;
+		return ret == -ENOMEM ? ret : 0;
 	}
 	if (d.count > 1)
 		qsort(d.ents, d.count, sizeof(*d.ents), rd_ent_cmp);
 	if (heading && !o->json) {
-		printf("%s%s:\n", *first ? "" : "\n", path);
+		fputs(*first ? "" : "\n", stdout);
+		rd_put(stdout, path);
+		fputs(":\n", stdout);
 		*first = false;
 	}
 	for (i = 0; i < d.count; i++) {
+		if (!o->long_fmt && !o->json) {
+			rd_put(stdout, d.ents[i].name);
+			putchar('\n');
+			continue;
+		}
 		sub = rd_join(path, d.ents[i].name);
 		if (!sub) {
 			ret = -ENOMEM;
 			break;
 		}
-		if (o->long_fmt || o->json) {
-			ret = gaze_ns_getattr(img->fs, d.ents[i].ino, &a);
-			if (ret) {
-				rd_err(img, sub, ret);
-				o->errors++;
-			} else {
-				ls_entry(img, o, sub, d.ents[i].name, &a);
-			}
+		err = gaze_ns_getattr(img->fs, d.ents[i].ino, &a);
+		if (err) {
+			rd_err(img, sub, err);
+			o->errors++;
 		} else {
-			printf("%s\n", d.ents[i].name);
+			ls_entry(img, o, sub, d.ents[i].name, &a);
 		}
 		free(sub);
 	}
@@ -674,8 +697,9 @@ gaze_cmd_cat(const struct gaze_cmd *cmd, int argc, char **argv)
 	if (ret)
 		goto out_err;
 	if (!S_ISREG(a.mode)) {
-		fprintf(stderr, "gazectl: %s: %s: not a regular file\n",
-			img.name, path);
+		fprintf(stderr, "gazectl: %s: ", img.name);
+		rd_put(stderr, path);
+		fputs(": not a regular file\n", stderr);
 		ret = -EINVAL;
 		goto out_close;
 	}
@@ -773,8 +797,13 @@ stat_text(struct rd_img *img, const char *path, const struct gaze_attr *a,
 	bool any = false;
 
 	rd_mode_string(a->mode, mode);
-	printf("  File: %s%s%s\n", path, tlen >= 0 ? " -> " : "",
-	       tlen >= 0 ? target : "");
+	fputs("  File: ", stdout);
+	rd_put(stdout, path);
+	if (tlen >= 0) {
+		fputs(" -> ", stdout);
+		gaze_quote_fput(stdout, target, tlen);
+	}
+	putchar('\n');
 	printf("  Type: %s\n", rd_type_long(a->mode));
 	printf(" Inode: %-12u Links: %u\n", a->ino, a->nlink);
 	printf("  Mode: %04o (%s)  Uid: %u  Gid: %u\n", a->mode & 07777,
@@ -795,9 +824,12 @@ stat_text(struct rd_img *img, const char *path, const struct gaze_attr *a,
 	stat_time("Modify", a->mtime, a->mtime_nsec);
 	stat_time("Change", a->ctime, a->ctime_nsec);
 	stat_time(" Birth", a->crtime, a->crtime_nsec);
-	gaze_xname_for_each(n, xl, xlen)
-		printf(" Xattr: %s (%d bytes)\n", n,
+	gaze_xname_for_each(n, xl, xlen) {
+		fputs(" Xattr: ", stdout);
+		rd_put(stdout, n);
+		printf(" (%d bytes)\n",
 		       gaze_xattr_get(img->fs, a->ino, n, NULL, 0));
+	}
 }
 
 int
@@ -877,6 +909,8 @@ struct xt_ctx {
 	struct gaze_dirstack ds;	/* the directories being extracted */
 	struct gaze_inode_table links;	/* struct xt_link */
 	u32		cluster;	/* blocks per compressed cluster */
+	u32		failed;		/* entries skipped or left incomplete */
+	bool		stop;		/* the walk cannot go on (xt_stop) */
 };
 
 static int
@@ -892,6 +926,33 @@ xt_fail(struct xt_ctx *c, int err, const char *fmt, ...)
 	gaze_vwarn_path("gazectl", c->pb.path, rd_strerror(err), fmt, ap);
 	va_end(ap);
 	return err;
+}
+
+/* xt_fail for "WHAT NAME" with a name from the image, quoted */
+static int
+xt_fail_name(struct xt_ctx *c, int err, const char *what, const char *name)
+{
+	char *q = gaze_quote_dup(name);
+
+	xt_fail(c, err, "%s %s", what, q ? q : "(name)");
+	free(q);
+	return err;
+}
+
+/*
+ * Whether a failed entry ends the whole extraction.  Why so few: like
+ * tar or debugfs rdump, extract is how files get off a damaged image,
+ * so an inode, directory or block that cannot be read, or a file that
+ * cannot be created, costs that entry only.  Running out of memory, or
+ * losing track of where the directory stack is (xt_pop), leaves nothing
+ * sound to go on with.
+ */
+static bool
+xt_stop(struct xt_ctx *c, int err)
+{
+	if (err == -ENOMEM)
+		c->stop = true;
+	return c->stop;
 }
 
 /* hard links: image inode -> path below DESTDIR of its first name */
@@ -986,7 +1047,7 @@ xt_xattrs(struct xt_ctx *c, u32 ino, int fd, int dirfd, const char *name)
 		vlen = gaze_xattr_get(c->img->fs, ino, n, c->xval,
 				      RD_XATTR_MAX);
 		if (vlen < 0)
-			return xt_fail(c, vlen, "reading xattr %s", n);
+			return xt_fail_name(c, vlen, "reading xattr", n);
 		if (fd >= 0) {
 			r = fsetxattr(fd, n, c->xval, vlen, 0);
 		} else {
@@ -996,7 +1057,7 @@ xt_xattrs(struct xt_ctx *c, u32 ino, int fd, int dirfd, const char *name)
 			r = lsetxattr(path, n, c->xval, vlen, 0);
 		}
 		if (r)
-			return xt_fail(c, -errno, "setting xattr %s", n);
+			return xt_fail_name(c, -errno, "setting xattr", n);
 	}
 	return 0;
 }
@@ -1050,7 +1111,11 @@ xt_copy(struct xt_ctx *c, u32 ino, int fd, u64 start, u64 end)
 	return 0;
 }
 
-/* data runs found with gaze_file_bmap are copied; holes are skipped */
+/*
+ * Data runs found with gaze_file_bmap are copied; holes are skipped.  A
+ * block that cannot be mapped (a damaged node) ends the copy, after the
+ * run before it: the caller reports the file as not whole.
+ */
 static int
 xt_data(struct xt_ctx *c, const struct gaze_attr *a, int fd)
 {
@@ -1069,9 +1134,15 @@ xt_data(struct xt_ctx *c, const struct gaze_attr *a, int fd)
 			data = true;
 		} else if (b < nblk) {
 			ret = gaze_file_bmap(c->img->fs, a->ino, b, &addr);
-			if (ret)
+			if (ret) {
+				/* keep what could be read before it */
+				if (in_run)
+					xt_copy(c, a->ino, fd,
+						run * GAZE_BLOCK_SIZE,
+						b * GAZE_BLOCK_SIZE);
 				return xt_fail(c, ret, "mapping block %llu",
 					       (unsigned long long)b);
+			}
 			if (addr == GAZE_ADDR_COMPRESS) {
 				/* the whole cluster holds data */
 				data_end = b + c->cluster;
@@ -1136,6 +1207,7 @@ xt_pop(struct xt_ctx *c)
 	if (ret) {
 		gaze_pathbuf_cut(&c->pb, c->ds.lv[c->ds.depth - 1].pathlen);
 		ret = xt_fail(c, ret, "directory moved during extraction");
+		c->stop = true;
 	}
 	return ret;
 }
@@ -1152,16 +1224,18 @@ xt_entry(struct xt_ctx *c, int dirfd, const struct rd_ent *e)
 	ret = gaze_ns_getattr(c->img->fs, e->ino, &a);
 	if (ret)
 		return xt_fail(c, ret, "reading the inode");
-	if (c->verbose)
-		printf("%s\n", c->pb.path);
+	if (c->verbose) {
+		rd_put(stdout, c->pb.path);
+		putchar('\n');
+	}
 
 	if (!S_ISDIR(a.mode) && a.nlink > 1) {
 		l = xt_link_find(c, e->ino);
 		if (l) {
 			ret = xt_linkat(c->rootfd, l->rel, dirfd, e->name);
 			if (ret)
-				return xt_fail(c, ret, "linking to %s",
-					       l->rel);
+				return xt_fail_name(c, ret, "linking to",
+						    l->rel);
 			return 0;
 		}
 	}
@@ -1221,7 +1295,12 @@ xt_entry(struct xt_ctx *c, int dirfd, const struct rd_ent *e)
 	return ret;
 }
 
-/* extracts the entries of image directory ino into the top of c->ds */
+/*
+ * Extracts the entries of image directory ino into the top of c->ds.
+ * An entry that fails has said why (xt_fail) and is counted in
+ * c->failed; the others go on.  Returns an error only when the
+ * directory itself cannot be read, or when the walk must stop.
+ */
 static int
 xt_dir(struct xt_ctx *c, u32 ino)
 {
@@ -1231,19 +1310,25 @@ xt_dir(struct xt_ctx *c, u32 ino)
 	int ret;
 
 	ret = rd_dir_read(c->img, ino, &d);
-	if (ret)
+	if (ret) {
+		xt_stop(c, ret);
 		return xt_fail(c, ret, "reading the directory in the image");
+	}
 	for (i = 0; i < d.count; i++) {
 		ret = gaze_pathbuf_add(&c->pb, d.ents[i].name, d.ents[i].len,
 				       &old);
 		if (ret) {
+			xt_stop(c, ret);
 			ret = xt_fail(c, ret, NULL);
 			break;
 		}
 		ret = xt_entry(c, c->ds.lv[level].fd, &d.ents[i]);
-		if (ret)
-			break;
 		gaze_pathbuf_cut(&c->pb, old);
+		if (ret && xt_stop(c, ret))
+			break;
+		if (ret)
+			c->failed++;
+		ret = 0;
 	}
 	rd_dir_free(&d);
 	return ret;
@@ -1363,6 +1448,11 @@ gaze_cmd_extract(const struct gaze_cmd *cmd, int argc, char **argv)
 		if (!ret)
 			ret = xt_entry(&c, c.ds.lv[0].fd, &e);
 	}
+	if (ret && !xt_stop(&c, ret))
+		c.failed++;
+	if (c.failed && !c.stop)
+		fprintf(stderr, "gazectl: %u entr%s not extracted, or not whole\n",
+			c.failed, c.failed == 1 ? "y" : "ies");
 
 out_free:
 	while (c.ds.depth)
@@ -1379,5 +1469,5 @@ out_close:
 	rd_close(&img);
 	if (fflush(stdout))
 		ret = -errno;
-	return ret ? GAZE_EXIT_FAIL : GAZE_EXIT_OK;
+	return ret || c.failed ? GAZE_EXIT_FAIL : GAZE_EXIT_OK;
 }

@@ -86,13 +86,50 @@ bool gaze_uuid_is_null(const uint8_t uuid[16]);
 int gaze_random_bytes(void *buf, size_t len);
 
 /* ---------------------------------------------------------------- */
+/* text.c - UTF-8 and names quoted for terminals.                    */
+/* ---------------------------------------------------------------- */
+/*
+ * Length of the UTF-8 sequence at s (at most n bytes), 0 when the bytes
+ * there are not one (overlong forms, surrogates and code points beyond
+ * U+10FFFF are not); its code point to *cp when cp is not NULL.
+ */
+size_t gaze_utf8_len(const void *s, size_t n, uint32_t *cp);
+bool gaze_utf8_valid(const void *s, size_t n);
+/*
+ * Not printable, whatever the locale: C0 and C1 controls, DEL, U+2028,
+ * U+2029 and the bidirectional controls.
+ */
+bool gaze_char_printable(uint32_t cp);
+/* does s (n bytes) hold a byte that is not a printable UTF-8 character? */
+bool gaze_quote_needed(const char *s, size_t n);
+/*
+ * s (n bytes) for human output: itself when !gaze_quote_needed(),
+ * otherwise one shell word in GNU ls's shell-escape style that bash
+ * reads back as the same bytes ('a'$'\n''b').  Into buf like
+ * snprintf(3): NUL-terminated when size > 0, and the length it needs
+ * (without the NUL) returned.  At most GAZE_QUOTE_MAX(n) bytes with the
+ * NUL.
+ */
+size_t gaze_quote(char *buf, size_t size, const char *s, size_t n);
+#define GAZE_QUOTE_MAX(n)	(7 * (size_t)(n) + 1)
+/* the same, written to f */
+void gaze_quote_fput(FILE *f, const char *s, size_t n);
+/* the same for a NUL-terminated s, malloc'd; NULL when out of memory */
+char *gaze_quote_dup(const char *s);
+
+/* ---------------------------------------------------------------- */
 /* json.c - a streaming JSON writer.                                 */
 /*                                                                   */
 /* Nesting is tracked so commas come out right; keys are given to   */
 /* the value calls inside objects (NULL inside arrays).  Output is   */
 /* indented two spaces per level when pretty is set.  Strings are    */
-/* escaped per RFC 8259; bytes that are not valid UTF-8 are written   */
-/* as \u00XX so the output always parses.                            */
+/* escaped per RFC 8259, and the characters gaze_char_printable()    */
+/* refuses as \uXXXX.  A string that is not valid UTF-8 is written   */
+/* with U+FFFD for each byte that is not, and, inside an object, an  */
+/* extra member KEY_hex right after it holds its bytes in hex (two   */
+/* lower-case digits a byte), so the bytes are never lost and never  */
+/* look like a UTF-8 string's; inside an array only the U+FFFD form  */
+/* is written.                                                       */
 /* ---------------------------------------------------------------- */
 #define GAZE_JSON_MAX_DEPTH	32
 
@@ -133,7 +170,9 @@ int gaze_pwrite_all(int fd, const void *buf, size_t len, off_t off);
 ssize_t gaze_pread_full(int fd, void *buf, size_t len, off_t off);
 /*
  * "PROG: PATH: REASON" or, with fmt, "PROG: PATH: FMT: REASON" and a
- * newline on stderr: the one message shape of the tree walkers.
+ * newline on stderr: the one message shape of the tree walkers.  PATH
+ * is quoted with gaze_quote(); names in fmt's arguments are the
+ * caller's to quote.
  */
 void gaze_vwarn_path(const char *prog, const char *path, const char *reason,
 		     const char *fmt, va_list ap)

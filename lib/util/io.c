@@ -7,6 +7,7 @@
  * every tool that copies data must loop the same way.
  */
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "gaze_util.h"
@@ -75,7 +76,9 @@ void
 gaze_vwarn_path(const char *prog, const char *path, const char *reason,
 		const char *fmt, va_list ap)
 {
-	fprintf(stderr, "%s: %s: ", prog, path);
+	fprintf(stderr, "%s: ", prog);
+	gaze_quote_fput(stderr, path, strlen(path));
+	fputs(": ", stderr);
 	if (fmt) {
 		vfprintf(stderr, fmt, ap);
 		fputs(": ", stderr);

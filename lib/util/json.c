@@ -34,52 +34,19 @@ indent(struct gaze_json *j)
 		fputs("  ", j->f);
 }
 
-/* UTF-8 sequence length at p (max n bytes), 0 if invalid */
-static size_t
-utf8_len(const unsigned char *p, size_t n)
+/*
+ * The characters of s (n bytes) between the quotes: RFC 8259 escapes,
+ * \uXXXX for what is not printable (all of it in the BMP), and U+FFFD
+ * for each byte that is not part of a valid UTF-8 sequence.
+ */
+static void
+put_chars(FILE *f, const char *s, size_t n)
 {
-	size_t len, i;
+	size_t i = 0, l;
 	uint32_t cp;
 
-	if (p[0] < 0x80)
-		return 1;
-	if ((p[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = p[0] & 0x1f;
-	} else if ((p[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = p[0] & 0x0f;
-	} else if ((p[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = p[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	/* overlong forms, surrogates, beyond Unicode */
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-	    (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
-static void
-put_string(FILE *f, const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
-
-	fputc('"', f);
 	while (i < n) {
-		unsigned char c = p[i];
-		size_t l;
+		unsigned char c = s[i];
 
 		switch (c) {
 		case '"':
@@ -104,28 +71,31 @@ put_string(FILE *f, const char *s, size_t n)
 			fputs("\\f", f);
 			break;
 		default:
-			if (c < 0x20 || c == 0x7f) {
-				fprintf(f, "\\u%04x", c);
-				break;
-			}
-			l = utf8_len(p + i, n - i);
-			if (!l) {
-				/* not UTF-8: keep the byte value visible */
-				fprintf(f, "\\u%04x", c);
-				break;
-			}
-			fwrite(p + i, 1, l, f);
-			i += l;
+			l = gaze_utf8_len(s + i, n - i, &cp);
+			if (!l)
+				fputs("\xef\xbf\xbd", f);	/* U+FFFD */
+			else if (!gaze_char_printable(cp))
+				fprintf(f, "\\u%04x", (unsigned int)cp);
+			else
+				fwrite(s + i, 1, l, f);
+			i += l ? l : 1;
 			continue;
 		}
 		i++;
 	}
+}
+
+static void
+put_string(FILE *f, const char *s, size_t n)
+{
+	fputc('"', f);
+	put_chars(f, s, n);
 	fputc('"', f);
 }
 
-/* comma, newline/indent and key before a value */
+/* comma, newline/indent and key (with suffix, if any) before a value */
 static bool
-prefix(struct gaze_json *j, const char *key)
+prefix_sfx(struct gaze_json *j, const char *key, const char *suffix)
 {
 	bool in_obj = j->depth > 0 && j->is_obj[j->depth];
 
@@ -143,10 +113,19 @@ prefix(struct gaze_json *j, const char *key)
 	if (j->depth > 0)
 		indent(j);
 	if (key) {
-		put_string(j->f, key, strlen(key));
-		fputs(j->pretty ? ": " : ":", j->f);
+		fputc('"', j->f);
+		put_chars(j->f, key, strlen(key));
+		if (suffix)
+			fputs(suffix, j->f);
+		fputs(j->pretty ? "\": " : "\":", j->f);
 	}
 	return true;
+}
+
+static bool
+prefix(struct gaze_json *j, const char *key)
+{
+	return prefix_sfx(j, key, NULL);
 }
 
 static void
@@ -208,8 +187,23 @@ void
 gaze_json_strn(struct gaze_json *j, const char *key, const char *val,
 	       size_t len)
 {
-	if (prefix(j, key))
-		put_string(j->f, val, len);
+	const unsigned char *p = (const unsigned char *)val;
+	size_t i;
+
+	if (!prefix(j, key))
+		return;
+	put_string(j->f, val, len);
+	/*
+	 * Why a second member: the U+FFFD form cannot be told from a UTF-8
+	 * string that holds U+FFFD, and a file name is bytes; KEY_hex is
+	 * the name exactly, for a script that must act on it.
+	 */
+	if (!key || gaze_utf8_valid(val, len) || !prefix_sfx(j, key, "_hex"))
+		return;
+	fputc('"', j->f);
+	for (i = 0; i < len; i++)
+		fprintf(j->f, "%02x", p[i]);
+	fputc('"', j->f);
 }
 
 void

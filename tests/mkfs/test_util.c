@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_util.c - unit tests of lib/util: size parsing and printing, number
- * parsing, UUIDs, the JSON writer and the mount check (against a fake
- * mountinfo).  TAP output; exit status 0 only when every test passed.
+ * parsing, UUIDs, the JSON writer (names that are not UTF-8 or hold
+ * control characters included), the quoting of names for terminals and
+ * the mount check (against a fake mountinfo).  TAP output; exit status 0
+ * only when every test passed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -165,7 +167,8 @@ test_json(void)
 	ret = gaze_json_finish(&j);
 	fclose(f);
 	tap_ok(!ret && !strcmp(buf,
-	       "{\"name\":\"a\\\"b\\\\c\\n\\u0001\\u00ff\xc3\xa9\",\"n\":18446744073709551615,"
+	       "{\"name\":\"a\\\"b\\\\c\\n\\u0001\xef\xbf\xbd\xc3\xa9\","
+	       "\"name_hex\":\"6122625c630a01ffc3a9\",\"n\":18446744073709551615,"
 	       "\"s\":-5,\"list\":[true,null,{}],\"ratio\":1.5}\n"),
 	       "json compact: %s", buf);
 	free(buf);
@@ -193,6 +196,148 @@ test_json(void)
 	fclose(f);
 	tap_ok(ret == -EINVAL, "json misuse detected");
 	free(buf);
+}
+
+/* the JSON of one string member "s" (compact), or of one array element */
+static char *
+json_of(const char *val, size_t len, bool in_array)
+{
+	struct gaze_json j;
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *f;
+
+	f = open_memstream(&buf, &blen);
+	if (!f)
+		return NULL;
+	gaze_json_init(&j, f, false);
+	if (in_array) {
+		gaze_json_arr_begin(&j, NULL);
+		gaze_json_strn(&j, NULL, val, len);
+		gaze_json_arr_end(&j);
+	} else {
+		gaze_json_obj_begin(&j, NULL);
+		gaze_json_strn(&j, "s", val, len);
+		gaze_json_obj_end(&j);
+	}
+	if (gaze_json_finish(&j)) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static void
+json_expect(const char *val, size_t len, bool in_array, const char *want,
+	    const char *what)
+{
+	char *got = json_of(val, len, in_array);
+
+	tap_ok(got && !strcmp(got, want), "json %s: %.*s", what,
+	       got ? (int)strlen(got) - 1 : 8, got ? got : "(failed)");
+	free(got);
+}
+
+static void
+test_json_names(void)
+{
+	char *a, *b;
+
+	/* the two names issue 19 found printed alike */
+	a = json_of("bad\xff\xfeutf8", 9, false);
+	b = json_of("bad\xc3\xbf\xc3\xbeutf8", 11, false);
+	tap_ok(a && b && strcmp(a, b), "json: byte name and UTF-8 name differ");
+	free(a);
+	free(b);
+	json_expect("bad\xff\xfeutf8", 9, false,
+		    "{\"s\":\"bad\xef\xbf\xbd\xef\xbf\xbdutf8\","
+		    "\"s_hex\":\"626164fffe75746638\"}\n", "not UTF-8: U+FFFD, s_hex");
+	json_expect("bad\xc3\xbf\xc3\xbeutf8", 11, false,
+		    "{\"s\":\"bad\xc3\xbf\xc3\xbeutf8\"}\n", "UTF-8 as is, no _hex");
+	json_expect("\xf0\x9f\x98\x80", 4, false,
+		    "{\"s\":\"\xf0\x9f\x98\x80\"}\n", "4-byte UTF-8 as is");
+	json_expect("bad\xff", 4, true, "[\"bad\xef\xbf\xbd\"]\n",
+		    "not UTF-8 in an array: U+FFFD only");
+	json_expect("\x1b[0m\x7f", 5, false, "{\"s\":\"\\u001b[0m\\u007f\"}\n",
+		    "C0 and DEL escaped");
+	json_expect("\xc2\x9b\xe2\x80\xae\xe2\x80\xa8", 8, false,
+		    "{\"s\":\"\\u009b\\u202e\\u2028\"}\n",
+		    "C1, bidi control, line separator escaped");
+	json_expect("a\0b", 3, false, "{\"s\":\"a\\u0000b\"}\n", "NUL escaped");
+	/* overlong '/', a surrogate, a truncated sequence */
+	json_expect("\xc0\xaf", 2, false,
+		    "{\"s\":\"\xef\xbf\xbd\xef\xbf\xbd\",\"s_hex\":\"c0af\"}\n",
+		    "overlong form is not UTF-8");
+	json_expect("\xed\xa0\x80", 3, false,
+		    "{\"s\":\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\","
+		    "\"s_hex\":\"eda080\"}\n", "surrogate is not UTF-8");
+	json_expect("x\xe2\x82", 3, false,
+		    "{\"s\":\"x\xef\xbf\xbd\xef\xbf\xbd\",\"s_hex\":\"78e282\"}\n",
+		    "truncated sequence is not UTF-8");
+}
+
+static void
+quote_expect(const char *in, size_t n, const char *want)
+{
+	char buf[256], *fbuf = NULL;
+	size_t len, flen = 0;
+	FILE *f;
+
+	len = gaze_quote(buf, sizeof(buf), in, n);
+	f = open_memstream(&fbuf, &flen);
+	if (f) {
+		gaze_quote_fput(f, in, n);
+		fclose(f);
+	}
+	tap_ok(len == strlen(want) && !strcmp(buf, want) && fbuf &&
+	       flen == len && !memcmp(fbuf, want, len) &&
+	       len + 1 <= GAZE_QUOTE_MAX(n) &&
+	       gaze_quote_needed(in, n) == (len != n || memcmp(in, want, n)),
+	       "quote: %s", buf);
+	free(fbuf);
+}
+
+static void
+test_quote(void)
+{
+	char big[64], buf[8], *p;
+	size_t i, len;
+
+	quote_expect("plain", 5, "plain");
+	quote_expect("with space", 10, "with space");
+	quote_expect("it's", 4, "it's");
+	quote_expect("caf\xc3\xa9 \xe6\x97\xa5", 9, "caf\xc3\xa9 \xe6\x97\xa5");
+	quote_expect("", 0, "");
+	quote_expect("a\nb", 3, "'a'$'\\n''b'");
+	quote_expect("\x1b[31mred", 8, "$'\\033''[31mred'");
+	quote_expect("bad\xff\xfeutf8", 9, "'bad'$'\\377\\376''utf8'");
+	quote_expect("it's\t", 5, "'it'\\''s'$'\\t'");
+	quote_expect("'\n", 2, "\\'$'\\n'");
+	quote_expect("\a\b\v\f\r\x7f", 6, "$'\\a\\b\\v\\f\\r\\177'");
+	quote_expect("\xc2\x9b", 2, "$'\\302\\233'");
+	quote_expect("x\xe2\x80\xaey", 5, "'x'$'\\342\\200\\256''y'");
+	quote_expect("\xc3\xa9\n", 3, "'\xc3\xa9'$'\\n'");
+	quote_expect("a\0b", 3, "'a'$'\\000''b'");
+
+	/* the worst case stays under GAZE_QUOTE_MAX */
+	for (i = 0; i < sizeof(big); i++)
+		big[i] = i % 2 ? 'a' : '\x01';
+	len = gaze_quote(NULL, 0, big, sizeof(big));
+	tap_ok(len + 1 <= GAZE_QUOTE_MAX(sizeof(big)),
+	       "quote: %zu bytes for 64 alternating bytes", len);
+
+	/* a short buffer is cut and NUL-terminated, the length is whole */
+	memset(buf, 'z', sizeof(buf));
+	len = gaze_quote(buf, 5, "a\nb", 3);
+	tap_ok(len == 11 && !strcmp(buf, "'a'$") && buf[5] == 'z',
+	       "quote: cut to the buffer, needs %zu", len);
+
+	p = gaze_quote_dup("\x1b]0;owned\a");
+	tap_ok(p && !strcmp(p, "$'\\033'']0;owned'$'\\a'"), "quote_dup: %s",
+	       p ? p : "(null)");
+	free(p);
 }
 
 static void
@@ -272,6 +417,8 @@ main(void)
 	test_uint_parse();
 	test_uuid();
 	test_json();
+	test_json_names();
+	test_quote();
 	test_mount();
 	return tap_done();
 }
