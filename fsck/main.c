@@ -8,7 +8,8 @@
  * left, 8 operational error, 16 usage error, 32 interrupted.
  *
  * Refusals come first and write nothing: a device mounted read-write is
- * never checked; one mounted read-only only with -n.  -n opens the
+ * never checked; one mounted read-only only with -n; an image another
+ * program holds locked (mkfs.gaze, a repair; gaze_dev_lock) not at all.  -n opens the
  * device read-only, so nothing can be written.  Without -f, a
  * filesystem whose last checkpoint is a clean unmount is reported clean
  * after reading only the superblocks and checkpoints.  After a repair
@@ -382,8 +383,15 @@ main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	oo.rdonly = m.o.mode == FSCK_MODE_CHECK;
 	oo.excl = !oo.rdonly;
+	/* an image: not while mkfs.gaze or another repair writes it */
+	oo.lock = true;
 	oo.zone_blocks = find_zone_blocks(m.device);
 	ret = gaze_dev_open(m.device, &oo, &dev);
+	if (ret == -EWOULDBLOCK) {
+		fprintf(stderr, "fsck.gaze: %s: in use: another program (mkfs.gaze, fsck.gaze%s) holds its lock; not checking it\n",
+			m.device, oo.rdonly ? " -p/-y" : " or gazectl");
+		return FSCK_EXIT_ERROR;
+	}
 	if (ret) {
 		fprintf(stderr, "fsck.gaze: %s: cannot open%s: %s\n", m.device,
 			oo.rdonly ? "" : " for writing", strerror(-ret));

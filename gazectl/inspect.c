@@ -215,7 +215,10 @@ in_strerror(int err)
 static int
 img_open(struct img *im, const char *name, bool want_fs)
 {
-	struct gaze_dev_open_opts op = { .rdonly = true };
+	struct gaze_dev_open_opts op = {
+		.rdonly = true,
+		.lock = true,	/* not while mkfs or a repair writes it */
+	};
 	int fd, ret;
 	ssize_t n;
 
@@ -237,7 +240,10 @@ img_open(struct img *im, const char *name, bool want_fs)
 		op.zone_blocks = le32_to_cpu(im->sb.zone_blocks);
 	ret = gaze_dev_open(name, &op, &im->dev);
 	if (ret) {
-		fprintf(stderr, "gazectl: %s: %s\n", name, strerror(-ret));
+		fprintf(stderr, "gazectl: %s: %s\n", name,
+			ret == -EWOULDBLOCK ?
+			"in use: mkfs.gaze or fsck.gaze -p/-y is writing it" :
+			strerror(-ret));
 		return ret;
 	}
 	if (!want_fs)

@@ -91,7 +91,10 @@ rd_strerror(int err)
 static int
 rd_open(struct rd_img *img, const char *name)
 {
-	struct gaze_dev_open_opts o = { .rdonly = true };
+	struct gaze_dev_open_opts o = {
+		.rdonly = true,
+		.lock = true,	/* not while mkfs or a repair writes it */
+	};
 	struct gaze_super *sb;
 	ssize_t n;
 	int fd, ret;
@@ -127,7 +130,10 @@ rd_open(struct rd_img *img, const char *name)
 		o.zone_blocks = le32_to_cpu(sb->zone_blocks);
 	ret = gaze_dev_open(name, &o, &img->dev);
 	if (ret) {
-		fprintf(stderr, "gazectl: %s: %s\n", name, strerror(-ret));
+		fprintf(stderr, "gazectl: %s: %s\n", name,
+			ret == -EWOULDBLOCK ?
+			"in use: mkfs.gaze or fsck.gaze -p/-y is writing it" :
+			strerror(-ret));
 		goto out_free;
 	}
 	ret = gaze_fs_open(img->dev, GAZE_FS_RDONLY, &img->fs);

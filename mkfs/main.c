@@ -3,14 +3,24 @@
  * main.c - mkfs.gaze: make a GAZE filesystem on a zoned device, a regular
  * block device or an image file.
  *
- * Why it is ordered the way it is: every refusal (bad option, mounted
- * device, existing filesystem or partition table, device too small, a
- * geometry the format cannot use) happens before the first byte is
- * written, so a refused run leaves the device exactly as it was.  The
- * device is first opened read-only for probing and for computing the
- * layout; only then is the image created or resized (-s) and the device
- * reopened read-write and exclusively for gaze_fs_format(), which resets
- * every zone it uses and verifies the reset.
+ * Why it is ordered the way it is: every refusal (bad option, image in
+ * use by another program, mounted device, existing filesystem or
+ * partition table, device too small, a geometry the format cannot use, a
+ * dry run's tree that would not fit) happens before the first byte is
+ * written, so a refused run leaves the device exactly as it was.  An
+ * image file is locked first (gaze_dev_lock: block devices have O_EXCL)
+ * and stays locked to the end.  The device is opened read-only for
+ * probing and for computing the layout (for -s, the layout of the size
+ * asked for is computed without any file); only then is the image
+ * created or resized and the device reopened read-write and exclusively
+ * for gaze_fs_format(), which resets every zone it uses and verifies the
+ * reset.
+ *
+ * A run that fails after that must not leave something that looks like
+ * a filesystem: a -d copy that ran out of space used to leave a clean,
+ * committed filesystem with a truncated file.  So the instance is then
+ * dropped without a checkpoint and both checkpoint zones are erased
+ * (format_undo), and an image this run created is removed.
  *
  * Exit status (mkfs(8)): 0 success, 1 failure or refusal, 2 usage error.
  */
@@ -71,7 +81,8 @@ usage(FILE *f)
 "Options:\n"
 "  -f, --force               overwrite an existing filesystem or partition\n"
 "                            table (and allow -s to shrink an image)\n"
-"  -n, --dry-run             compute and print the layout, write nothing\n"
+"  -n, --dry-run             compute and print the layout, write nothing;\n"
+"                            with -d, estimate whether the tree fits\n"
 "  -L, --label LABEL         volume label (at most 63 bytes)\n"
 "  -U, --uuid UUID|random    filesystem UUID (default: random)\n"
 "  -z, --zone-size SIZE      zone size for emulated zones (multiple of\n"
@@ -486,7 +497,9 @@ struct mkfs_ctx {
 	struct stat		st;
 	bool			exists;
 	bool			resize;		/* -s changes or creates it */
-	char			tmp[PATH_MAX];	/* stand-in for -s geometry */
+	bool			created;	/* -s made the file: removed
+						 * again if the run fails */
+	int			lock_fd;	/* image files: holds the lock */
 };
 
 static int
@@ -549,42 +562,88 @@ layout_for(struct mkfs_ctx *c, struct gaze_dev *dev)
 }
 
 /*
- * -s on a file that must be created or resized: the layout is computed
- * on a sparse stand-in of the requested size, so that a refusal leaves
- * the real file alone and a dry run writes nothing.
+ * -s on a file that must be created or resized: the layout of the size
+ * asked for, from the geometry the file backend will give it, so that
+ * no file is made or changed before the checks pass (a stand-in file
+ * elsewhere would have been checked on another filesystem, and could be
+ * left behind).
  */
 static int
-standin_create(struct mkfs_ctx *c)
+layout_for_size(struct mkfs_ctx *c)
 {
-	const char *dir = getenv("TMPDIR");
-	int fd, ret = 0;
+	struct gaze_dev_open_opts oo = {
+		.zone_blocks = c->o.zone_bytes / GAZE_BLOCK_SIZE,
+		.max_open = c->o.max_open,
+	};
+	struct gaze_dev d = { 0 };
+	int ret;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
-	snprintf(c->tmp, sizeof(c->tmp), "%s/mkfs.gaze.XXXXXX", dir);
-	fd = mkstemp(c->tmp);
-	if (fd < 0) {
-		ret = -errno;
-		dev_error(c->o.device, "cannot create a stand-in in %s: %s",
-			  dir, strerror(-ret));
-		c->tmp[0] = '\0';
+	ret = gaze_zdev_file_geometry(c->o.size, &oo, &d);
+	if (ret) {
+		dev_error(c->o.device, "device too small: cannot hold one zone");
 		return ret;
 	}
-	if (ftruncate(fd, (off_t)c->o.size) < 0) {
+	return layout_for(c, &d);
+}
+
+/* "in use": another mkfs.gaze, a repairing fsck.gaze or a reader */
+static int
+image_busy(struct mkfs_ctx *c)
+{
+	dev_error(c->o.device,
+		  "in use: another program (mkfs.gaze, fsck.gaze, gazectl) holds its lock; not touching it");
+	return -EWOULDBLOCK;
+}
+
+/*
+ * Image files: the lock this run holds to its end, exclusive (shared
+ * for a dry run, which only reads), taken before anything is read.
+ */
+static int
+image_lock(struct mkfs_ctx *c)
+{
+	int ret;
+
+	c->lock_fd = open(c->o.device, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	if (c->lock_fd < 0) {
 		ret = -errno;
-		dev_error(c->o.device, "cannot size a %" PRIu64 "-byte stand-in in %s: %s",
-			  c->o.size, dir, strerror(-ret));
+		dev_error(c->o.device, "cannot open: %s", strerror(-ret));
+		return ret;
 	}
-	close(fd);
+	ret = gaze_dev_lock(c->lock_fd, !c->o.dry_run);
+	if (ret == -EWOULDBLOCK)
+		return image_busy(c);
+	if (ret)
+		dev_error(c->o.device, "cannot lock: %s", strerror(-ret));
 	return ret;
 }
 
-static void
-standin_remove(struct mkfs_ctx *c)
+/* -s: creates the image, locked, where none existed */
+static int
+image_create(struct mkfs_ctx *c)
 {
-	if (c->tmp[0])
-		unlink(c->tmp);
-	c->tmp[0] = '\0';
+	int fd, ret;
+
+	fd = open(c->o.device, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY |
+		  O_CLOEXEC, 0666);
+	if (fd < 0) {
+		ret = -errno;
+		if (ret == -EEXIST)
+			dev_error(c->o.device,
+				  "was created by another program meanwhile; not touching it");
+		else
+			dev_error(c->o.device, "cannot create: %s",
+				  strerror(-ret));
+		return ret;
+	}
+	c->lock_fd = fd;
+	ret = gaze_dev_lock(fd, true);
+	if (ret == -EWOULDBLOCK)
+		return image_busy(c);	/* theirs now: left alone */
+	c->created = true;
+	if (ret)
+		dev_error(c->o.device, "cannot lock: %s", strerror(-ret));
+	return ret;
 }
 
 /* creates or resizes the image for -s (after every check passed) */
@@ -593,19 +652,45 @@ image_resize(struct mkfs_ctx *c)
 {
 	int fd, ret = 0;
 
-	fd = open(c->o.device, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		ret = -errno;
-		dev_error(c->o.device, "cannot create: %s", strerror(-ret));
-		return ret;
+	if (!c->exists) {
+		ret = image_create(c);
+		if (ret)
+			return ret;
+		fd = c->lock_fd;
+	} else {
+		fd = open(c->o.device, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0) {
+			ret = -errno;
+			dev_error(c->o.device, "cannot open for writing: %s",
+				  strerror(-ret));
+			return ret;
+		}
 	}
 	if (ftruncate(fd, (off_t)c->o.size) < 0) {
 		ret = -errno;
 		dev_error(c->o.device, "cannot set the size: %s",
 			  strerror(-ret));
 	}
-	close(fd);
+	if (fd != c->lock_fd)
+		close(fd);
 	return ret;
+}
+
+/*
+ * A failed run removes the image it created: still the file it made
+ * (same inode as the locked descriptor), so nobody else's is removed.
+ */
+static void
+image_remove(struct mkfs_ctx *c)
+{
+	struct stat a, b;
+
+	if (!c->created || fstat(c->lock_fd, &a) || stat(c->o.device, &b) ||
+	    a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return;
+	if (unlink(c->o.device))
+		dev_error(c->o.device, "cannot remove the unfinished image: %s",
+			  strerror(errno));
 }
 
 /* checks that need only the path; exit status or -1 to go on */
@@ -631,6 +716,8 @@ check_target(struct mkfs_ctx *c)
 				  "not a block device or regular file");
 			return MKFS_EXIT_FAIL;
 		}
+		if (S_ISREG(c->st.st_mode) && image_lock(c))
+			return MKFS_EXIT_FAIL;
 		if (o->size && !S_ISREG(c->st.st_mode)) {
 			dev_error(o->device,
 				  "-s applies to image files, not to block devices");
@@ -710,6 +797,150 @@ root_attr_init(struct gaze_attr *a, u64 now)
 	a->atime = a->mtime = a->ctime = a->crtime = (s64)now;
 }
 
+/* "1.50 MiB" for a count of 4 KiB blocks */
+static const char *
+blocks_human(u64 blocks, char *buf)
+{
+	return gaze_size_human(blocks * GAZE_BLOCK_SIZE, buf,
+			       GAZE_SIZE_HUMAN_LEN);
+}
+
+/*
+ * Whether the tree estimated in e fits the layout: prints why not as one
+ * line ("DIR does not fit: ...") and returns false.
+ */
+static bool
+tree_fits(struct mkfs_ctx *c, const struct gaze_tree_estimate *e)
+{
+	char h1[GAZE_SIZE_HUMAN_LEN], h2[GAZE_SIZE_HUMAN_LEN];
+	u64 need = gaze_tree_estimate_blocks(e);
+	/* nids 0 and 1 are never handed out; space runs out first unless
+	 * max_nid is capped (main areas of 16 TiB and more) */
+	u64 nids = c->l.max_nid - GAZE_ROOT_INO;
+
+	if (need > c->l.user_blocks) {
+		fprintf(stderr, "%s: %s does not fit: the tree needs about %s, the filesystem has %s usable\n",
+			MKFS_PROG, c->o.root_dir, blocks_human(need, h1),
+			blocks_human(c->l.user_blocks, h2));
+		return false;
+	}
+	if (gaze_tree_estimate_nids(e) > nids) {
+		fprintf(stderr, "%s: %s does not fit: out of inodes: the tree needs about %" PRIu64 " inodes and nodes, the filesystem has %" PRIu64 "\n",
+			MKFS_PROG, c->o.root_dir,
+			gaze_tree_estimate_nids(e), nids);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The copy ran out of space: says so in words, with what the tree
+ * needs (estimated now, quietly) against what the filesystem has.
+ */
+static void
+report_nospace(struct mkfs_ctx *c)
+{
+	char h1[GAZE_SIZE_HUMAN_LEN], h2[GAZE_SIZE_HUMAN_LEN];
+	struct gaze_tree_estimate e;
+
+	if (gaze_populate_estimate(c->o.root_dir, c->p.feature_compat,
+				   c->p.feature_incompat, true, &e)) {
+		fprintf(stderr, "%s: %s does not fit: no space left in the new filesystem (%s usable)\n",
+			MKFS_PROG, c->o.root_dir,
+			blocks_human(c->l.user_blocks, h1));
+		return;
+	}
+	if (!tree_fits(c, &e))
+		return;
+	/* the estimate is low for this tree (sparse files, directories) */
+	fprintf(stderr, "%s: %s does not fit: no space left in the new filesystem (%s usable; the tree was estimated at about %s)\n",
+		MKFS_PROG, c->o.root_dir, blocks_human(c->l.user_blocks, h1),
+		blocks_human(gaze_tree_estimate_blocks(&e), h2));
+}
+
+/*
+ * A filesystem that could not be finished must not look like one.  What
+ * every reader recognises GAZE by is the superblock at the start of
+ * each checkpoint zone (gaze_fs_open, fsck.gaze, gazectl, mkfs's own
+ * probe; blkid does not know GAZE), so both checkpoint zones are reset,
+ * which drops the checkpoints too.  Emulated zones are all reset, in one
+ * call: an image gets its space back as one hole.  But a reset of
+ * emulated zones on a disk is a discard, which need not zero anything,
+ * and a conventional zone cannot be reset at all, so those get a zero
+ * block written over their superblock.
+ */
+static int
+format_undo(struct mkfs_ctx *c, struct gaze_dev *dev)
+{
+	u32 z, end = c->l.cp_zone_start + c->l.cp_zone_count;
+	bool emulated = dev->model == GAZE_ZM_EMULATED;
+	struct gaze_zone zone = { .type = GAZE_ZT_SEQ };
+	void *zero;
+	int ret = 0;
+
+	zero = calloc(1, GAZE_BLOCK_SIZE);
+	if (!zero)
+		ret = -ENOMEM;
+	if (!ret && emulated)
+		ret = dev->ops->reset(dev, 0, c->l.nr_zones);
+	for (z = c->l.cp_zone_start; !ret && z < end; z++) {
+		if (!emulated) {
+			ret = dev->ops->report(dev, z, 1, &zone);
+			if (ret < 0)
+				break;
+			ret = 0;
+			if (zone.type == GAZE_ZT_SEQ)
+				ret = dev->ops->reset(dev, z, 1);
+		}
+		if (!ret && (emulated || zone.type != GAZE_ZT_SEQ))
+			ret = dev->ops->write(dev, (u64)z * dev->zone_blocks,
+					      1, zero);
+	}
+	if (!ret && dev->ops->flush)
+		ret = dev->ops->flush(dev);
+	free(zero);
+	if (ret)
+		dev_error(c->o.device, "cannot erase the unfinished filesystem: %s; do not use it",
+			  strerror(-ret));
+	return ret;
+}
+
+/*
+ * Copies -d DIR and commits.  Whatever fails, fs is gone afterwards;
+ * on failure nothing more was written (the caller erases what was).
+ */
+static int
+fs_fill(struct mkfs_ctx *c, struct gaze_fs *fs)
+{
+	struct mkfs_opts *o = &c->o;
+	int ret = 0;
+
+	if (o->root_dir) {
+		/* gaze_populate names the failing path itself */
+		ret = gaze_populate(fs, o->root_dir,
+				    o->quiet ? 0 : o->verbose >= 2 ? 2 : 1);
+		/* commit first, so that a full filesystem is said in words */
+		if (!ret) {
+			ret = gaze_fs_sync(fs);
+			if (ret && ret != -ENOSPC)
+				dev_error(o->device, "writing the checkpoint failed: %s",
+					  strerror(-ret));
+		}
+		if (ret) {
+			fs->flags |= GAZE_FS_RDONLY;	/* close writes nothing */
+			gaze_fs_close(fs);
+			if (ret == -ENOSPC)
+				report_nospace(c);
+			return ret;
+		}
+	}
+	ret = gaze_fs_close(fs);
+	if (ret)
+		dev_error(o->device, "writing the final checkpoint failed: %s",
+			  strerror(-ret));
+	return ret;
+}
+
 static int
 do_format(struct mkfs_ctx *c)
 {
@@ -738,32 +969,24 @@ do_format(struct mkfs_ctx *c)
 		dev_error(o->device, "format failed: %s", strerror(-ret));
 		goto out_dev;
 	}
-	if (o->root_dir) {
-		/* gaze_populate names the failing path itself */
-		ret = gaze_populate(fs, o->root_dir,
-				    o->quiet ? 0 : o->verbose >= 2 ? 2 : 1);
-	}
-	if (!ret) {
-		ret = gaze_fs_close(fs);
-		if (ret)
-			dev_error(o->device, "writing the final checkpoint failed: %s",
-				  strerror(-ret));
-	} else {
-		gaze_fs_close(fs);	/* keep what was copied consistent */
-	}
+	ret = fs_fill(c, fs);
 	if (!ret && dev->ops->flush) {
 		ret = dev->ops->flush(dev);
 		if (ret)
 			dev_error(o->device, "flush failed: %s",
 				  strerror(-ret));
 	}
+	/* an image this run made goes as a whole (image_remove) */
+	if (ret && !c->created)
+		format_undo(c, dev);
 out_dev:
 	gaze_dev_close(dev);
 	return ret;
 }
 
 static void
-summary(struct mkfs_ctx *c, bool dry_run)
+summary(struct mkfs_ctx *c, bool dry_run,
+	const struct gaze_tree_estimate *tree)
 {
 	struct mkfs_summary s = {
 		.device		= c->o.device,
@@ -771,10 +994,33 @@ summary(struct mkfs_ctx *c, bool dry_run)
 		.layout		= &c->l,
 		.dry_run	= dry_run,
 		.verbose	= c->o.verbose,
+		.root_dir	= c->o.root_dir,
+		.tree		= tree,
 	};
 
 	if (!c->o.quiet)
 		gaze_mkfs_summary_print(&s);
+}
+
+/*
+ * -n: the summary; with -d also what the tree would take, and status 1
+ * when the copy would not fit, as the real run would fail.
+ */
+static int
+dry_run_report(struct mkfs_ctx *c)
+{
+	struct gaze_tree_estimate e;
+
+	if (!c->o.root_dir) {
+		summary(c, true, NULL);
+		return MKFS_EXIT_OK;
+	}
+	/* a tree the walk cannot read would fail the copy too */
+	if (gaze_populate_estimate(c->o.root_dir, c->p.feature_compat,
+				   c->p.feature_incompat, false, &e))
+		return MKFS_EXIT_FAIL;
+	summary(c, true, &e);
+	return tree_fits(c, &e) ? MKFS_EXIT_OK : MKFS_EXIT_FAIL;
 }
 
 int
@@ -789,6 +1035,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "%s: out of memory\n", MKFS_PROG);
 		return MKFS_EXIT_FAIL;
 	}
+	c->lock_fd = -1;
 	parse_args(argc, argv, &c->o);
 	if (c->o.quiet)
 		gaze_log_level = GAZE_LOG_ERR;
@@ -799,40 +1046,35 @@ main(int argc, char **argv)
 	ret = check_target(c);
 	if (ret >= 0) {
 		status = ret;
-		goto out_free;
+		goto out;
 	}
 
-	/* layout on the device as it is (or its -s stand-in), read-only */
+	/* layout on the device as it is (or of the -s size), read-only */
 	if (c->resize) {
-		if (standin_create(c))
-			goto out_free;
-		ret = dev_open(c, c->tmp, true, &dev);
+		ret = layout_for_size(c);
 	} else {
 		ret = dev_open(c, c->o.device, true, &dev);
+		if (!ret)
+			ret = layout_for(c, dev);
+		gaze_dev_close(dev);
+		dev = NULL;
 	}
 	if (ret)
-		goto out_standin;
-	ret = layout_for(c, dev);
-	gaze_dev_close(dev);
-	dev = NULL;
-	if (ret)
-		goto out_standin;
-	standin_remove(c);
+		goto out;
 
 	if (c->o.dry_run) {
-		summary(c, true);
-		status = MKFS_EXIT_OK;
-		goto out_free;
+		status = dry_run_report(c);
+		goto out;
 	}
 	if (do_format(c))
-		goto out_free;
-	summary(c, false);
+		goto out;
+	summary(c, false, NULL);
 	status = MKFS_EXIT_OK;
-	goto out_free;
-
-out_standin:
-	standin_remove(c);
-out_free:
+out:
+	if (status != MKFS_EXIT_OK)
+		image_remove(c);
+	if (c->lock_fd >= 0)
+		close(c->lock_fd);
 	free(c);
 	return status;
 }

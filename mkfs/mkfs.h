@@ -4,6 +4,7 @@
  *
  *   main.c     options, safety checks, the format itself
  *   summary.c  the report printed after (or instead of, with -n) formatting
+ *   populate.c -d: the copy of a tree, and the estimate of what it takes
  */
 #ifndef GAZE_MKFS_H
 #define GAZE_MKFS_H
@@ -11,6 +12,7 @@
 #include <stdbool.h>
 
 #include "gaze_core.h"
+#include "populate.h"
 
 #define MKFS_PROG	"mkfs.gaze"
 
@@ -25,6 +27,8 @@ struct mkfs_summary {
 	const struct gaze_layout	*layout;
 	bool				dry_run;
 	int				verbose;	/* 0, 1 (-v), 2 (-vv) */
+	const char			*root_dir;	/* -n -d: the tree */
+	const struct gaze_tree_estimate	*tree;		/* and its estimate */
 };
 
 void gaze_mkfs_summary_print(const struct mkfs_summary *s);

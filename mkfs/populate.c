@@ -28,6 +28,20 @@
  * GAZE_DIRSTACK_MAX_FDS held; deeper levels close the shallowest one,
  * which is reopened through ".." of its child (and checked by dev/ino)
  * on the way back up (lib/util/walk.c).
+ *
+ * The source is live: an entry can vanish between the listing and its
+ * copy, and a file can shrink or grow while it is read.  One such file
+ * must not fail a copy of a million, nor be copied wrong in silence: a
+ * vanished entry is skipped, a file that shrank gets the size it ended
+ * with (not zeros up to the old size), one that grew keeps the size it
+ * had when stat'ed (the estimate and the hard-link table were made from
+ * that), and each gets a warning naming it.  A test build
+ * (-DGAZE_TEST_HOOKS, tests/mkfs/mkfs.gaze-hooks) makes such changes on
+ * cue, so tests/mkfs/changed.sh can check this without races.
+ *
+ * The estimate (gaze_populate_estimate: mkfs.gaze -n -d, and the message
+ * when a copy runs out of space) walks the tree the same way, with the
+ * same listing and descriptor stack, but only stats.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -66,6 +80,7 @@ struct pop_ctx {
 	struct gaze_fs	*fs;
 	const char	*srcdir;
 	int		verbose;
+	bool		quiet;		/* no error messages (estimate) */
 	bool		noatime;	/* O_NOATIME allowed */
 	s64		now;		/* crtime of every inode made */
 	u32		now_nsec;
@@ -80,6 +95,13 @@ struct pop_ctx {
 	struct gaze_inode_table links;	/* struct pop_link */
 
 	u64		nfiles, ndirs, nsyms, nspecial, nhard, bytes;
+
+	struct gaze_tree_estimate *est;	/* estimating, not copying */
+	bool		inline_data;	/* estimate: feature inline_data */
+#ifdef GAZE_TEST_HOOKS
+	char		*hook_name;	/* GAZE_TEST_CHANGE=NAME:ACTION */
+	const char	*hook_action;
+#endif
 };
 
 /* ---------------------------------------------------------------- */
@@ -90,18 +112,21 @@ static int
 pop_fail(struct pop_ctx *c, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* err is a negative errno; returns it.  fmt may be NULL. */
+/*
+ * err is a negative errno; returns it.  fmt may be NULL.  A full new
+ * filesystem is left to the caller to explain (with -vv the path that
+ * did not fit is named).
+ */
 static int
 pop_fail(struct pop_ctx *c, int err, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (err == -ENOSPC) {
-		fprintf(stderr,
-			"mkfs.gaze: not enough space in the new filesystem for %s\n",
-			c->srcdir);
-		if (c->verbose)
-			fprintf(stderr, "mkfs.gaze: (while copying %s)\n",
+	if (c->quiet)
+		return err;
+	if (err == -ENOSPC && !c->est) {
+		if (c->verbose > 1)
+			fprintf(stderr, "mkfs.gaze: out of space while copying %s\n",
 				c->pb.path);
 		return err;
 	}
@@ -111,6 +136,130 @@ pop_fail(struct pop_ctx *c, int err, const char *fmt, ...)
 	va_end(ap);
 	return err;
 }
+
+/* "mkfs.gaze: PATH: what" on stderr, a message of its own (no errno) */
+static void __attribute__((format(printf, 2, 3)))
+pop_warn(struct pop_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->quiet)
+		return;
+	fprintf(stderr, "mkfs.gaze: %s: ", c->pb.len ? c->pb.path : "/");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* an entry listed but gone when it was to be copied: skipped */
+static int
+pop_vanished(struct pop_ctx *c)
+{
+	pop_warn(c, "vanished during the copy; skipped");
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Test hooks (test build only)                                      */
+/* ---------------------------------------------------------------- */
+#ifdef GAZE_TEST_HOOKS
+/*
+ * GAZE_TEST_CHANGE=NAME:ACTION changes the first entry called NAME in
+ * the source, once, as if another program did it at the worst moment:
+ *   gone       unlinks it before it is stat'ed,
+ *   vanish     unlinks it after it was stat'ed, before it is opened,
+ *   shrink=N   truncates it to N bytes after it was stat'ed,
+ *   grow=N     appends N bytes after it was stat'ed,
+ *   run=CMD    runs CMD (sh -c) after it was stat'ed: another program
+ *              at work on the image while mkfs holds it.
+ */
+static void
+pop_hook_init(struct pop_ctx *c)
+{
+	const char *v = getenv("GAZE_TEST_CHANGE");
+	char *colon;
+
+	if (!v || !(c->hook_name = strdup(v)))
+		return;
+	colon = strchr(c->hook_name, ':');
+	if (!colon) {
+		free(c->hook_name);
+		c->hook_name = NULL;
+		return;
+	}
+	*colon = '\0';
+	c->hook_action = colon + 1;
+}
+
+/* a file or an empty directory */
+static void
+pop_hook_unlink(int dirfd, const char *name)
+{
+	if (unlinkat(dirfd, name, 0) && errno == EISDIR)
+		unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+/* changes name to a size, or grows it by n bytes */
+static void
+pop_hook_resize(int dirfd, const char *name, bool grow, u64 n)
+{
+	int fd = openat(dirfd, name, O_WRONLY | O_CLOEXEC |
+			(grow ? O_APPEND : 0));
+
+	if (fd < 0)
+		return;
+	if (!grow && ftruncate(fd, (off_t)n))
+		perror("mkfs.gaze: GAZE_TEST_CHANGE shrink");
+	for (; grow && n; n--)
+		if (write(fd, "+", 1) != 1)
+			break;
+	close(fd);
+}
+
+/* stated: called after the entry's stat, else just before it */
+static void
+pop_hook(struct pop_ctx *c, int dirfd, const char *name, bool stated)
+{
+	const char *a = c->hook_action;
+	unsigned long long n;
+
+	if (!c->hook_name || strcmp(name, c->hook_name))
+		return;
+	if (!stated) {
+		if (strcmp(a, "gone"))
+			return;
+		pop_hook_unlink(dirfd, name);
+	} else if (!strcmp(a, "vanish")) {
+		pop_hook_unlink(dirfd, name);
+	} else if (sscanf(a, "shrink=%llu", &n) == 1) {
+		pop_hook_resize(dirfd, name, false, n);
+	} else if (sscanf(a, "grow=%llu", &n) == 1) {
+		pop_hook_resize(dirfd, name, true, n);
+	} else if (!strncmp(a, "run=", 4)) {
+		if (system(a + 4) == -1)
+			perror("mkfs.gaze: GAZE_TEST_CHANGE run");
+	} else {
+		return;
+	}
+	free(c->hook_name);	/* once */
+	c->hook_name = NULL;
+}
+
+static void
+pop_hook_free(struct pop_ctx *c)
+{
+	free(c->hook_name);
+}
+#else
+static inline void pop_hook_init(struct pop_ctx *c) { (void)c; }
+static inline void
+pop_hook(struct pop_ctx *c, int dirfd, const char *name, bool stated)
+{
+	(void)c; (void)dirfd; (void)name; (void)stated;
+}
+static inline void pop_hook_free(struct pop_ctx *c) { (void)c; }
+#endif
 
 /* ---------------------------------------------------------------- */
 /* Attributes                                                        */
@@ -151,6 +300,32 @@ pop_setattr(struct pop_ctx *c, u32 ino, const struct gaze_attr *a)
 	return 0;
 }
 
+/* the xattrs of one inode: in the inode, and the rest in one node */
+#define POP_XATTR_ROOM	(GAZE_INLINE_XATTR_SIZE + GAZE_BODY_SIZE - 8)
+
+/*
+ * Bytes an xattr takes in GAZE (struct gaze_xattr_entry: the namespace
+ * prefix becomes an index byte, padded to 4); 0 for a namespace GAZE
+ * does not store (mkfs skips those).
+ */
+static u32
+pop_xattr_len(const char *name, size_t vlen)
+{
+	static const char *const pfx[] = { "user.", "trusted.", "security." };
+	size_t i, nlen = strlen(name);
+
+	if (!strncmp(name, "system.posix_acl_", 17))
+		return ALIGN(sizeof(struct gaze_xattr_entry) + vlen, 4);
+	for (i = 0; i < ARRAY_SIZE(pfx); i++) {
+		size_t plen = strlen(pfx[i]);
+
+		if (!strncmp(name, pfx[i], plen))
+			return ALIGN(sizeof(struct gaze_xattr_entry) +
+				     nlen - plen + vlen, 4);
+	}
+	return 0;
+}
+
 /*
  * Copies the xattrs of the entry: through fd when it is >= 0, else by
  * path (no symlink following).  *copied tells whether any was set.
@@ -161,6 +336,7 @@ pop_xattrs(struct pop_ctx *c, int fd, int dirfd, const char *name, u32 ino,
 {
 	const char *n, *path = NULL;
 	ssize_t len, vlen;
+	u32 total = 0;
 	int ret;
 
 	if (fd >= 0) {
@@ -173,6 +349,8 @@ pop_xattrs(struct pop_ctx *c, int fd, int dirfd, const char *name, u32 ino,
 	if (len < 0) {
 		if (errno == ENOTSUP)
 			return 0;	/* source filesystem has none */
+		if (errno == ENOENT)
+			return 0;	/* removed since it was copied */
 		return pop_fail(c, -errno, "listing xattrs");
 	}
 	gaze_xname_for_each(n, c->xlist, len) {
@@ -185,6 +363,7 @@ pop_xattrs(struct pop_ctx *c, int fd, int dirfd, const char *name, u32 ino,
 				continue;	/* removed meanwhile */
 			return pop_fail(c, -errno, "reading xattr %s", n);
 		}
+		total += pop_xattr_len(n, vlen);
 		ret = gaze_xattr_set(c->fs, ino, n, c->xval, (u32)vlen, 0);
 		if (ret == -EOPNOTSUPP) {
 			fprintf(stderr,
@@ -192,13 +371,10 @@ pop_xattrs(struct pop_ctx *c, int fd, int dirfd, const char *name, u32 ino,
 				c->pb.path, n);
 			continue;
 		}
-		if (ret == -ENOSPC) {
-			fprintf(stderr,
-				"mkfs.gaze: %s: xattr %s: no room: the xattrs of one inode must fit in %u bytes (or the new filesystem is full)\n",
-				c->pb.path, n,
-				(unsigned int)(GAZE_INLINE_XATTR_SIZE +
-					       GAZE_BODY_SIZE - 8));
-			return ret;
+		if (ret == -ENOSPC && total > POP_XATTR_ROOM) {
+			pop_warn(c, "xattr %s: no room: the xattrs of one inode must fit in %u bytes",
+				 n, (unsigned int)POP_XATTR_ROOM);
+			return -EFBIG;	/* reported; not a full filesystem */
 		}
 		if (ret)
 			return pop_fail(c, ret, "setting xattr %s", n);
@@ -317,6 +493,40 @@ pop_copy_range(struct pop_ctx *c, int fd, u32 ino, u64 start, u64 end,
 	return 0;
 }
 
+/*
+ * The file changed size while it was copied (scanned: its size when
+ * stat'ed).  A file that shrank ends at its new size, one that grew at
+ * the scanned size; *size gets the size the copy ends with.
+ */
+static void
+pop_file_changed(struct pop_ctx *c, int fd, u64 scanned, u64 *size)
+{
+	struct stat now;
+
+	if (fstat(fd, &now) < 0)
+		return;
+	if ((u64)now.st_size < scanned) {
+		pop_warn(c, "shrank from %llu to %llu bytes during the copy; copied as %llu bytes",
+			 (unsigned long long)scanned,
+			 (unsigned long long)now.st_size,
+			 (unsigned long long)now.st_size);
+		*size = now.st_size;
+	} else if ((u64)now.st_size > scanned) {
+		pop_warn(c, "grew from %llu to %llu bytes during the copy; copied its first %llu bytes",
+			 (unsigned long long)scanned,
+			 (unsigned long long)now.st_size,
+			 (unsigned long long)scanned);
+	}
+}
+
+/* not sparse and fits the buffer: one read, no lseek */
+static bool
+pop_file_small(const struct stat *st)
+{
+	return (u64)st->st_size < POP_BUF_SIZE &&
+	       (u64)st->st_blocks * 512 >= (u64)st->st_size;
+}
+
 static int
 pop_file_data(struct pop_ctx *c, int fd, const struct stat *st, u32 ino)
 {
@@ -325,17 +535,19 @@ pop_file_data(struct pop_ctx *c, int fd, const struct stat *st, u32 ino)
 	ssize_t n;
 	int ret;
 
-	/* not sparse and fits the buffer: one read, no lseek */
-	if (size <= POP_BUF_SIZE && (u64)st->st_blocks * 512 >= size) {
-		n = gaze_pread_full(fd, c->buf, size, 0);
+	if (pop_file_small(st)) {
+		/* one byte more than expected tells that it grew */
+		n = gaze_pread_full(fd, c->buf, size + 1, 0);
 		if (n < 0)
 			return pop_fail(c, (int)n, "reading");
-		if (n) {
-			ret = pop_write(c, ino, c->buf, n, 0);
+		wend = min_t(u64, n, size);
+		if (wend) {
+			ret = pop_write(c, ino, c->buf, wend, 0);
 			if (ret)
 				return ret;
 		}
-		wend = n;
+		if ((u64)n != size)
+			pop_file_changed(c, fd, size, &size);
 		goto out_size;
 	}
 
@@ -362,9 +574,11 @@ pop_file_data(struct pop_ctx *c, int fd, const struct stat *st, u32 ino)
 			return ret;
 		off = hole;
 	}
+	/* did it change meanwhile?  One fstat, next to a large copy */
+	pop_file_changed(c, fd, st->st_size, &size);
 
 out_size:
-	if (wend < size) {
+	if (wend != size) {
 		ret = gaze_file_truncate(c->fs, ino, size);
 		if (ret)
 			return pop_fail(c, ret, "setting size");
@@ -492,6 +706,21 @@ pop_pop(struct pop_ctx *c)
 	return ret;
 }
 
+/* opens a source directory; O_NOATIME dropped where it is refused */
+static int
+pop_open_dir(struct pop_ctx *c, int dirfd, const char *name)
+{
+	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	int fd;
+
+	fd = openat(dirfd, name, flags | (c->noatime ? O_NOATIME : 0));
+	if (fd < 0 && errno == EPERM && c->noatime) {
+		c->noatime = false;
+		fd = openat(dirfd, name, flags);
+	}
+	return fd < 0 ? -errno : fd;
+}
+
 static int
 pop_one_dir(struct pop_ctx *c, int dirfd, u32 dino, const char *name,
 	    u16 len, const struct stat *st, struct gaze_attr *a)
@@ -501,6 +730,12 @@ pop_one_dir(struct pop_ctx *c, int dirfd, u32 dino, const char *name,
 	u8 dtype;
 	int fd, ret;
 
+	/* opened first: one that vanished is skipped before it is made */
+	fd = pop_open_dir(c, dirfd, name);
+	if (fd == -ENOENT)
+		return pop_vanished(c);
+	if (fd < 0)
+		return pop_fail(c, fd, NULL);
 	ret = gaze_ns_mknod(c->fs, dino, name, len, a, &ino);
 	if (ret == -EEXIST) {
 		/* made by mkfs itself (lost+found): merge */
@@ -508,19 +743,12 @@ pop_one_dir(struct pop_ctx *c, int dirfd, u32 dino, const char *name,
 		if (!ret && dtype != DT_DIR)
 			ret = -EEXIST;
 	}
-	if (ret)
+	if (ret) {
+		close(fd);
 		return pop_fail(c, ret, "creating directory");
+	}
 	c->ndirs++;
 
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC | (c->noatime ? O_NOATIME : 0));
-	if (fd < 0 && errno == EPERM && c->noatime) {
-		c->noatime = false;
-		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-			    O_CLOEXEC);
-	}
-	if (fd < 0)
-		return pop_fail(c, -errno, NULL);
 	ret = pop_xattrs(c, fd, dirfd, name, ino, &dummy);
 	if (ret) {
 		close(fd);
@@ -554,11 +782,13 @@ pop_entry(struct pop_ctx *c, int dirfd, u32 dino, const char *name, u16 len)
 	int fd = -1, ret;
 	u32 ino;
 
+	pop_hook(c, dirfd, name, false);
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (errno == ENOENT)
-			return 0;	/* removed meanwhile */
+			return pop_vanished(c);
 		return pop_fail(c, -errno, NULL);
 	}
+	pop_hook(c, dirfd, name, true);
 	if (c->verbose > 1)
 		printf("%s\n", c->pb.path);
 	pop_attr(c, &st, &a);
@@ -582,6 +812,8 @@ pop_entry(struct pop_ctx *c, int dirfd, u32 dino, const char *name, u16 len)
 	case S_IFREG:
 		if (st.st_size > 0) {
 			fd = pop_open_file(c, dirfd, name);
+			if (fd == -ENOENT)
+				return pop_vanished(c);
 			if (fd < 0)
 				return pop_fail(c, fd, NULL);
 		}
@@ -600,6 +832,8 @@ pop_entry(struct pop_ctx *c, int dirfd, u32 dino, const char *name, u16 len)
 		break;
 	case S_IFLNK:
 		tlen = readlinkat(dirfd, name, c->buf, POP_BUF_SIZE);
+		if (tlen < 0 && errno == ENOENT)
+			return pop_vanished(c);
 		if (tlen < 0)
 			return pop_fail(c, -errno, "reading symlink");
 		if (tlen >= PATH_MAX)
@@ -676,6 +910,72 @@ pop_dir(struct pop_ctx *c, int dirfd, u32 dino)
 	return ret;
 }
 
+/* buffers, path and descriptor stack of a walk of c->srcdir */
+static int
+pop_init(struct pop_ctx *c)
+{
+	int ret;
+
+	gaze_dirstack_init(&c->ds, GAZE_DIRSTACK_MAX_FDS);
+	ret = gaze_pathbuf_init(&c->pb, c->srcdir);
+	c->buf = malloc(POP_BUF_SIZE);
+	c->dents = malloc(POP_DENTS_SIZE);
+	c->xlist = malloc(POP_XATTR_MAX);
+	c->xval = malloc(POP_XATTR_MAX);
+	if (ret || !c->buf || !c->dents || !c->xlist || !c->xval) {
+		if (!c->quiet)
+			fprintf(stderr, "mkfs.gaze: %s: %s\n", c->srcdir,
+				strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	/* "/" gives "//x" otherwise (and "dir/" "dir//x": pathbuf_init) */
+	if (c->pb.len == 1 && c->pb.path[0] == '/')
+		c->pb.len = 0;
+	pop_hook_init(c);
+	return 0;
+}
+
+static void
+pop_fini(struct pop_ctx *c)
+{
+	gaze_inode_table_free(&c->links, pop_link_release);
+	while (c->ds.depth)
+		pop_pop(c);
+	gaze_dirstack_free(&c->ds);
+	pop_hook_free(c);
+	free(c->xval);
+	free(c->xlist);
+	free(c->dents);
+	free(c->buf);
+	gaze_pathbuf_free(&c->pb);
+}
+
+/* opens c->srcdir, the root of the walk; its descriptor or -errno */
+static int
+pop_open_root(struct pop_ctx *c, struct stat *st)
+{
+	int fd, ret;
+
+	fd = open(c->srcdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOATIME);
+	if (fd < 0 && errno == EPERM) {
+		c->noatime = false;
+		fd = open(c->srcdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		ret = -errno;
+		if (!c->quiet)
+			fprintf(stderr, "mkfs.gaze: %s: %s\n", c->srcdir,
+				strerror(-ret));
+		return ret;
+	}
+	if (fstat(fd, st)) {
+		ret = pop_fail(c, -errno, NULL);
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
 int
 gaze_populate(struct gaze_fs *fs, const char *srcdir, int verbose)
 {
@@ -689,61 +989,38 @@ gaze_populate(struct gaze_fs *fs, const char *srcdir, int verbose)
 	int fd, ret;
 
 	gaze_wallclock(&c.now, &c.now_nsec);
-	gaze_dirstack_init(&c.ds, GAZE_DIRSTACK_MAX_FDS);
-	ret = gaze_pathbuf_init(&c.pb, srcdir);
-	c.buf = malloc(POP_BUF_SIZE);
-	c.dents = malloc(POP_DENTS_SIZE);
-	c.xlist = malloc(POP_XATTR_MAX);
-	c.xval = malloc(POP_XATTR_MAX);
-	if (ret || !c.buf || !c.dents || !c.xlist || !c.xval) {
-		fprintf(stderr, "mkfs.gaze: %s: %s\n", srcdir,
-			strerror(ENOMEM));
-		ret = -ENOMEM;
-		goto out_free;
-	}
-	/* "/" gives "//x" otherwise (and "dir/" "dir//x": pathbuf_init) */
-	if (c.pb.len == 1 && c.pb.path[0] == '/')
-		c.pb.len = 0;
-
-	fd = open(srcdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOATIME);
-	if (fd < 0 && errno == EPERM) {
-		c.noatime = false;
-		fd = open(srcdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	}
+	ret = pop_init(&c);
+	if (ret)
+		goto out;
+	fd = pop_open_root(&c, &st);
 	if (fd < 0) {
-		ret = -errno;
-		fprintf(stderr, "mkfs.gaze: %s: %s\n", srcdir, strerror(-ret));
-		goto out_free;
-	}
-	if (fstat(fd, &st)) {
-		ret = pop_fail(&c, -errno, NULL);
-		close(fd);
-		goto out_free;
+		ret = fd;
+		goto out;
 	}
 	pop_attr(&c, &st, &a);
 	ret = pop_xattrs(&c, fd, -1, NULL, GAZE_ROOT_INO, &dummy);
 	if (ret) {
 		close(fd);
-		goto out_free;
+		goto out;
 	}
 	ret = pop_push(&c, fd, &st);
 	if (ret) {
 		ret = pop_fail(&c, ret, NULL);
 		close(fd);
-		goto out_free;
+		goto out;
 	}
 	ret = pop_dir(&c, fd, GAZE_ROOT_INO);
 	pop_pop(&c);
 	if (ret)
-		goto out_links;
+		goto out;
 	ret = pop_links_finish(&c);
 	if (ret)
-		goto out_links;
+		goto out;
 	if (!c.pb.len)
 		strcpy(c.pb.path, "/");
 	ret = pop_setattr(&c, GAZE_ROOT_INO, &a);
 	if (ret)
-		goto out_links;
+		goto out;
 	if (verbose)
 		printf("Copied %llu files (%llu MiB), %llu directories, %llu symlinks, %llu special files, %llu hard links from %s\n",
 		       (unsigned long long)c.nfiles,
@@ -752,17 +1029,268 @@ gaze_populate(struct gaze_fs *fs, const char *srcdir, int verbose)
 		       (unsigned long long)c.nsyms,
 		       (unsigned long long)c.nspecial,
 		       (unsigned long long)c.nhard, srcdir);
+out:
+	pop_fini(&c);
+	return ret;
+}
 
-out_links:
-	gaze_inode_table_free(&c.links, pop_link_release);
-out_free:
-	while (c.ds.depth)
-		pop_pop(&c);
-	gaze_dirstack_free(&c.ds);
-	free(c.xval);
-	free(c.xlist);
-	free(c.dents);
-	free(c.buf);
-	gaze_pathbuf_free(&c.pb);
+/* ---------------------------------------------------------------- */
+/* The estimate                                                      */
+/* ---------------------------------------------------------------- */
+
+/*
+ * Block-map nodes for logical blocks [lo, hi) of one inode.  The inode
+ * maps the first GAZE_ADDRS_PER_INODE blocks itself; each direct node
+ * maps GAZE_ADDRS_PER_DNODE more: the inode's own two, then those of its
+ * two indirect nodes (GAZE_NIDS_PER_INDIRECT each), then those below the
+ * double-indirect node.
+ */
+static u64
+est_map_nodes(u64 lo, u64 hi)
+{
+	u64 d0, d1, i0, i1, n;
+
+	lo = max_t(u64, lo, GAZE_ADDRS_PER_INODE);
+	if (hi <= lo)
+		return 0;
+	d0 = (lo - GAZE_ADDRS_PER_INODE) / GAZE_ADDRS_PER_DNODE;
+	d1 = (hi - 1 - GAZE_ADDRS_PER_INODE) / GAZE_ADDRS_PER_DNODE;
+	n = d1 - d0 + 1;
+	if (d1 < GAZE_NR_DIRECT_NODES)
+		return n;
+	d0 = max_t(u64, d0, GAZE_NR_DIRECT_NODES);
+	i0 = (d0 - GAZE_NR_DIRECT_NODES) / GAZE_NIDS_PER_INDIRECT;
+	i1 = (d1 - GAZE_NR_DIRECT_NODES) / GAZE_NIDS_PER_INDIRECT;
+	n += i1 - i0 + 1;
+	if (i1 >= GAZE_NR_INDIRECT_NODES)
+		n++;			/* the double-indirect node */
+	return n;
+}
+
+/* a directory whose entries take bytes: inline, or hashed blocks */
+static void
+est_dir(struct pop_ctx *c, u64 bytes)
+{
+	struct gaze_tree_estimate *e = c->est;
+	u64 buckets, slots = 1, index = 0;
+
+	if (c->inline_data && bytes <= GAZE_INLINE_DENTRY_SPACE)
+		return;
+	/* splitting leaves buckets about 70% full on average */
+	buckets = max_t(u64, 1, DIV_ROUND_UP(bytes * 10,
+					     GAZE_DIR_BUCKET_SPACE * 7));
+	if (buckets > 1) {
+		/* uneven splits: the global depth runs a level deeper */
+		while (slots < buckets)
+			slots <<= 1;
+		slots <<= 1;
+		index = DIV_ROUND_UP(slots, GAZE_DIR_INDEX_PER_BLOCK);
+	}
+	e->dir_blocks += buckets + index;
+	e->map_nodes += est_map_nodes(0, index) +
+			est_map_nodes(GAZE_DIR_BUCKET_BASE,
+				      GAZE_DIR_BUCKET_BASE + buckets);
+}
+
+/* a regular file: copied by its data ranges (gaze_populate) */
+static void
+est_file(struct pop_ctx *c, const struct stat *st)
+{
+	struct gaze_tree_estimate *e = c->est;
+	u64 size = st->st_size, alloc = (u64)st->st_blocks * 512;
+	u64 bytes, blocks, last;
+
+	e->files++;
+	if (!size)
+		return;
+	if (c->inline_data && size <= GAZE_INLINE_SIZE) {
+		e->inline_files++;
+		e->data_bytes += size;
+		return;
+	}
+	bytes = min(size, alloc);
+	blocks = DIV_ROUND_UP(bytes, GAZE_BLOCK_SIZE);
+	e->data_bytes += bytes;
+	e->data_blocks += blocks;
+	e->map_nodes += est_map_nodes(0, blocks);
+	/* a sparse file's data may lie anywhere: its end needs nodes too */
+	last = DIV_ROUND_UP(size, GAZE_BLOCK_SIZE);
+	if (blocks && blocks < last)
+		e->map_nodes += est_map_nodes(last - 1, last);
+}
+
+/* xattrs beyond the room in the inode take a node; errors: none */
+static void
+est_xattrs(struct pop_ctx *c, const char *path)
+{
+	ssize_t len, vlen;
+	const char *n;
+	u32 total = 0;
+
+	len = llistxattr(path, c->xlist, POP_XATTR_MAX);
+	if (len <= 0)
+		return;		/* the copy reports what goes wrong */
+	gaze_xname_for_each(n, c->xlist, len) {
+		vlen = lgetxattr(path, n, NULL, 0);
+		if (vlen >= 0)
+			total += pop_xattr_len(n, vlen);
+	}
+	if (total > GAZE_INLINE_XATTR_SIZE)
+		c->est->xattr_nodes++;
+}
+
+static int est_walk(struct pop_ctx *c, int dirfd, u64 *dir_bytes);
+
+static int
+est_subdir(struct pop_ctx *c, int dirfd, const char *name,
+	   const struct stat *st)
+{
+	u64 bytes = 0;
+	int fd, ret;
+
+	fd = pop_open_dir(c, dirfd, name);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return pop_fail(c, fd, NULL);
+	ret = pop_push(c, fd, st);
+	if (ret) {
+		close(fd);
+		return pop_fail(c, ret, NULL);
+	}
+	ret = est_walk(c, fd, &bytes);
+	if (ret) {
+		pop_pop(c);
+		return ret;
+	}
+	ret = pop_pop(c);
+	if (!ret)
+		est_dir(c, bytes);
+	return ret;
+}
+
+static int
+est_entry(struct pop_ctx *c, int dirfd, const char *name)
+{
+	struct gaze_tree_estimate *e = c->est;
+	struct gaze_attr none = { 0 };
+	struct stat st;
+	int ret;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (errno == ENOENT)
+			return 0;
+		return pop_fail(c, -errno, NULL);
+	}
+	if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
+		if (pop_link_find(c, st.st_dev, st.st_ino)) {
+			e->hardlinks++;
+			return 0;
+		}
+		if (pop_link_add(c, &st, 0, &none))
+			return pop_fail(c, -ENOMEM, NULL);
+	}
+	e->inodes++;
+	est_xattrs(c, gaze_pathbuf_xpath(&c->pb, dirfd, name, c->buf,
+					 POP_BUF_SIZE));
+	switch (st.st_mode & S_IFMT) {
+	case S_IFDIR:
+		e->dirs++;
+		ret = est_subdir(c, dirfd, name, &st);
+		if (ret)
+			return ret;
+		break;
+	case S_IFREG:
+		est_file(c, &st);
+		break;
+	case S_IFLNK:
+		e->symlinks++;
+		if (!c->inline_data || (u64)st.st_size > GAZE_INLINE_SIZE)
+			e->data_blocks++;
+		break;
+	default:
+		e->special++;
+		break;
+	}
+	return 0;
+}
+
+/* the entries of a directory (the top of c->ds); *dir_bytes: theirs */
+static int
+est_walk(struct pop_ctx *c, int dirfd, u64 *dir_bytes)
+{
+	struct pop_ent *ents = NULL;
+	char *names = NULL;
+	size_t old;
+	u32 i, count = 0, level = c->ds.depth - 1;
+	int ret;
+
+	ret = pop_list(c, dirfd, &ents, &names, &count);
+	if (ret)
+		return ret;
+	for (i = 0; i < count; i++) {
+		ret = gaze_pathbuf_add(&c->pb, names + ents[i].name,
+				       ents[i].len, &old);
+		if (ret) {
+			ret = pop_fail(c, ret, NULL);
+			break;
+		}
+		*dir_bytes += GAZE_DIRENT_LEN(ents[i].len);
+		ret = est_entry(c, c->ds.lv[level].fd, names + ents[i].name);
+		if (ret)
+			break;
+		gaze_pathbuf_cut(&c->pb, old);
+	}
+	free(ents);
+	free(names);
+	return ret;
+}
+
+int
+gaze_populate_estimate(const char *srcdir, uint64_t feature_compat,
+		       uint64_t feature_incompat, bool quiet,
+		       struct gaze_tree_estimate *e)
+{
+	struct pop_ctx c = {
+		.srcdir = srcdir, .verbose = quiet ? 0 : 1, .quiet = quiet,
+		.noatime = true, .est = e,
+		.inline_data = feature_incompat &
+			       GAZE_FEATURE_INCOMPAT_INLINE_DATA,
+	};
+	struct stat st, lf;
+	u64 bytes = 0;
+	int fd, ret;
+
+	memset(e, 0, sizeof(*e));
+	ret = pop_init(&c);
+	if (ret)
+		goto out;
+	fd = pop_open_root(&c, &st);
+	if (fd < 0) {
+		ret = fd;
+		goto out;
+	}
+	e->inodes++;
+	e->dirs++;
+	est_xattrs(&c, srcdir);
+	/* the lost+found mkfs makes, unless the tree brings one */
+	if ((feature_compat & GAZE_FEATURE_COMPAT_LOST_FOUND) &&
+	    fstatat(fd, "lost+found", &lf, AT_SYMLINK_NOFOLLOW)) {
+		e->inodes++;
+		e->dirs++;
+		bytes += GAZE_DIRENT_LEN(strlen("lost+found"));
+	}
+	ret = pop_push(&c, fd, &st);
+	if (ret) {
+		ret = pop_fail(&c, ret, NULL);
+		close(fd);
+		goto out;
+	}
+	ret = est_walk(&c, fd, &bytes);
+	pop_pop(&c);
+	if (!ret)
+		est_dir(&c, bytes);
+out:
+	pop_fini(&c);
 	return ret;
 }

@@ -203,6 +203,36 @@ capacity_advice(const struct gaze_mkfs_params *p, const struct gaze_layout *l)
 	}
 }
 
+/* -n -d: what the tree would take against the usable capacity */
+static void
+print_tree(const struct mkfs_summary *s)
+{
+	const struct gaze_tree_estimate *e = s->tree;
+	u64 need = gaze_tree_estimate_blocks(e), user = s->layout->user_blocks;
+	char h1[GAZE_SIZE_HUMAN_LEN], h2[GAZE_SIZE_HUMAN_LEN];
+
+	printf("%-20s %s\n", "Tree (-d):", s->root_dir);
+	printf("%-20s the tree needs about %s of %s usable", "",
+	       human(blocks_bytes(need), h1), human(blocks_bytes(user), h2));
+	printf(" (%" PRIu64 " blocks", need);
+	if (need > user)
+		printf("): does not fit\n");
+	else
+		printf(", %.0f%%)\n", user ? 100.0 * (double)need /
+					    (double)user : 0.0);
+	printf("%-20s %" PRIu64 " inodes: %" PRIu64 " files (%" PRIu64 " inline), %" PRIu64 " directories,\n",
+	       "", e->inodes, e->files, e->inline_files, e->dirs);
+	printf("%-20s %" PRIu64 " symlinks, %" PRIu64 " other; %" PRIu64 " more hard links\n",
+	       "", e->symlinks, e->special, e->hardlinks);
+	printf("%-20s blocks: %" PRIu64 " inodes, %" PRIu64 " data, %" PRIu64 " directory,\n",
+	       "", e->inodes, e->data_blocks, e->dir_blocks);
+	printf("%-20s %" PRIu64 " block map, %" PRIu64 " xattr\n", "",
+	       e->map_nodes, e->xattr_nodes);
+	if (need <= user && need * 100 > user * 90)
+		printf("%-20s close to full: the estimate can be off by a few percent\n",
+		       "");
+}
+
 void
 gaze_mkfs_summary_print(const struct mkfs_summary *s)
 {
@@ -271,5 +301,7 @@ gaze_mkfs_summary_print(const struct mkfs_summary *s)
 	printf("%-20s %s\n", "UUID:", uuid);
 	if (s->verbose)
 		print_tables(l);
+	if (s->tree)
+		print_tree(s);
 	capacity_advice(p, l);
 }

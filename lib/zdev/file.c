@@ -19,6 +19,10 @@
  * zone's write pointer read as zeros without touching the disk, so
  * discard not zeroing does not matter.
  *
+ * An image file opened with o->lock is flock(2)ed on the backend's own
+ * descriptor (gaze_dev_lock), so the lock lasts exactly as long as the
+ * device is open; block devices have O_EXCL instead.
+ *
  * Locking: fdev.lock protects the zone state machine.  Writes to
  * sequential zones hold it across the pwrite so check, write and wp
  * advance are one step; reads and writes to conventional zones do their
@@ -267,25 +271,17 @@ fdev_size(struct fdev *f, const char *path, u64 *bytes)
 	return 0;
 }
 
-static int
-fdev_geometry(struct fdev *f, const char *path,
-	      const struct gaze_dev_open_opts *o)
+int
+gaze_zdev_file_geometry(u64 bytes, const struct gaze_dev_open_opts *o,
+			struct gaze_dev *d)
 {
-	struct gaze_dev *d = &f->dev;
-	u64 bytes, nr_zones;
-	int ret;
+	u64 nr_zones;
 
-	ret = fdev_size(f, path, &bytes);
-	if (ret)
-		return ret;
 	d->zone_blocks = o->zone_blocks ? o->zone_blocks :
 			 gaze_zdev_default_zone_blocks(bytes);
 	nr_zones = bytes / ((u64)d->zone_blocks * GAZE_ZDEV_BLOCK);
-	if (!nr_zones || nr_zones > UINT32_MAX) {
-		gaze_err("%s: %llu bytes cannot hold whole zones of %u blocks",
-			 path, (unsigned long long)bytes, d->zone_blocks);
+	if (!nr_zones || nr_zones > UINT32_MAX)
 		return -EINVAL;
-	}
 	d->nr_zones = nr_zones;
 	d->nr_blocks = nr_zones * d->zone_blocks;
 	d->zone_cap = d->zone_blocks;
@@ -293,6 +289,26 @@ fdev_geometry(struct fdev *f, const char *path,
 	d->max_open = o->max_open;
 	d->max_active = 0;
 	d->model = GAZE_ZM_EMULATED;
+	return 0;
+}
+
+static int
+fdev_geometry(struct fdev *f, const char *path,
+	      const struct gaze_dev_open_opts *o)
+{
+	struct gaze_dev *d = &f->dev;
+	u64 bytes;
+	int ret;
+
+	ret = fdev_size(f, path, &bytes);
+	if (ret)
+		return ret;
+	ret = gaze_zdev_file_geometry(bytes, o, d);
+	if (ret) {
+		gaze_err("%s: %llu bytes cannot hold whole zones of %u blocks",
+			 path, (unsigned long long)bytes, d->zone_blocks);
+		return ret;
+	}
 	return gaze_zsm_init(&f->zsm, d->nr_zones, d->zone_blocks,
 			     d->zone_blocks, d->nr_zones, o->max_open, 0);
 }
@@ -313,6 +329,12 @@ gaze_zdev_file_open(const char *path, bool blkdev,
 	if (f->fd < 0) {
 		ret = f->fd;
 		goto out_free;
+	}
+	/* block devices have O_EXCL (and udev takes shared locks on them) */
+	if (!blkdev && o->lock) {
+		ret = gaze_dev_lock(f->fd, !o->rdonly);
+		if (ret)
+			goto out_close;
 	}
 	ret = fdev_geometry(f, path, o);
 	if (ret)

@@ -108,6 +108,9 @@ struct gaze_dev_open_opts {
 	bool	direct;		/* O_DIRECT where possible (always on zoned) */
 	u32	max_open;	/* emulated: limit to enforce and report (0 =
 				 * none); zoned: may only lower the device's */
+	bool	lock;		/* regular files: gaze_dev_lock() on the
+				 * descriptor, shared when rdonly, else
+				 * exclusive; -EWOULDBLOCK when held */
 };
 
 /*
@@ -117,6 +120,28 @@ struct gaze_dev_open_opts {
 int gaze_dev_open(const char *path, const struct gaze_dev_open_opts *o,
 		  struct gaze_dev **out);
 void gaze_dev_close(struct gaze_dev *d);	/* any backend; NULL is a no-op */
+
+/*
+ * Image files have no O_EXCL: two programs writing one image at once
+ * leave a filesystem neither of them made.  So the tools that write an
+ * image (mkfs.gaze for its whole run, fsck.gaze -p/-y) hold an exclusive
+ * flock(2) on it and the readers (fsck.gaze -n, gazectl) a shared one,
+ * never waiting.  Returns 0, -EWOULDBLOCK when another process holds a
+ * conflicting lock, or another negative errno.  A filesystem that cannot
+ * lock (ENOLCK, EOPNOTSUPP: some NFS and FUSE mounts) counts as success:
+ * the lock is a safety net, not a requirement.
+ */
+int gaze_dev_lock(int fd, bool excl);
+
+/*
+ * The geometry the file backend gives a regular file or disk of bytes
+ * bytes with o's zone size and open-zone limit, without opening
+ * anything: mkfs.gaze -s computes the layout of an image before it
+ * creates or resizes the file.  Fills the geometry fields of *d (not
+ * ops, lbs or priv).  -EINVAL when bytes cannot hold one zone.
+ */
+int gaze_zdev_file_geometry(u64 bytes, const struct gaze_dev_open_opts *o,
+			    struct gaze_dev *d);
 
 /*
  * Default emulated zone size for a device of the given size: 256 MiB from

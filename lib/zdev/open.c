@@ -9,6 +9,7 @@
  * decision and the default emulated zone size here means all tools agree.
  */
 #include <stdio.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <libzbd/zbd.h>
 
@@ -83,6 +84,16 @@ gaze_dev_open(const char *path, const struct gaze_dev_open_opts *o,
 		return gaze_zdev_file_open(path, false, o, out);
 	gaze_err("%s: not a block device or regular file", path);
 	return -ENOTBLK;
+}
+
+int
+gaze_dev_lock(int fd, bool excl)
+{
+	if (!flock(fd, (excl ? LOCK_EX : LOCK_SH) | LOCK_NB))
+		return 0;
+	if (errno == ENOLCK || errno == EOPNOTSUPP)
+		return 0;
+	return -errno;	/* EWOULDBLOCK: somebody else holds it */
 }
 
 void
