@@ -221,6 +221,9 @@ struct fsck {
 	bool			cp_fallback;	/* a newer pack was invalid */
 	u32			cp_damaged;	/* damaged packs passed over:
 						 * -y rewrites both zones */
+	bool			cp_renew;	/* -y on a zoned device: a bad
+						 * superblock copy is rewritten
+						 * with both zones */
 	u32			*orphans;
 	u32			nr_orphans;
 

@@ -177,43 +177,6 @@ mount_state(const char *dev, char *where, size_t len)
 	return state;
 }
 
-/* zone size of an emulated image: from copy 0, else by finding copy 1 */
-static u32
-find_zone_blocks(const char *path)
-{
-	struct gaze_super *sb = malloc(GAZE_BLOCK_SIZE);
-	u32 zb = 0, z;
-	int fd;
-
-	if (!sb)
-		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		goto out;
-	if (gaze_pread_full(fd, sb, GAZE_BLOCK_SIZE, 0) == GAZE_BLOCK_SIZE &&
-	    !gaze_fmt_super_verify(sb, 0, NULL)) {
-		if (le32_to_cpu(sb->zone_model) == GAZE_ZM_EMULATED)
-			zb = le32_to_cpu(sb->zone_blocks);
-		goto out_close;
-	}
-	for (z = GAZE_MIN_ZONE_BLOCKS; z && z <= (1u << 22); z <<= 1) {
-		if (gaze_pread_full(fd, sb, GAZE_BLOCK_SIZE,
-				    (off_t)z * GAZE_BLOCK_SIZE) !=
-		    GAZE_BLOCK_SIZE)
-			break;
-		if (!gaze_fmt_super_verify(sb, z, NULL) &&
-		    le32_to_cpu(sb->zone_blocks) == z) {
-			if (le32_to_cpu(sb->zone_model) == GAZE_ZM_EMULATED)
-				zb = z;
-			break;
-		}
-	}
-out_close:
-	close(fd);
-out:
-	free(sb);
-	return zb;
-}
 
 static void
 on_signal(int sig)
@@ -385,7 +348,7 @@ main(int argc, char **argv)
 	oo.excl = !oo.rdonly;
 	/* an image: not while mkfs.gaze or another repair writes it */
 	oo.lock = true;
-	oo.zone_blocks = find_zone_blocks(m.device);
+	oo.zone_blocks = gaze_probe_image_zone_blocks(m.device);
 	ret = gaze_dev_open(m.device, &oo, &dev);
 	if (ret == -EWOULDBLOCK) {
 		fprintf(stderr, "fsck.gaze: %s: in use: another program (mkfs.gaze, fsck.gaze%s) holds its lock; not checking it\n",

@@ -41,7 +41,10 @@ repair_supers(struct fsck *f)
 	int c, ret = 0;
 
 	if (f->dev->model != GAZE_ZM_EMULATED) {
-		fsck_problem(f, false, "a superblock copy on a zoned device cannot be rewritten offline; left as it is");
+		/* a sequential zone is not written in place: both
+		 * checkpoint zones are written anew, each starting with a
+		 * fresh superblock copy (gaze_cp_renew_zones, at the end) */
+		f->cp_renew = true;
 		return 0;
 	}
 	sb = malloc(sizeof(*sb));
@@ -764,8 +767,9 @@ fsck_repair(struct fsck *f)
 	}
 	fs->cp.flags = cpu_to_le32(le32_to_cpu(fs->cp.flags) &
 				   ~GAZE_CP_FSCK_NEEDED);
-	if (f->cp_damaged) {
-		/* both checkpoint zones written anew: no damage left */
+	if (f->cp_damaged || f->cp_renew) {
+		/* both checkpoint zones written anew, superblock copies
+		 * included: no damage left */
 		mutex_lock(&fs->lock);
 		ret = gaze_cp_renew_zones(fs);
 		mutex_unlock(&fs->lock);

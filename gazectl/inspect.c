@@ -236,8 +236,8 @@ img_open(struct img *im, const char *name, bool want_fs)
 			name);
 		return -EINVAL;
 	}
-	if (le32_to_cpu(im->sb.zone_model) == GAZE_ZM_EMULATED)
-		op.zone_blocks = le32_to_cpu(im->sb.zone_blocks);
+	/* images: the zone size mkfs chose is only in the superblock */
+	op.zone_blocks = gaze_probe_image_zone_blocks(name);
 	ret = gaze_dev_open(name, &op, &im->dev);
 	if (ret) {
 		fprintf(stderr, "gazectl: %s: %s\n", name,

@@ -125,9 +125,8 @@ rd_open(struct rd_img *img, const char *name)
 		ret = -EINVAL;
 		goto out_free;
 	}
-	/* emulated zones: the size mkfs chose is only in the superblock */
-	if (le32_to_cpu(sb->zone_model) == GAZE_ZM_EMULATED)
-		o.zone_blocks = le32_to_cpu(sb->zone_blocks);
+	/* images: the zone size mkfs chose is only in the superblock */
+	o.zone_blocks = gaze_probe_image_zone_blocks(name);
 	ret = gaze_dev_open(name, &o, &img->dev);
 	if (ret) {
 		fprintf(stderr, "gazectl: %s: %s\n", name,

@@ -351,11 +351,13 @@ cp_try(struct gaze_dev *dev, const struct gaze_super *sb, u32 zone, u32 off,
 			       "the block is not a checkpoint head";
 		return -ENODATA;
 	}
+	/* what the head claims, verified or not: a damaged pack that
+	 * claims to be newer than the last valid one matters */
+	*seq = le64_to_cpu(head->hdr.seq);
 	ret = gaze_fmt_cp_head_verify(head, sb, blkaddr, why);
 	if (ret)
 		return ret;
 	*nb = le32_to_cpu(head->pack_blocks);
-	*seq = le64_to_cpu(head->hdr.seq);
 	if (*nb > gaze_cp_max_pack(sb) || off + *nb > limit) {
 		*why = "pack runs past the written part of the zone";
 		return -EFSCORRUPTED;
@@ -449,7 +451,15 @@ gaze_cp_walk_zone(struct gaze_dev *dev, const struct gaze_super *sb, u32 zone,
 		 */
 		next = cp_resync(dev, sb, zone, nb && seq > last ? off + nb - 1 :
 				 off, limit, last, buf);
-		if (!next && ret == -ENODATA && (!seq_zone || (zero_end && zero)))
+		/*
+		 * Nothing valid after it.  In a sequential zone below its
+		 * write pointer that is damage; in a finished zone zeros
+		 * are the end; elsewhere (conventional zones keep whatever
+		 * was there before) only a head claiming to be newer than
+		 * the last valid pack is: a torn or damaged newest pack.
+		 */
+		if (!next && ((seq_zone && zero_end && zero) ||
+			      (!seq_zone && seq <= last)))
 			break;
 		s.nblocks = next ? next - off : (u32)(limit - off);
 		s.seq = seq > last ? seq : 0;

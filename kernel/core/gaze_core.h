@@ -549,8 +549,8 @@ struct gaze_cp_seen {
 	u32	zone, off;	/* where it begins (block in the zone) */
 	u32	nblocks;	/* a pack's blocks; damage: up to the next
 				 * valid pack, or the end of the written part */
-	u64	seq;		/* a pack's; damage: its head's, if the head
-				 * verified and is newer, else 0 */
+	u64	seq;		/* a pack's; damage: what its head claims,
+				 * if newer than the last valid pack, else 0 */
 	int	err;		/* 0: a valid pack; -EFSCORRUPTED/-EFSBADCRC */
 	const char *why;	/* err: what is wrong */
 	/* a valid pack: its head, its other blocks right after it in

@@ -73,6 +73,14 @@ int gaze_probe_blkid(const char *path, char *type, size_t len, bool *ptable);
 int gaze_probe_gaze_at(const char *path, uint64_t off);
 /* same, for a block already read */
 bool gaze_probe_gaze_block(const void *block);
+/*
+ * The zone size recorded in a GAZE superblock at path (copy 0, or copy 1
+ * found at the start of the second zone), whatever zone model it was
+ * made for: an image of emulated zones, or a copy of a zoned device's
+ * blocks, read with emulated zones of the size it was made with; 0 when
+ * none verifies.  For gaze_dev_open_opts.zone_blocks.
+ */
+uint32_t gaze_probe_image_zone_blocks(const char *path);
 
 /* ---------------------------------------------------------------- */
 /* uuid.c                                                            */

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "gaze_util.h"
-#include "gaze_format.h"
+#include "gaze_core.h"
 
 int
 gaze_probe_blkid(const char *path, char *type, size_t len, bool *ptable)
@@ -99,4 +99,45 @@ gaze_probe_gaze_at(const char *path, uint64_t off)
 out_close:
 	close(fd);
 	return ret;
+}
+
+static bool
+probe_super_at(int fd, void *blk, u32 zone_blocks)
+{
+	const struct gaze_super *sb = blk;
+
+	return gaze_pread_full(fd, blk, GAZE_BLOCK_SIZE,
+			       (off_t)zone_blocks * GAZE_BLOCK_SIZE) ==
+	       GAZE_BLOCK_SIZE &&
+	       !gaze_fmt_super_verify(sb, zone_blocks, NULL) &&
+	       (!zone_blocks || le32_to_cpu(sb->zone_blocks) == zone_blocks);
+}
+
+uint32_t
+gaze_probe_image_zone_blocks(const char *path)
+{
+	struct gaze_super *sb = malloc(GAZE_BLOCK_SIZE);
+	u32 zb = 0, z;
+	int fd;
+
+	if (!sb)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto out;
+	if (probe_super_at(fd, sb, 0)) {
+		zb = le32_to_cpu(sb->zone_blocks);
+		goto out_close;
+	}
+	/* copy 0 damaged: copy 1 is at the start of the second zone */
+	for (z = GAZE_MIN_ZONE_BLOCKS; z && z <= (1u << 22); z <<= 1)
+		if (probe_super_at(fd, sb, z)) {
+			zb = z;
+			break;
+		}
+out_close:
+	close(fd);
+out:
+	free(sb);
+	return zb;
 }
