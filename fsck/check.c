@@ -22,7 +22,6 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,77 +31,6 @@
 
 #define BIT_TEST(map, i)	((map)[(i) >> 3] & (1u << ((i) & 7)))
 #define BIT_SET(map, i)		((map)[(i) >> 3] |= (u8)(1u << ((i) & 7)))
-
-/* ---------------------------------------------------------------- */
-/* Messages                                                          */
-/* ---------------------------------------------------------------- */
-
-static void
-fsck_vmsg(struct fsck *f, const char *fmt, va_list ap)
-{
-	char buf[512];
-
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	if (f->o.json) {
-		char **m;
-
-		if (f->nr_msgs >= 10000)
-			return;
-		m = realloc(f->msgs, (f->nr_msgs + 1) * sizeof(*m));
-		if (!m)
-			return;
-		f->msgs = m;
-		f->msgs[f->nr_msgs] = strdup(buf);
-		if (f->msgs[f->nr_msgs])
-			f->nr_msgs++;
-		return;
-	}
-	fprintf(f->o.out, "%s\n", buf);
-}
-
-void
-fsck_problem(struct fsck *f, bool safe, const char *fmt, ...)
-{
-	va_list ap;
-
-	f->problems++;
-	if (!safe)
-		f->unsafe++;
-	va_start(ap, fmt);
-	fsck_vmsg(f, fmt, ap);
-	va_end(ap);
-}
-
-void
-fsck_info(struct fsck *f, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!f->o.verbose)
-		return;
-	va_start(ap, fmt);
-	fsck_vmsg(f, fmt, ap);
-	va_end(ap);
-}
-
-void
-fsck_progress(struct fsck *f, const char *phase, u64 done, u64 total)
-{
-	int pct;
-
-	if (!f->o.progress || !total)
-		return;
-	if (phase != f->prog_phase) {
-		f->prog_phase = phase;
-		f->prog_last = -1;
-	}
-	pct = (int)(min(done, total) * 100 / total);
-	if (pct == f->prog_last)
-		return;
-	f->prog_last = pct;
-	fprintf(stderr, "\r%s: %3d%%%s", phase, pct, done == total ? "\n" : "");
-	fflush(stderr);
-}
 
 static void *
 fsck_grow(void *arr, size_t *cap, size_t n, size_t size)
@@ -192,7 +120,6 @@ void
 fsck_fini(struct fsck *f)
 {
 	u32 t, i;
-	size_t k;
 
 	for (t = 0; t < GAZE_NR_TABLES; t++) {
 		free(f->taddr[t]);
@@ -203,9 +130,7 @@ fsck_fini(struct fsck *f)
 	free(f->tc);
 	f->tc = NULL;
 
-	for (k = 0; k < f->nr_msgs; k++)
-		free(f->msgs[k]);
-	free(f->msgs);
+	fsck_msgs_free(f);
 	free(f->zones);
 	free(f->nid);
 	free(f->nf[0]);		/* one allocation for all */
@@ -265,18 +190,55 @@ super_gc_fields(struct fsck *f)
 	u32 hi = le32_to_cpu(sb->bg_gc_high_pct);
 
 	if (pool < 256 || pool > 1048576)
-		fsck_problem(f, false, "superblock: gc_pool_blocks %llu out of range 256..1048576",
+		fsck_problem(f, PR_sb_gc_pool_range, "superblock: gc_pool_blocks %llu out of range 256..1048576",
 			     (unsigned long long)pool);
 	if (dl < 1 || dl > 90)
-		fsck_problem(f, false, "superblock: dirty_limit_pct %u out of range 1..90", dl);
+		fsck_problem(f, PR_sb_dirty_limit_range, "superblock: dirty_limit_pct %u out of range 1..90", dl);
 	if (qd < 1 || qd > 4096)
-		fsck_problem(f, false, "superblock: gc_queue_depth %u out of range 1..4096", qd);
+		fsck_problem(f, PR_sb_gc_queue_range, "superblock: gc_queue_depth %u out of range 1..4096", qd);
 	if (le32_to_cpu(sb->victim_policy) > GAZE_GC_COST_BENEFIT)
-		fsck_problem(f, false, "superblock: unknown victim_policy %u",
+		fsck_problem(f, PR_sb_victim_policy, "superblock: unknown victim_policy %u",
 			     le32_to_cpu(sb->victim_policy));
 	if (lo > 100 || hi > 100 || lo > hi)
-		fsck_problem(f, false, "superblock: background GC thresholds %u%%..%u%% are invalid",
+		fsck_problem(f, PR_sb_bg_gc_thresholds, "superblock: background GC thresholds %u%%..%u%% are invalid",
 			     lo, hi);
+}
+
+/*
+ * The filesystem must fit its device.  A device smaller than the
+ * superblock says (a truncated image, a shrunk partition or namespace)
+ * has lost the zones past its end, and a device with another zone size
+ * puts every address elsewhere: the check stops, and no mode can repair
+ * either (the device must be given back its size or geometry).  A larger
+ * device is fine, as it is for e2fsck: the zones past the filesystem are
+ * not used.
+ */
+static bool
+check_geometry(struct fsck *f)
+{
+	u32 zb = le32_to_cpu(f->sb.zone_blocks);
+	u32 cap = le32_to_cpu(f->sb.zone_cap);
+	u32 nz = le32_to_cpu(f->sb.nr_zones);
+	u32 have = f->dev->nr_zones;
+	u64 want = le64_to_cpu(f->sb.total_blocks);
+
+	if (zb != f->dev->zone_blocks || cap > f->dev->zone_cap) {
+		fsck_problem(f, PR_device_zone_size, "the device's zones are %u blocks (%u usable), the superblock's %u (%u usable): not the device the filesystem was made on, or its zones were changed; no mode can repair this",
+			     f->dev->zone_blocks, f->dev->zone_cap, zb, cap);
+		return false;
+	}
+	if (nz > have || want > f->dev->nr_blocks) {
+		fsck_problem(f, PR_device_too_small, "the device is smaller than the filesystem: it holds %u of the %u zones the superblock records (%llu of %llu MiB); the rest is missing, and no mode can repair this (give the device back its full size)",
+			     min(have, nz), nz,
+			     (unsigned long long)(f->dev->nr_blocks *
+						  GAZE_BLOCK_SIZE >> 20),
+			     (unsigned long long)(want * GAZE_BLOCK_SIZE >> 20));
+		return false;
+	}
+	if (nz < have)
+		fsck_info(f, "the device has %u zones past the filesystem's %u; they are not used",
+			  have - nz, nz);
+	return true;
 }
 
 static int
@@ -302,12 +264,10 @@ check_supers(struct fsck *f)
 			addr[1] = le32_to_cpu(s[0]->zone_blocks);
 	}
 	if (!ok[0] && !ok[1]) {
-		fprintf(stderr, "fsck.gaze: %s: no valid superblock (copy 0: %s; copy 1: %s)\n",
-			f->name, why[0] ? why[0] : "read error",
-			why[1] ? why[1] : "read error");
+		fsck_fail(f, "no valid superblock (copy 0: %s; copy 1: %s)",
+			  why[0] ? why[0] : "read error",
+			  why[1] ? why[1] : "read error");
 		f->fatal = true;
-		f->problems++;
-		f->unsafe++;
 		goto out;
 	}
 	f->sb_copy = ok[0] ? 0 : 1;
@@ -318,13 +278,13 @@ check_supers(struct fsck *f)
 			continue;
 		f->sb_bad[c] = true;
 		f->sb_fix = true;
-		fsck_problem(f, false, "superblock copy %d is invalid: %s", c,
+		fsck_problem(f, PR_sb_copy_invalid, "superblock copy %d is invalid: %s", c,
 			     why[c] ? why[c] : "read error");
 	}
 	if (ok[0] && ok[1] && !super_bodies_equal(s[0], s[1])) {
 		f->sb_bad[1] = true;
 		f->sb_fix = true;
-		fsck_problem(f, false, "superblock copies differ");
+		fsck_problem(f, PR_sb_copies_differ, "superblock copies differ");
 	}
 	if (le64_to_cpu(f->sb.feature_incompat) & ~GAZE_FEATURE_INCOMPAT_SUPP) {
 		char names[128];
@@ -332,22 +292,19 @@ check_supers(struct fsck *f)
 			  ~GAZE_FEATURE_INCOMPAT_SUPP;
 
 		gaze_fmt_feature_string(0, 0, bad, names, sizeof(names));
-		fprintf(stderr, "fsck.gaze: %s: unsupported incompatible features: %s (mask 0x%llx); this version cannot check it\n",
-			f->name, names, (unsigned long long)bad);
+		fsck_fail(f, "unsupported incompatible features: %s (mask 0x%llx); this version cannot check it",
+			  names, (unsigned long long)bad);
 		f->fatal = true;
 		goto out;
 	}
-	if (le32_to_cpu(f->sb.zone_blocks) != f->dev->zone_blocks ||
-	    le32_to_cpu(f->sb.nr_zones) > f->dev->nr_zones) {
-		fprintf(stderr, "fsck.gaze: %s: the device geometry does not match the superblock\n",
-			f->name);
+	if (!check_geometry(f)) {
 		f->fatal = true;
 		goto out;
 	}
 	ret = gaze_layout_from_super(&f->sb, &f->lay, &why[0]);
 	if (ret) {
-		fprintf(stderr, "fsck.gaze: %s: superblock layout: %s\n",
-			f->name, why[0] ? why[0] : "invalid");
+		fsck_problem(f, PR_sb_layout_invalid, "superblock: invalid layout: %s",
+			     why[0] ? why[0] : "invalid");
 		f->fatal = true;
 		ret = 0;
 		goto out;
@@ -441,7 +398,7 @@ check_checkpoint(struct fsck *f)
 			goto out;
 	}
 	if (!b.have) {
-		fsck_problem(f, false, "no valid checkpoint found");
+		fsck_problem(f, PR_cp_none_valid, "no valid checkpoint found");
 		f->fatal = true;
 		goto out;
 	}
@@ -451,7 +408,7 @@ check_checkpoint(struct fsck *f)
 	f->cp_damaged = b.damaged;
 	if (b.bad_seq > b.seq) {
 		f->cp_fallback = true;
-		fsck_problem(f, true,
+		fsck_problem(f, PR_cp_newer_invalid,
 			     "checkpoint pack at zone %u block %u (seq %llu) is invalid (%s); using the previous checkpoint, seq %llu",
 			     b.bad_zone, b.bad_off,
 			     (unsigned long long)b.bad_seq, b.bad_why,
@@ -460,7 +417,7 @@ check_checkpoint(struct fsck *f)
 		/* an older pack, or one whose sequence is unknown: the
 		 * newest valid one is used either way; the next checkpoint
 		 * (a repair, or the next mount's) leaves the damage behind */
-		fsck_problem(f, true,
+		fsck_problem(f, PR_cp_damaged_passed,
 			     "%u damaged checkpoint pack%s passed over (the newest valid one, seq %llu, is used)",
 			     b.damaged, b.damaged == 1 ? "" : "s",
 			     (unsigned long long)b.seq);
@@ -470,7 +427,7 @@ check_checkpoint(struct fsck *f)
 		  (le32_to_cpu(f->cp.flags) & GAZE_CP_UMOUNT) ?
 		  " (clean unmount)" : "");
 	if (le32_to_cpu(f->cp.flags) & GAZE_CP_FSCK_NEEDED)
-		fsck_problem(f, true, "the checkpoint asks for a check (an error was seen while mounted)");
+		fsck_problem(f, PR_cp_fsck_needed, "the checkpoint asks for a check (an error was seen while mounted)");
 out:
 	free(buf);
 	return ret;
@@ -599,7 +556,7 @@ load_table_block(struct fsck *f, u32 t, u32 n, u64 addr, bool index)
 		ret = -EFSCORRUPTED;
 	}
 	if (ret) {
-		fsck_problem(f, false, "%s %s block %u at %llu is invalid: %s",
+		fsck_problem(f, PR_table_block_invalid, "%s %s block %u at %llu is invalid: %s",
 			     table_name[t], index ? "index" : "table", n,
 			     (unsigned long long)addr, why ? why : "read error");
 		f->tbl_bad = true;
@@ -847,7 +804,7 @@ blk_claim(struct fsck *f, u64 addr, u8 type, u32 owner, u16 ofs, u32 ino)
 
 	if (addr < f->main_first || addr - f->main_first >= f->main_blocks ||
 	    addr % zb >= cap) {
-		fsck_problem(f, false, "inode %u: node %u points at block %llu outside the main area",
+		fsck_problem(f, PR_blk_outside_main, "inode %u: node %u points at block %llu outside the main area",
 			     ino, owner, (unsigned long long)addr);
 		return false;
 	}
@@ -858,7 +815,7 @@ blk_claim(struct fsck *f, u64 addr, u8 type, u32 owner, u16 ofs, u32 ino)
 	z = &f->zones[zone];
 	if (z->type == GAZE_ZT_SEQ && z->cond != GAZE_ZC_FULL &&
 	    addr >= z->wp) {
-		fsck_problem(f, false, "inode %u: block %llu (node %u slot %u) lies past the write pointer of zone %llu: its data was never written",
+		fsck_problem(f, PR_blk_past_wp, "inode %u: block %llu (node %u slot %u) lies past the write pointer of zone %llu: its data was never written",
 			     ino, (unsigned long long)addr, owner, ofs,
 			     (unsigned long long)zone);
 		return false;
@@ -868,13 +825,13 @@ blk_claim(struct fsck *f, u64 addr, u8 type, u32 owner, u16 ofs, u32 ino)
 	    le32_to_cpu(s->nid) != owner &&
 	    summary_owner_points(f, le32_to_cpu(s->nid), le16_to_cpu(s->ofs),
 				 addr)) {
-		fsck_problem(f, false, "inode %u: block %llu (node %u slot %u) belongs to node %u",
+		fsck_problem(f, PR_blk_other_owner, "inode %u: block %llu (node %u slot %u) belongs to node %u",
 			     ino, (unsigned long long)addr, owner, ofs,
 			     le32_to_cpu(s->nid));
 		return false;
 	}
 	if (BIT_TEST(f->owned, idx)) {
-		fsck_problem(f, false, "inode %u: block %llu (node %u slot %u) is already used by another owner",
+		fsck_problem(f, PR_blk_used_twice, "inode %u: block %llu (node %u slot %u) is already used by another owner",
 			     ino, (unsigned long long)addr, owner, ofs);
 		return false;
 	}
@@ -892,7 +849,7 @@ blk_claim(struct fsck *f, u64 addr, u8 type, u32 owner, u16 ofs, u32 ino)
 		f->sumfix[f->nr_sumfix++] = (struct fsck_sumfix){ .addr = addr,
 			.s = { .nid = cpu_to_le32(owner),
 			       .ofs = cpu_to_le16(ofs), .type = type } };
-		fsck_problem(f, true, "block %llu: summary says %s nid %u slot %u, the tree says %s nid %u slot %u",
+		fsck_problem(f, PR_summary_mismatch, "block %llu: summary says %s nid %u slot %u, the tree says %s nid %u slot %u",
 			     (unsigned long long)addr,
 			     s->type == GAZE_SUM_NODE ? "node" :
 			     s->type == GAZE_SUM_DATA ? "data" : "none",
@@ -933,7 +890,7 @@ walk_addrs(struct fsck *f, struct iwalk *w, u32 owner, const __le64 *addr,
 		}
 		if (a == GAZE_ADDR_COMPRESS) {
 			if (!w->compress) {
-				fsck_problem(f, false, "inode %u: compressed cluster in a file without compression (node %u slot %u)",
+				fsck_problem(f, PR_compress_no_feature, "inode %u: compressed cluster in a file without compression (node %u slot %u)",
 					     w->ino, owner, i);
 				fsck_add_slot(f, w->ino, owner, i, SLOT_ADDR);
 			} else {
@@ -942,7 +899,7 @@ walk_addrs(struct fsck *f, struct iwalk *w, u32 owner, const __le64 *addr,
 			continue;
 		}
 		if (!GAZE_ADDR_IS_REAL(a)) {
-			fsck_problem(f, false, "inode %u: invalid block address %#llx (node %u slot %u)",
+			fsck_problem(f, PR_blk_addr_invalid, "inode %u: invalid block address %#llx (node %u slot %u)",
 				     w->ino, (unsigned long long)a, owner, i);
 			fsck_add_slot(f, w->ino, owner, i, SLOT_ADDR);
 			continue;
@@ -1113,7 +1070,7 @@ claim_child(struct fsck *f, struct iwalk *w, u32 nid, u32 magic, u64 first,
 
 	if (nid <= GAZE_ROOT_INO || nid >= f->nid_end ||
 	    nid_kind(&f->nid[nid]) != FK_NODE) {
-		fsck_problem(f, false, "inode %u: %s node %u is %s",
+		fsck_problem(f, PR_node_ref_bad, "inode %u: %s node %u is %s",
 			     w->ino, what, nid,
 			     nid < f->nid_end && nid_kind(&f->nid[nid]) == FK_CHILD ?
 			     "used twice" :
@@ -1129,7 +1086,7 @@ claim_child(struct fsck *f, struct iwalk *w, u32 nid, u32 magic, u64 first,
 	}
 	h = blk;
 	if (le32_to_cpu(h->magic) != magic) {
-		fsck_problem(f, false, "inode %u: %s node %u at %llu has the wrong type",
+		fsck_problem(f, PR_node_wrong_type, "inode %u: %s node %u at %llu has the wrong type",
 			     w->ino, what, nid, (unsigned long long)addr);
 		return NULL;
 	}
@@ -1145,7 +1102,7 @@ claim_child(struct fsck *f, struct iwalk *w, u32 nid, u32 magic, u64 first,
 	}
 	if (ret == -EFSCORRUPTED && le64_to_cpu(h->seq) <= f->cp_seq &&
 	    node_salvage(f, blk, magic, addr, nid, w->ino, first)) {
-		fsck_problem(f, false, "inode %u: %s node %u at %llu: %s; fixed in place",
+		fsck_problem(f, PR_node_salvaged, "inode %u: %s node %u at %llu: %s; fixed in place",
 			     w->ino, what, nid, (unsigned long long)addr, why);
 		salvage_add(f, nid, addr, blk);
 		ret = 0;
@@ -1164,7 +1121,7 @@ claim_child(struct fsck *f, struct iwalk *w, u32 nid, u32 magic, u64 first,
 	w->blocks++;
 	return blk;
 bad:
-	fsck_problem(f, false, "inode %u: %s node %u at %llu is invalid: %s",
+	fsck_problem(f, PR_node_invalid, "inode %u: %s node %u at %llu is invalid: %s",
 		     w->ino, what, nid, (unsigned long long)addr, why);
 bad_quiet:
 	nid_kind_set(&f->nid[nid], FK_BAD);
@@ -1267,7 +1224,7 @@ check_inode_xattrs(struct fsck *f, struct iwalk *w,
 				le16_to_cpu(in->inline_xattr_used),
 				xb ? xb->body : NULL,
 				xb ? le32_to_cpu(xb->used) : 0)) {
-		fsck_problem(f, false, "inode %u: an extended attribute name appears twice",
+		fsck_problem(f, PR_xattr_name_dup, "inode %u: an extended attribute name appears twice",
 			     w->ino);
 		fsck_add_slot(f, w->ino, w->ino, 0, SLOT_IXATTR);
 	}
@@ -1283,11 +1240,11 @@ check_inode_size(struct fsck *f, struct iwalk *w,
 
 	if (GAZE_S_ISREG(w->mode)) {
 		if (inl && size != used) {
-			fsck_problem(f, false, "inode %u: size %llu, inline data %u bytes",
+			fsck_problem(f, PR_inline_size_bad, "inode %u: size %llu, inline data %u bytes",
 				     w->ino, (unsigned long long)size, used);
 			fsck_ifix_get(f, w->ino)->size = used;
 		} else if (!inl && w->maxf > DIV_ROUND_UP(size, GAZE_BLOCK_SIZE)) {
-			fsck_problem(f, false, "inode %u: blocks mapped past its size %llu",
+			fsck_problem(f, PR_blocks_past_size, "inode %u: blocks mapped past its size %llu",
 				     w->ino, (unsigned long long)size);
 			fsck_ifix_get(f, w->ino)->size =
 				w->maxf * GAZE_BLOCK_SIZE;
@@ -1295,13 +1252,13 @@ check_inode_size(struct fsck *f, struct iwalk *w,
 	} else if (GAZE_S_ISLNK(w->mode)) {
 		if ((inl && size != used) || !size || size > GAZE_SYMLINK_MAX ||
 		    (!inl && w->maxf != 1)) {
-			fsck_problem(f, false, "inode %u: symlink of size %llu does not match its target",
+			fsck_problem(f, PR_symlink_size_bad, "inode %u: symlink of size %llu does not match its target",
 				     w->ino, (unsigned long long)size);
 			if (inl && used)
 				fsck_ifix_get(f, w->ino)->size = used;
 		}
 	} else if (!GAZE_S_ISDIR(w->mode) && w->maxf) {
-		fsck_problem(f, false, "inode %u: a special file with data blocks",
+		fsck_problem(f, PR_special_has_blocks, "inode %u: a special file with data blocks",
 			     w->ino);
 	}
 }
@@ -1460,11 +1417,11 @@ check_inode(struct fsck *f, u32 nid, u64 addr, const struct gaze_inode *in,
 	if ((flags & (GAZE_IF_INLINE_DATA | GAZE_IF_INLINE_DENTRY)) &&
 	    !(le64_to_cpu(f->sb.feature_incompat) &
 	      GAZE_FEATURE_INCOMPAT_INLINE_DATA))
-		fsck_problem(f, false, "inode %u: inline content without the inline_data feature",
+		fsck_problem(f, PR_inline_no_feature, "inode %u: inline content without the inline_data feature",
 			     nid);
 	if (GAZE_S_ISDIR(mode) && !(flags & (GAZE_IF_INLINE_DENTRY |
 					     GAZE_IF_DIR_HASHED))) {
-		fsck_problem(f, false, "directory %u is neither inline nor hashed",
+		fsck_problem(f, PR_dir_format_bad, "directory %u is neither inline nor hashed",
 			     nid);
 		nid_flags_set(f, nid, NF_DIRBAD);
 	}
@@ -1480,14 +1437,14 @@ check_inode(struct fsck *f, u32 nid, u64 addr, const struct gaze_inode *in,
 	} else {
 		for (k = 0; k < GAZE_NR_INODE_NIDS; k++)
 			if (in->nids[k]) {
-				fsck_problem(f, false, "inode %u: inline inode with map nodes",
+				fsck_problem(f, PR_inline_has_nodes, "inode %u: inline inode with map nodes",
 					     nid);
 				fsck_add_slot(f, nid, nid, k, SLOT_NID);
 			}
 	}
 	check_inode_xattrs(f, w, in);
 	if (w->blocks != le64_to_cpu(in->blocks))
-		fsck_problem(f, true, "inode %u: block count %llu, counted %llu",
+		fsck_problem(f, PR_inode_block_count, "inode %u: block count %llu, counted %llu",
 			     nid, (unsigned long long)le64_to_cpu(in->blocks),
 			     (unsigned long long)w->blocks);
 	/* the count the repair leaves (bad pointers are cleared) */
@@ -1495,7 +1452,7 @@ check_inode(struct fsck *f, u32 nid, u64 addr, const struct gaze_inode *in,
 		fsck_ifix_get(f, nid)->blocks = w->blocks;
 	check_inode_size(f, w, in);
 	if ((flags & GAZE_IF_ORPHAN) && !nid_has(f, nid, NF_ORPHAN_LIST)) {
-		fsck_problem(f, true, "inode %u is marked orphan but not on the orphan list",
+		fsck_problem(f, PR_orphan_unlisted, "inode %u is marked orphan but not on the orphan list",
 			     nid);
 		fsck_ifix_get(f, nid)->clear_orphan = true;
 	}
@@ -1567,7 +1524,7 @@ imap_rebuild(struct fsck *f)
 		}
 	}
 	free(blk);
-	fsck_problem(f, false, "%u unreadable imap blocks: node addresses taken from the summaries",
+	fsck_problem(f, PR_imap_unreadable, "%u unreadable imap blocks: node addresses taken from the summaries",
 		     n);
 	return 0;
 }
@@ -1643,20 +1600,20 @@ pass1(struct fsck *f)
 		if (fsck_imap_get(f, nid))
 			nid_kind_set(&f->nid[nid], FK_NODE);
 	if (fsck_imap_get(f, GAZE_NID_RESERVED))
-		fsck_problem(f, false, "imap: the reserved nid 1 is in use");
+		fsck_problem(f, PR_imap_reserved_nid, "imap: the reserved nid 1 is in use");
 	for (i = 0; i < f->nr_orphans; i++) {
 		u32 o = f->orphans[i];
 
 		if (o <= GAZE_ROOT_INO || o >= f->nid_end ||
 		    nid_kind(&f->nid[o]) != FK_NODE) {
-			fsck_problem(f, true, "orphan list: %u is not an inode in use",
+			fsck_problem(f, PR_orphan_list_bad_ino, "orphan list: %u is not an inode in use",
 				     o);
 			continue;
 		}
 		nid_flags_set(f, o, NF_ORPHAN_LIST);
 	}
 	if (!!f->nr_orphans != !!(le32_to_cpu(f->cp.flags) & GAZE_CP_ORPHANS))
-		fsck_problem(f, true, "checkpoint: orphan flag does not match the list");
+		fsck_problem(f, PR_cp_orphan_flag, "checkpoint: orphan flag does not match the list");
 
 	f->prog_last = -1;
 	ret = fsck_scan_start(f, &scan);
@@ -1681,7 +1638,7 @@ pass1(struct fsck *f)
 		ret = e->ret;
 		if (ret == -EFSCORRUPTED && why && !strncmp(why, "dirent:", 7) &&
 		    inline_dir_ok(f, nid, addr, in)) {
-			fsck_problem(f, false, "directory %u: inline entries are invalid: %s",
+			fsck_problem(f, PR_inline_dir_bad, "directory %u: inline entries are invalid: %s",
 				     nid, why);
 			nid_flags_set(f, nid, NF_DIRBAD);
 			ret = 0;
@@ -1691,7 +1648,7 @@ pass1(struct fsck *f)
 			memcpy(w.buf[0], in, GAZE_BLOCK_SIZE);
 			if (node_salvage(f, w.buf[0], GAZE_MAGIC_INODE, addr,
 					 nid, nid, 0)) {
-				fsck_problem(f, false, "inode %u at %llu: %s; fixed in place",
+				fsck_problem(f, PR_inode_salvaged, "inode %u at %llu: %s; fixed in place",
 					     nid, (unsigned long long)addr, why);
 				salvage_add(f, nid, addr, w.buf[0]);
 				check_inode(f, nid, addr,
@@ -1701,7 +1658,7 @@ pass1(struct fsck *f)
 			}
 		}
 		if (ret) {
-			fsck_problem(f, false, "inode %u at %llu is invalid: %s",
+			fsck_problem(f, PR_inode_invalid, "inode %u at %llu is invalid: %s",
 				     nid, (unsigned long long)addr, why);
 			nid_kind_set(&f->nid[nid], FK_BAD);
 			ret = 0;
@@ -1716,13 +1673,13 @@ pass1(struct fsck *f)
 	fsck_progress(f, "pass 1: nodes", 1, 1);
 	if (f->nid_end <= GAZE_ROOT_INO || nid_kind(&f->nid[GAZE_ROOT_INO]) != FK_INODE ||
 	    !nid_isdir(&f->nid[GAZE_ROOT_INO])) {
-		fsck_problem(f, false, "the root directory (inode 2) is missing or invalid");
+		fsck_problem(f, PR_root_missing, "the root directory (inode 2) is missing or invalid");
 		f->fatal = true;
 	}
 	for (nid = GAZE_ROOT_INO; nid < f->nid_end; nid++) {
 		if (nid_kind(&f->nid[nid]) != FK_NODE)
 			continue;
-		fsck_problem(f, false, "node %u at %llu is not used by any inode",
+		fsck_problem(f, PR_node_unowned, "node %u at %llu is not used by any inode",
 			     nid, (unsigned long long)fsck_imap_get(f, nid));
 		nid_kind_set(&f->nid[nid], FK_BAD);
 	}
@@ -1752,13 +1709,14 @@ struct dwalk {
 };
 
 static void
-dir_bad(struct fsck *f, struct dwalk *d, const char *fmt, u64 a, u64 b)
+dir_bad(struct fsck *f, struct dwalk *d, enum fsck_pr pr, const char *fmt,
+	u64 a, u64 b)
 {
 	d->bad = true;
 	if (!d->report)
 		return;
 	nid_flags_set(f, d->dir, NF_DIRBAD);
-	fsck_problem(f, false, fmt, (unsigned long long)d->dir,
+	fsck_problem(f, pr, fmt, (unsigned long long)d->dir,
 		     (unsigned long long)a, (unsigned long long)b);
 }
 
@@ -1863,33 +1821,33 @@ dir_entries(struct fsck *f, struct dwalk *d, const u8 *p, u32 used,
 		de = (const void *)(p + pos);
 		name = (const char *)(de + 1);
 		if (!dirent_sane(f, de, used - pos)) {
-			dir_bad(f, d, "directory %llu: malformed entry at byte %llu of a block (%llu)",
+			dir_bad(f, d, PR_dirent_malformed, "directory %llu: malformed entry at byte %llu of a block (%llu)",
 				pos, 0);
 			break;
 		}
 		if (!dirent_name_ok(de)) {
-			dir_bad(f, d, "directory %llu: entry with an invalid name at byte %llu (%llu)",
+			dir_bad(f, d, PR_dirent_name_bad, "directory %llu: entry with an invalid name at byte %llu (%llu)",
 				pos, 0);
 			continue;
 		}
 		h = gaze_siphash(key, name, de->name_len);
 		if (h != le64_to_cpu(de->hash)) {
-			dir_bad(f, d, "directory %llu: entry hash %#llx does not match its name (%#llx)",
+			dir_bad(f, d, PR_dirent_hash_bad, "directory %llu: entry hash %#llx does not match its name (%#llx)",
 				le64_to_cpu(de->hash), h);
 			continue;
 		}
 		if (depth && (h >> (64 - depth)) != prefix) {
-			dir_bad(f, d, "directory %llu: entry with hash %#llx is in the wrong bucket (prefix %#llx)",
+			dir_bad(f, d, PR_dirent_wrong_bucket, "directory %llu: entry with hash %#llx is in the wrong bucket (prefix %#llx)",
 				h, prefix);
 			continue;
 		}
 		if (prev && le64_to_cpu(prev->hash) > h)
-			dir_bad(f, d, "directory %llu: entries not sorted by hash (%#llx after %#llx)",
+			dir_bad(f, d, PR_dirent_unsorted, "directory %llu: entries not sorted by hash (%#llx after %#llx)",
 				h, le64_to_cpu(prev->hash));
 		if (prev && prev->hash == de->hash &&
 		    prev->name_len == de->name_len &&
 		    !memcmp(prev + 1, name, de->name_len)) {
-			dir_bad(f, d, "directory %llu: duplicate entry (hash %#llx, %llu)",
+			dir_bad(f, d, PR_dirent_duplicate, "directory %llu: duplicate entry (hash %#llx, %llu)",
 				h, 0);
 			continue;
 		}
@@ -1910,7 +1868,7 @@ dir_read_block(struct fsck *f, struct dwalk *d, u64 lblk, u32 magic)
 	int ret;
 
 	if (!GAZE_ADDR_IS_REAL(addr)) {
-		dir_bad(f, d, "directory %llu: block %llu is missing (%#llx)",
+		dir_bad(f, d, PR_dir_block_missing, "directory %llu: block %llu is missing (%#llx)",
 			lblk, addr);
 		return -EFSCORRUPTED;
 	}
@@ -1934,7 +1892,7 @@ dir_read_block(struct fsck *f, struct dwalk *d, u64 lblk, u32 magic)
 		d->bad = true;
 		if (d->report) {
 			nid_flags_set(f, d->dir, NF_DIRBAD);
-			fsck_problem(f, false, "directory %u: block %llu at %llu is invalid: %s",
+			fsck_problem(f, PR_dir_block_invalid, "directory %u: block %llu at %llu is invalid: %s",
 				     d->dir, (unsigned long long)lblk,
 				     (unsigned long long)addr,
 				     why ? why : "read error");
@@ -1954,7 +1912,7 @@ dir_chain(struct fsck *f, struct dwalk *d, u32 b, u32 nb, u8 *seen,
 
 	while (!*stop) {
 		if (b >= nb || BIT_TEST(seen, b)) {
-			dir_bad(f, d, "directory %llu: bucket %llu is out of range or linked twice (of %llu)",
+			dir_bad(f, d, PR_dir_bucket_link, "directory %llu: bucket %llu is out of range or linked twice (of %llu)",
 				b, nb);
 			return;
 		}
@@ -1963,7 +1921,7 @@ dir_chain(struct fsck *f, struct dwalk *d, u32 b, u32 nb, u8 *seen,
 				   GAZE_MAGIC_DIR_BUCKET))
 			return;
 		if (bk->local_depth != depth && !first)
-			dir_bad(f, d, "directory %llu: overflow bucket %llu has another depth (%llu)",
+			dir_bad(f, d, PR_dir_overflow_depth, "directory %llu: overflow bucket %llu has another depth (%llu)",
 				b, bk->local_depth);
 		first = 0;
 		dir_entries(f, d, bk->entries, le16_to_cpu(bk->used), depth,
@@ -1985,7 +1943,7 @@ dir_hashed(struct fsck *f, struct dwalk *d, bool *stop)
 	u32 b, L, i;
 
 	if (!nb || nb > (1u << 24)) {
-		dir_bad(f, d, "directory %llu: %llu buckets (%llu)", nb, 0);
+		dir_bad(f, d, PR_dir_bucket_count, "directory %llu: %llu buckets (%llu)", nb, 0);
 		return;
 	}
 	seen = calloc(DIV_ROUND_UP(nb, 8), 1);
@@ -2006,7 +1964,7 @@ dir_hashed(struct fsck *f, struct dwalk *d, bool *stop)
 		di = (void *)ib;
 		b = le32_to_cpu(di->bucket[s % GAZE_DIR_INDEX_PER_BLOCK]);
 		if (b >= nb || BIT_TEST(seen, b)) {
-			dir_bad(f, d, "directory %llu: index slot %llu names bad or repeated bucket %llu",
+			dir_bad(f, d, PR_dir_index_slot, "directory %llu: index slot %llu names bad or repeated bucket %llu",
 				s, b);
 			s++;
 			continue;
@@ -2019,7 +1977,7 @@ dir_hashed(struct fsck *f, struct dwalk *d, bool *stop)
 		}
 		L = ((struct gaze_dir_bucket *)d->blk)->local_depth;
 		if (L > D || s % (1ull << (D - L))) {
-			dir_bad(f, d, "directory %llu: bucket %llu has local depth %llu that does not fit its slots",
+			dir_bad(f, d, PR_dir_bucket_depth, "directory %llu: bucket %llu has local depth %llu that does not fit its slots",
 				b, L);
 			BIT_SET(seen, b);
 			s++;
@@ -2031,7 +1989,7 @@ dir_hashed(struct fsck *f, struct dwalk *d, bool *stop)
 			if (t / GAZE_DIR_INDEX_PER_BLOCK != cur)
 				break;	/* checked when that block is read */
 			if (le32_to_cpu(di->bucket[t % GAZE_DIR_INDEX_PER_BLOCK]) != b) {
-				dir_bad(f, d, "directory %llu: index slots of bucket %llu are not contiguous (slot %llu)",
+				dir_bad(f, d, PR_dir_index_gap, "directory %llu: index slots of bucket %llu are not contiguous (slot %llu)",
 					b, t);
 				break;
 			}
@@ -2042,7 +2000,7 @@ dir_hashed(struct fsck *f, struct dwalk *d, bool *stop)
 leak:
 	for (b = 0; b < nb && !*stop && !d->bad; b++)
 		if (!BIT_TEST(seen, b))
-			dir_bad(f, d, "directory %llu: bucket %llu is not reachable from the index (%llu)",
+			dir_bad(f, d, PR_dir_bucket_unreachable, "directory %llu: bucket %llu is not reachable from the index (%llu)",
 				b, 0);
 out:
 	free(seen);
@@ -2073,7 +2031,7 @@ fsck_dir_walk(struct fsck *f, u32 dir, fsck_dirent_fn fn, void *ctx,
 	else if (flags & GAZE_IF_DIR_HASHED)
 		dir_hashed(f, &d, &stop);
 	if (report && !stop && d.count != le32_to_cpu(d.in->dir_nentries)) {
-		fsck_problem(f, true, "directory %u: %u entries, dir_nentries says %u",
+		fsck_problem(f, PR_dir_nentries, "directory %u: %u entries, dir_nentries says %u",
 			     dir, d.count, le32_to_cpu(d.in->dir_nentries));
 		fsck_ifix_get(f, dir)->nentries = d.count;
 	}
@@ -2112,7 +2070,7 @@ ns_entry(struct fsck *f, void *ctx, const char *name, u32 len, u32 ino,
 
 	if (ino <= GAZE_NID_RESERVED || ino >= f->nid_end ||
 	    nid_kind(&f->nid[ino]) != FK_INODE) {
-		fsck_problem(f, false, "directory %u: entry '%.*s' points at %u, which is not a valid inode",
+		fsck_problem(f, PR_dirent_bad_ino, "directory %u: entry '%.*s' points at %u, which is not a valid inode",
 			     dir, (int)len, name, ino);
 		fsck_add_ent(f, dir, name, len, ino, dtype, ENT_DROP);
 		return 0;
@@ -2124,7 +2082,7 @@ ns_entry(struct fsck *f, void *ctx, const char *name, u32 len, u32 ino,
 
 		if (nid_has(f, ino, NF_REACHED) || ino == GAZE_ROOT_INO ||
 		    !td) {
-			fsck_problem(f, false, "directory %u: entry '%.*s' is a second link to directory %u",
+			fsck_problem(f, PR_dir_hard_link, "directory %u: entry '%.*s' is a second link to directory %u",
 				     dir, (int)len, name, ino);
 			fsck_add_ent(f, dir, name, len, ino, dtype, ENT_DROP);
 			return 0;
@@ -2139,7 +2097,7 @@ ns_entry(struct fsck *f, void *ctx, const char *name, u32 len, u32 ino,
 		link_found(f, ino);
 	}
 	if (dtype != nid_type(t)) {
-		fsck_problem(f, true, "directory %u: entry '%.*s' has file type %u, inode %u is type %u",
+		fsck_problem(f, PR_dirent_type, "directory %u: entry '%.*s' has file type %u, inode %u is type %u",
 			     dir, (int)len, name, dtype, ino, nid_type(t));
 		fsck_add_ent(f, dir, name, len, ino, (u8)nid_type(t),
 			     ENT_TYPE);
@@ -2202,7 +2160,7 @@ pass2(struct fsck *f)
 		goto out;
 	d = fsck_dir_find(f, GAZE_ROOT_INO);
 	if (d && d->parent != GAZE_ROOT_INO)
-		fsck_problem(f, true, "the root directory's parent is %u, not itself",
+		fsck_problem(f, PR_root_parent, "the root directory's parent is %u, not itself",
 			     d->parent);
 	if (d)
 		d->found = GAZE_ROOT_INO;
@@ -2215,7 +2173,7 @@ pass2(struct fsck *f)
 		if (nid_has(f, nid, NF_ORPHAN_LIST) &&
 		    (d ? !d->nlink : !nid_links(n))) {
 			nid_flags_set(f, nid, NF_EVICT | NF_REACHED);
-			fsck_problem(f, true, "orphan inode %u: to be released",
+			fsck_problem(f, PR_orphan_release, "orphan inode %u: to be released",
 				     nid);
 		}
 	}
@@ -2226,7 +2184,7 @@ pass2(struct fsck *f)
 		    !nid_has(f, nid, NF_ORPHAN_LIST) ||
 		    !nid_has(f, nid, NF_REACHED))
 			continue;
-		fsck_problem(f, true, "inode %u is on the orphan list but still linked",
+		fsck_problem(f, PR_orphan_linked, "inode %u is on the orphan list but still linked",
 			     nid);
 		fsck_ifix_get(f, nid)->clear_orphan = true;
 	}
@@ -2238,7 +2196,7 @@ pass2(struct fsck *f)
 			continue;
 		top = ns_top(f, nid);
 		nid_flags_set(f, top, NF_LOST);
-		fsck_problem(f, false, "directory %u is not reachable from the root",
+		fsck_problem(f, PR_dir_unreachable, "directory %u is not reachable from the root",
 			     top);
 		b.head = b.tail = 0;
 		ret = ns_bfs(f, &b, top);
@@ -2250,7 +2208,7 @@ pass2(struct fsck *f)
 		if (nid_kind(n) != FK_INODE || nid_has(f, nid, NF_REACHED))
 			continue;
 		nid_flags_set(f, nid, NF_LOST | NF_REACHED);
-		fsck_problem(f, false, "inode %u (%s) is not linked from any directory",
+		fsck_problem(f, PR_inode_unlinked, "inode %u (%s) is not linked from any directory",
 			     nid, nid_type(n) == GAZE_MODE_DTYPE(GAZE_S_IFREG) ?
 			     "file" : nid_type(n) == GAZE_MODE_DTYPE(GAZE_S_IFLNK) ?
 			     "symlink" : "special file");
@@ -2270,7 +2228,7 @@ pass2(struct fsck *f)
 			want = 2 + d->subdirs;
 			have = d->nlink;
 			if (d->parent != d->found)
-				fsck_problem(f, true, "directory %u: '..' is %u, but it is linked from %u",
+				fsck_problem(f, PR_dir_dotdot, "directory %u: '..' is %u, but it is linked from %u",
 					     nid, d->parent, d->found);
 		} else if (nid_links(n) == FSCK_XLINK) {
 			x = fsck_xlink_find(f, nid);
@@ -2285,7 +2243,7 @@ pass2(struct fsck *f)
 			want = have - nid_links(n);
 		}
 		if (have != want)
-			fsck_problem(f, true, "inode %u: link count %u, counted %u",
+			fsck_problem(f, PR_inode_nlink, "inode %u: link count %u, counted %u",
 				     nid, have, want);
 	}
 out:
@@ -2324,38 +2282,38 @@ pass3_zone(struct fsck *f, u32 zi, u32 *nfree)
 	f->st.valid_blocks += owned;
 	if (missing || extra) {
 		f->space_bad = true;
-		fsck_problem(f, true, "zone %u: usage bitmap has %u referenced blocks clear and %u unreferenced blocks set",
+		fsck_problem(f, PR_zone_usage_bitmap, "zone %u: usage bitmap has %u referenced blocks clear and %u unreferenced blocks set",
 			     zone, missing, extra);
 	}
 	if (stale) {
 		f->space_bad = true;
-		fsck_problem(f, true, "zone %u: %u summary entries name owners of blocks that are not valid",
+		fsck_problem(f, PR_zone_summary_stale, "zone %u: %u summary entries name owners of blocks that are not valid",
 			     zone, stale);
 	}
 	if (le32_to_cpu(z->valid) != owned) {
 		f->space_bad = true;
-		fsck_problem(f, true, "zone %u: valid count %u, counted %u",
+		fsck_problem(f, PR_zone_valid_count, "zone %u: valid count %u, counted %u",
 			     zone, le32_to_cpu(z->valid), owned);
 	}
 	if (z->state == GAZE_ZS_FREE)
 		(*nfree)++;
 	if (li >= 0 && z->state != GAZE_ZS_OPEN)
-		fsck_problem(f, false, "zone %u: head of log %d but in state %u, not OPEN",
+		fsck_problem(f, PR_zone_log_head_state, "zone %u: head of log %d but in state %u, not OPEN",
 			     zone, li, z->state);
 	if (li < 0 && z->state == GAZE_ZS_OPEN) {
 		f->space_bad = true;
-		fsck_problem(f, true, "zone %u is OPEN but no log writes there",
+		fsck_problem(f, PR_zone_open_no_log, "zone %u is OPEN but no log writes there",
 			     zone);
 	}
 	if (owned && (z->state == GAZE_ZS_FREE || z->state == GAZE_ZS_PREFREE)) {
 		f->space_bad = true;
-		fsck_problem(f, true, "zone %u is %s but holds %u referenced blocks",
+		fsck_problem(f, PR_zone_free_in_use, "zone %u is %s but holds %u referenced blocks",
 			     zone, z->state == GAZE_ZS_FREE ? "FREE" : "PREFREE",
 			     owned);
 	}
 	if (li >= 0 && f->log_need[li] > le32_to_cpu(f->cp.logs[li].offset)) {
 		f->space_bad = true;
-		fsck_problem(f, true, "zone %u: referenced blocks lie past the head of log %d (offset %u, needs %u)",
+		fsck_problem(f, PR_zone_past_log_head, "zone %u: referenced blocks lie past the head of log %d (offset %u, needs %u)",
 			     zone, li, le32_to_cpu(f->cp.logs[li].offset),
 			     f->log_need[li]);
 	}
@@ -2363,7 +2321,7 @@ pass3_zone(struct fsck *f, u32 zi, u32 *nfree)
 	    f->zones[zone].cond != GAZE_ZC_FULL &&
 	    f->zones[zone].wp - f->zones[zone].start <
 	    le32_to_cpu(f->cp.logs[li].offset))
-		fsck_problem(f, false, "zone %u: the device write pointer is behind the head of log %d",
+		fsck_problem(f, PR_zone_wp_behind, "zone %u: the device write pointer is behind the head of log %d",
 			     zone, li);
 }
 
@@ -2382,7 +2340,7 @@ pass3(struct fsck *f)
 	    le32_to_cpu(f->cp.valid_inodes) != f->valid_inodes ||
 	    le32_to_cpu(f->cp.free_zones) != nfree) {
 		f->cp_counts_bad = true;
-		fsck_problem(f, true, "checkpoint counters (valid blocks %llu, nodes %llu, inodes %u, free zones %u) differ from the counted %llu, %llu, %llu, %u",
+		fsck_problem(f, PR_cp_counters, "checkpoint counters (valid blocks %llu, nodes %llu, inodes %u, free zones %u) differ from the counted %llu, %llu, %llu, %u",
 			     (unsigned long long)le64_to_cpu(f->cp.valid_blocks),
 			     (unsigned long long)le64_to_cpu(f->cp.valid_nodes),
 			     le32_to_cpu(f->cp.valid_inodes),

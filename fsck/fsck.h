@@ -13,6 +13,9 @@
  *             and entries dropped, lost inodes reconnected, counts fixed,
  *             and one new checkpoint at the end (fsck_repair);
  *   readahead.c  the node scan of pass 1, on two threads (see there);
+ *   report.c  the transcript: problems from the table in problem.h,
+ *             notes, operational errors, the --json message list and
+ *             the progress bar or fsck(8)'s progress lines;
  *   main.c    the fsck.gaze command line.
  *
  * Memory is one byte per node id in use (struct fsck_nid) and one bit
@@ -28,6 +31,7 @@
 
 #include "gaze_core.h"
 #include "gaze_util.h"
+#include "problem.h"
 
 /* fsck(8) exit bits */
 #define FSCK_EXIT_OK		0
@@ -188,13 +192,28 @@ struct fsck_tcache {
 	u8	*data;
 };
 
+struct fsck;
+
 struct fsck_opts {
 	int	mode;		/* FSCK_MODE_* */
 	bool	force;		/* -f */
 	bool	verbose;	/* -v */
 	bool	progress;	/* -C or a tty */
+	int	progress_fd;	/* with progress: 0 a bar on stdout, else
+				 * fsck(8)'s lines "pass cur max device" */
+	bool	progress_hidden; /* -C -fd: until SIGUSR1 */
 	bool	json;
 	FILE	*out;		/* messages (stdout) */
+	/* called at every progress point (the checks' loops): main.c ends
+	 * the run there after SIGINT/SIGTERM and shows or hides progress
+	 * on SIGUSR1/SIGUSR2; may not return */
+	void	(*poll)(struct fsck *f);
+};
+
+/* a line of the transcript, kept for --json */
+struct fsck_msg {
+	char	*text;		/* as printed */
+	int	pr;		/* PR_* of a problem, -1 for other lines */
 };
 
 struct fsck_stats {
@@ -281,17 +300,25 @@ struct fsck {
 	struct fsck_stats	st;
 	u64			valid_nodes, valid_inodes;
 
-	/* messages kept for --json */
-	char			**msgs;
-	size_t			nr_msgs;
+	/* an operational error (exit 8): cannot check; its message */
+	bool			failed;
+	char			error[256];
 
-	/* progress */
-	u64			prog_total, prog_done;
-	int			prog_last;
+	/* messages kept for --json (the first FSCK_MAX_MSGS) */
+	struct fsck_msg		*msgs;
+	size_t			nr_msgs, cap_msgs;
+	u64			msgs_dropped;
+
+	/* progress (report.c); prog_last -1 starts a phase afresh */
+	int			prog_last;	/* permille last shown */
 	const char		*prog_phase;
-	struct gaze_json	*json;
-	bool			json_open;
+	unsigned int		prog_pass;	/* of prog_phase, 0 none */
+	u64			prog_max;	/* its first total */
+	bool			prog_shown;	/* a bar is on the screen */
+	u32			prog_spin;
+	u64			prog_tick;	/* 1/8 s of the last bar */
 };
+#define FSCK_MAX_MSGS	10000
 
 /* has node id nid any of the NF_* flags in mask? */
 static inline bool nid_has(const struct fsck *f, u32 nid, u32 mask)
@@ -334,11 +361,25 @@ int fsck_is_clean(struct fsck *f);
 /* after fsck_check: fixes through the core; 0 or -errno */
 int fsck_repair(struct fsck *f);
 
-/* check.c helpers shared with repair.c */
-void fsck_problem(struct fsck *f, bool safe, const char *fmt, ...)
+/*
+ * report.c: a problem from the table (counted, unsafe for -p unless the
+ * table says preen, printed "[GZnnnn name] message"); a note (a line of
+ * the transcript); a detail shown with -v; an operational error (stderr,
+ * and kept in f->error for --json; f->failed).
+ */
+void fsck_problem(struct fsck *f, enum fsck_pr pr, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+void fsck_note(struct fsck *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void fsck_info(struct fsck *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void fsck_fail(struct fsck *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void fsck_msgs_free(struct fsck *f);
+/* clears a progress bar from the screen, before other output */
+void fsck_progress_end(struct fsck *f);
+
+/* check.c helpers shared with repair.c */
 int fsck_read(struct fsck *f, u64 addr, void *buf);
 /* directory entries as read (good ones only); fn returns non-zero to
  * stop; returns 0, or -EFSCORRUPTED when part of the dir is unreadable */
@@ -374,6 +415,10 @@ int fsck_scan_start(struct fsck *f, struct fsck_scan **sp);
 /* the next entry, NULL at the end */
 const struct fsck_scan_ent *fsck_scan_next(struct fsck_scan *s);
 void fsck_scan_stop(struct fsck_scan *s);
+/*
+ * report.c: done of total in a phase whose name starts "pass N"
+ * (1 to 3, fsck(8)'s pass number); other phases only poll
+ */
 void fsck_progress(struct fsck *f, const char *phase, u64 done, u64 total);
 
 #endif /* GAZE_FSCK_H */

@@ -464,7 +464,7 @@ repair_lost_found(struct fsck *f, struct gaze_fs *fs, u32 *lf)
 	if (!ret && dtype == GAZE_MODE_DTYPE(GAZE_S_IFDIR))
 		return 0;
 	if (!ret) {
-		fsck_problem(f, false, "/%s is not a directory; lost inodes stay unlinked",
+		fsck_problem(f, PR_lost_found_not_dir, "/%s is not a directory; lost inodes stay unlinked",
 			     LOST_FOUND);
 		return -ENOTDIR;
 	}
@@ -744,9 +744,9 @@ fsck_repair(struct fsck *f)
 	/* main.c replayed any roll-forward chain already, or it failed */
 	ret = gaze_fs_open(f->dev, GAZE_FS_NO_RECOVERY | GAZE_FS_REPAIR, &fs);
 	if (ret) {
-		fprintf(stderr, "fsck.gaze: %s: the filesystem cannot be opened for repair: %s\n",
-			f->name, ret == -EFSCORRUPTED ? "structure too damaged" :
-			ret == -EFSBADCRC ? "bad checksum" : strerror(-ret));
+		fsck_fail(f, "the filesystem cannot be opened for repair: %s",
+			  ret == -EFSCORRUPTED ? "structure too damaged" :
+			  ret == -EFSBADCRC ? "bad checksum" : strerror(-ret));
 		return ret;
 	}
 	fs->cache_limit = (size_t)-1;
@@ -759,8 +759,8 @@ fsck_repair(struct fsck *f)
 		ret = repair_tree(f, fs);
 	if (ret) {
 		/* nothing is committed: the previous checkpoint stays */
-		fprintf(stderr, "fsck.gaze: %s: repair failed: %s; nothing was committed\n",
-			f->name, strerror(ret < 0 ? -ret : ret));
+		fsck_fail(f, "repair failed: %s; nothing was committed",
+			  strerror(ret < 0 ? -ret : ret));
 		fs->flags |= GAZE_FS_RDONLY;
 		gaze_fs_close(fs);
 		return ret;

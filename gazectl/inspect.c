@@ -237,7 +237,7 @@ img_open(struct img *im, const char *name, bool want_fs)
 		return -EINVAL;
 	}
 	/* images: the zone size mkfs chose is only in the superblock */
-	op.zone_blocks = gaze_probe_image_zone_blocks(name);
+	op.zone_blocks = gaze_probe_image_zone_blocks(name, NULL, NULL);
 	ret = gaze_dev_open(name, &op, &im->dev);
 	if (ret) {
 		fprintf(stderr, "gazectl: %s: %s\n", name,

@@ -126,7 +126,7 @@ rd_open(struct rd_img *img, const char *name)
 		goto out_free;
 	}
 	/* images: the zone size mkfs chose is only in the superblock */
-	o.zone_blocks = gaze_probe_image_zone_blocks(name);
+	o.zone_blocks = gaze_probe_image_zone_blocks(name, NULL, NULL);
 	ret = gaze_dev_open(name, &o, &img->dev);
 	if (ret) {
 		fprintf(stderr, "gazectl: %s: %s\n", name,

@@ -78,9 +78,12 @@ bool gaze_probe_gaze_block(const void *block);
  * found at the start of the second zone), whatever zone model it was
  * made for: an image of emulated zones, or a copy of a zoned device's
  * blocks, read with emulated zones of the size it was made with; 0 when
- * none verifies.  For gaze_dev_open_opts.zone_blocks.
+ * none verifies.  For gaze_dev_open_opts.zone_blocks.  Optional:
+ * *nr_zones (copy 0's zone count, 0 when copy 0 is bad) and *bytes (the
+ * size of the file or device).
  */
-uint32_t gaze_probe_image_zone_blocks(const char *path);
+uint32_t gaze_probe_image_zone_blocks(const char *path, uint32_t *nr_zones,
+				      uint64_t *bytes);
 
 /* ---------------------------------------------------------------- */
 /* uuid.c                                                            */

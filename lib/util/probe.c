@@ -114,19 +114,30 @@ probe_super_at(int fd, void *blk, u32 zone_blocks)
 }
 
 uint32_t
-gaze_probe_image_zone_blocks(const char *path)
+gaze_probe_image_zone_blocks(const char *path, uint32_t *nr_zones,
+			     uint64_t *bytes)
 {
 	struct gaze_super *sb = malloc(GAZE_BLOCK_SIZE);
 	u32 zb = 0, z;
+	off_t end;
 	int fd;
 
+	if (nr_zones)
+		*nr_zones = 0;
+	if (bytes)
+		*bytes = 0;
 	if (!sb)
 		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		goto out;
+	end = lseek(fd, 0, SEEK_END);
+	if (bytes)
+		*bytes = end > 0 ? (u64)end : 0;
 	if (probe_super_at(fd, sb, 0)) {
 		zb = le32_to_cpu(sb->zone_blocks);
+		if (nr_zones)
+			*nr_zones = le32_to_cpu(sb->nr_zones);
 		goto out_close;
 	}
 	/* copy 0 damaged: copy 1 is at the start of the second zone */

@@ -101,6 +101,45 @@ ino()
 		sed -n 's/^\[{"ino":\([0-9]*\),.*/\1/p'
 }
 
+# JSON checks of the object in $T/out (python3; see need_python)
+HAVE_PYTHON=false
+command -v python3 >/dev/null 2>&1 && HAVE_PYTHON=true
+
+need_python()
+{
+	$HAVE_PYTHON && return 0
+	echo "SKIP: $TEST_NAME: python3 is needed to parse --json"
+	exit 77
+}
+
+# json_is KEY VALUE...: each top-level KEY is VALUE (strings as they
+# are, anything else as JSON writes it: 4, null, true)
+json_is()
+{
+	python3 - "$T/out" "$@" <<'EOF' || fail "--json: $*"
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = sys.argv[2:]
+for k, v in zip(a[::2], a[1::2]):
+    x = d.get(k, '<missing>')
+    s = x if isinstance(x, str) else json.dumps(x)
+    if s != v:
+        sys.exit('"%s" is %s, not %s' % (k, s, v))
+EOF
+}
+
+# json_has KEY TEXT: the top-level string KEY contains TEXT
+json_has()
+{
+	python3 - "$T/out" "$1" "$2" <<'EOF' || fail "--json: $1 lacks '$2'"
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = d.get(sys.argv[2])
+if not isinstance(v, str) or sys.argv[3] not in v:
+    sys.exit('"%s" is %r' % (sys.argv[2], v))
+EOF
+}
+
 finish()
 {
 	echo "1..$NCHECKS"
