@@ -119,11 +119,21 @@ fsck_init(struct fsck *f, struct gaze_dev *dev, const char *name,
 void
 fsck_fini(struct fsck *f)
 {
-	u32 t, i;
+	u32 t, i, j;
 
 	for (t = 0; t < GAZE_NR_TABLES; t++) {
-		free(f->taddr[t]);
-		f->taddr[t] = NULL;
+		for (i = 0; f->tib[t] && i < f->tib_n[t]; i++) {
+			struct fsck_tib *tb = f->tib[t][i];
+
+			if (!tb)
+				continue;
+			for (j = 0; tb->over && j < GAZE_ADDRS_PER_BLOCK; j++)
+				free(tb->over[j]);
+			free(tb->over);
+			free(tb);
+		}
+		free(f->tib[t]);
+		f->tib[t] = NULL;
 	}
 	for (i = 0; f->tc && i < FSCK_TCACHE; i++)
 		free(f->tc[i].data);
@@ -136,14 +146,11 @@ fsck_fini(struct fsck *f)
 	free(f->nf[0]);		/* one allocation for all */
 	for (i = 0; i < FSCK_NR_NF; i++)
 		f->nf[i] = NULL;
+	for (i = 0; f->owned && i < f->lay.main_zone_count; i++)
+		free(f->owned[i]);
 	free(f->owned);
+	f->owned = NULL;
 	free(f->dirs);
-	for (i = 0; f->imap_over && i < f->tbl_n[GAZE_TABLE_IMAP]; i++)
-		free(f->imap_over[i]);
-	free(f->imap_over);
-	f->imap_over = NULL;
-	free(f->imap_bad);
-	f->imap_bad = NULL;
 	free(f->zinfo_raw);
 	f->zinfo_raw = NULL;
 	free(f->xl);
@@ -494,14 +501,93 @@ load_payload(struct fsck *f, __le64 **payp, u32 *nslots)
 	return 0;
 }
 
+static struct fsck_tib *
+tib_of(const struct fsck *f, u32 t, u32 n)
+{
+	u32 i = n / GAZE_ADDRS_PER_BLOCK;
+
+	if (n >= f->tbl_n[t] || !f->tib[t] || i >= f->tib_n[t])
+		return NULL;
+	return f->tib[t][i];
+}
+
+u64
+fsck_tbl_addr(const struct fsck *f, u32 t, u32 n)
+{
+	const struct fsck_tib *tb = tib_of(f, t, n);
+
+	return tb ? tb->addr[n % GAZE_ADDRS_PER_BLOCK] : 0;
+}
+
+bool
+fsck_tbl_bad(const struct fsck *f, u32 t, u32 n)
+{
+	const struct fsck_tib *tb = tib_of(f, t, n);
+
+	return tb && BIT_TEST(tb->bad, n % GAZE_ADDRS_PER_BLOCK);
+}
+
+u32
+fsck_tbl_next(const struct fsck *f, u32 t, u32 n, u32 end)
+{
+	u32 stop = min(end, f->tbl_n[t]), j;
+	const struct fsck_tib *tb;
+
+	while (n < stop) {
+		tb = tib_of(f, t, n);
+		if (!tb) {
+			/* the whole index block is absent */
+			n = (n / GAZE_ADDRS_PER_BLOCK + 1) *
+			    GAZE_ADDRS_PER_BLOCK;
+			continue;
+		}
+		j = n % GAZE_ADDRS_PER_BLOCK;
+		if (tb->addr[j] || BIT_TEST(tb->bad, j))
+			return n;
+		n++;
+	}
+	return end;
+}
+
+/* the tib of table t's index block i, made when missing; NULL: no memory */
+static struct fsck_tib *
+tib_make(struct fsck *f, u32 t, u32 i)
+{
+	if (!f->tib[t][i])
+		f->tib[t][i] = calloc(1, sizeof(struct fsck_tib));
+	return f->tib[t][i];
+}
+
+static void
+tbl_set_bad(struct fsck *f, u32 t, u32 n)
+{
+	struct fsck_tib *tb = tib_make(f, t, n / GAZE_ADDRS_PER_BLOCK);
+
+	if (!tb) {
+		fprintf(stderr, "fsck.gaze: out of memory\n");
+		exit(FSCK_EXIT_ERROR);
+	}
+	BIT_SET(tb->bad, n % GAZE_ADDRS_PER_BLOCK);
+}
+
+/* the imap entries of an unreadable imap block n (imap_rebuild), or NULL */
+static u64 *
+imap_over(const struct fsck *f, u32 n)
+{
+	const struct fsck_tib *tb = tib_of(f, GAZE_TABLE_IMAP, n);
+
+	return tb && tb->over ? tb->over[n % GAZE_ADDRS_PER_BLOCK] : NULL;
+}
+
 /* table block n of table t through the cache; NULL when absent */
 static const void *
 tbl_block(struct fsck *f, u32 t, u32 n)
 {
 	struct fsck_tcache *c, *victim;
 	int i, l = f->tc_last[t];
+	u64 addr = fsck_tbl_addr(f, t, n);
 
-	if (n >= f->tbl_n[t] || !f->taddr[t][n])
+	if (!addr)
 		return NULL;
 	if (l >= 0 && f->tc[l].stamp && f->tc[l].t == t && f->tc[l].n == n)
 		return f->tc[l].data;
@@ -518,7 +604,7 @@ tbl_block(struct fsck *f, u32 t, u32 n)
 	}
 	if (!victim->data)
 		victim->data = malloc(GAZE_BLOCK_SIZE);
-	if (!victim->data || fsck_read(f, f->taddr[t][n], victim->data)) {
+	if (!victim->data || fsck_read(f, addr, victim->data)) {
 		victim->stamp = 0;
 		return NULL;
 	}
@@ -560,10 +646,11 @@ load_table_block(struct fsck *f, u32 t, u32 n, u64 addr, bool index)
 			     table_name[t], index ? "index" : "table", n,
 			     (unsigned long long)addr, why ? why : "read error");
 		f->tbl_bad = true;
-		if (t == GAZE_TABLE_IMAP && !index && f->imap_bad) {
-			BIT_SET(f->imap_bad, n);
-			/* bad entries only: the others are still used */
-			if (ret == -EFSCORRUPTED && why && !strncmp(why, "imap:", 5))
+		if (!index) {
+			tbl_set_bad(f, t, n);
+			/* bad imap entries only: the others are still used */
+			if (t == GAZE_TABLE_IMAP && ret == -EFSCORRUPTED &&
+			    why && !strncmp(why, "imap:", 5))
 				return blk;
 		}
 		free(blk);
@@ -574,20 +661,19 @@ load_table_block(struct fsck *f, u32 t, u32 n, u64 addr, bool index)
 
 /*
  * Index block i of table t is unreadable, so are the addresses of its
- * table blocks.  Imap blocks under it are handled like unreadable imap
- * blocks: their entries are rebuilt from the nodes (imap_rebuild) and
- * the repair writes every one of them again, under a new index block
- * (gaze_repair_table_block).  Other tables: reported only.
+ * table blocks: each counts as stored and bad.  Imap blocks under it are
+ * handled like unreadable imap blocks: their entries are rebuilt from
+ * the nodes (imap_rebuild) and the repair writes every one of them
+ * again, under a new index block (gaze_repair_table_block).  Other
+ * tables: the repair rewrites the space tables of every zone under it.
  */
 static void
 tindex_lost(struct fsck *f, u32 t, u32 i)
 {
 	u32 n, end = min((i + 1) * GAZE_ADDRS_PER_BLOCK, f->tbl_n[t]);
 
-	if (t != GAZE_TABLE_IMAP || !f->imap_bad)
-		return;
 	for (n = i * GAZE_ADDRS_PER_BLOCK; n < end; n++)
-		BIT_SET(f->imap_bad, n);
+		tbl_set_bad(f, t, n);
 }
 
 static int
@@ -611,13 +697,8 @@ load_tables(struct fsck *f)
 		u32 nidx = le32_to_cpu(f->cp.tables[t].nr_index);
 
 		f->tbl_n[t] = le32_to_cpu(f->sb.table_blocks[t]);
-		if (t == GAZE_TABLE_IMAP) {
-			f->imap_bad = calloc(f->tbl_n[t] / 8 + 1, 1);
-			if (!f->imap_bad) {
-				ret = -ENOMEM;
-				goto out;
-			}
-		}
+		f->tib_n[t] = max_t(u32, DIV_ROUND_UP(f->tbl_n[t],
+						      GAZE_ADDRS_PER_BLOCK), 1);
 		if (t == GAZE_TABLE_ZINFO) {
 			f->zinfo_raw = calloc(max(f->tbl_n[t], 1u), sizeof(u64));
 			if (!f->zinfo_raw) {
@@ -625,18 +706,24 @@ load_tables(struct fsck *f)
 				goto out;
 			}
 		}
-		f->taddr[t] = calloc(max(f->tbl_n[t], 1u), sizeof(u64));
+		f->tib[t] = calloc(f->tib_n[t], sizeof(*f->tib[t]));
 		f->tc_last[t] = -1;
-		if (!f->taddr[t]) {
+		if (!f->tib[t]) {
 			ret = -ENOMEM;
 			goto out;
 		}
 		for (i = 0; i < nidx && ofs + i < nslots; i++) {
 			u64 a = le64_to_cpu(pay[ofs + i]);
 			const struct gaze_tindex *ti;
+			struct fsck_tib *tb = NULL;
 
 			if (!a)
 				continue;
+			/* past the table: read and verified, nothing kept */
+			if (i < f->tib_n[t] && !(tb = tib_make(f, t, i))) {
+				ret = -ENOMEM;
+				goto out;
+			}
 			ib = load_table_block(f, t, i, a, true);
 			if (!ib) {
 				tindex_lost(f, t, i);
@@ -645,18 +732,17 @@ load_tables(struct fsck *f)
 			ti = ib;
 			for (j = 0; j < GAZE_ADDRS_PER_BLOCK; j++) {
 				u64 ta = le64_to_cpu(ti->addr[j]);
-
-				void *tb;
+				void *blk;
 
 				n = i * GAZE_ADDRS_PER_BLOCK + j;
 				if (!ta || n >= f->tbl_n[t])
 					continue;
 				if (t == GAZE_TABLE_ZINFO && f->zinfo_raw)
 					f->zinfo_raw[n] = ta;
-				tb = load_table_block(f, t, n, ta, false);
-				if (tb)
-					f->taddr[t][n] = ta;
-				free(tb);
+				blk = load_table_block(f, t, n, ta, false);
+				if (blk)
+					tb->addr[j] = ta;
+				free(blk);
 			}
 			free(ib);
 		}
@@ -687,10 +773,10 @@ fsck_imap_get(struct fsck *f, u32 nid)
 
 	if (n >= f->tbl_n[GAZE_TABLE_IMAP])
 		return 0;
-	u64 a, zb = le32_to_cpu(f->sb.zone_blocks);
+	u64 a, zb = le32_to_cpu(f->sb.zone_blocks), *over = imap_over(f, n);
 
-	if (f->imap_over && f->imap_over[n])
-		return f->imap_over[n][nid % GAZE_IMAP_PER_BLOCK];
+	if (over)
+		return over[nid % GAZE_IMAP_PER_BLOCK];
 	b = tbl_block(f, GAZE_TABLE_IMAP, n);
 	a = b ? le64_to_cpu(b->addr[nid % GAZE_IMAP_PER_BLOCK]) : 0;
 	/* an entry outside the main area names no node */
@@ -713,18 +799,6 @@ fsck_summary_get(struct fsck *f, u32 zi, u32 off)
 	return b ? &b->s[off % GAZE_SUMMARY_PER_BLOCK] : &zero;
 }
 
-static bool
-usage_bit(struct fsck *f, u32 zi, u32 off)
-{
-	const struct gaze_usage_block *b;
-	u32 n = zi * f->lay.usage_blocks_per_zone +
-		off / GAZE_USAGE_BITS_PER_BLOCK;
-	u32 bit = off % GAZE_USAGE_BITS_PER_BLOCK;
-
-	b = tbl_block(f, GAZE_TABLE_USAGE, n);
-	return b && (b->bits[bit / 8] & (1u << (bit % 8)));
-}
-
 const struct gaze_zinfo *
 fsck_zinfo_get(struct fsck *f, u32 zi)
 {
@@ -740,6 +814,16 @@ fsck_zinfo_get(struct fsck *f, u32 zi)
 /* Block ownership                                                   */
 /* ---------------------------------------------------------------- */
 
+u32
+fsck_owned_count(const struct fsck *f, u32 zi)
+{
+	u32 bytes = DIV_ROUND_UP(le32_to_cpu(f->sb.zone_cap), 8), i, n = 0;
+	const u8 *b = f->owned[zi];
+
+	for (i = 0; b && i < bytes; i++)
+		n += (u32)__builtin_popcount(b[i]);
+	return n;
+}
 
 /* the log whose head is in zone, or -1 */
 int
@@ -800,6 +884,7 @@ blk_claim(struct fsck *f, u64 addr, u8 type, u32 owner, u16 ofs, u32 ino)
 	const struct gaze_zone *z;
 	u64 idx, zone;
 	u32 off, zi;
+	u8 *ob;
 	int li;
 
 	if (addr < f->main_first || addr - f->main_first >= f->main_blocks ||
@@ -830,12 +915,22 @@ blk_claim(struct fsck *f, u64 addr, u8 type, u32 owner, u16 ofs, u32 ino)
 			     le32_to_cpu(s->nid));
 		return false;
 	}
-	if (BIT_TEST(f->owned, idx)) {
+	if (fsck_owned(f, zi, off)) {
 		fsck_problem(f, PR_blk_used_twice, "inode %u: block %llu (node %u slot %u) is already used by another owner",
 			     ino, (unsigned long long)addr, owner, ofs);
 		return false;
 	}
-	BIT_SET(f->owned, idx);
+	ob = f->owned[zi];
+	if (!ob) {
+		/* whole words, for pass 3 */
+		ob = calloc(ALIGN(DIV_ROUND_UP(cap, 8), 8u), 1);
+		if (!ob) {
+			fprintf(stderr, "fsck.gaze: out of memory\n");
+			exit(FSCK_EXIT_ERROR);
+		}
+		f->owned[zi] = ob;
+	}
+	BIT_SET(ob, off);
 	li = fsck_log_of_zone(f, (u32)zone);
 	if (li >= 0 && off >= le32_to_cpu(f->cp.logs[li].offset) &&
 	    off + 1 > f->log_need[li])
@@ -1468,34 +1563,46 @@ imap_rebuild(struct fsck *f)
 {
 	u32 zb = le32_to_cpu(f->sb.zone_blocks);
 	u32 cap = le32_to_cpu(f->sb.zone_cap);
-	u32 nb = f->tbl_n[GAZE_TABLE_IMAP], b, zi, off, nid, n = 0;
+	u32 spz = f->lay.summary_blocks_per_zone;
+	u32 nb = f->tbl_n[GAZE_TABLE_IMAP], b, zi, off, nid, n = 0, sn, end;
+	u32 ns = f->tbl_n[GAZE_TABLE_SUMMARY];
+	struct fsck_tib *tb;
 	struct gaze_mhdr *h, *o;
 	u8 *blk;
 	u64 addr, *slot;
 
-	for (b = 0; b < nb; b++)
-		if (BIT_TEST(f->imap_bad, b) && !f->taddr[GAZE_TABLE_IMAP][b])
-			n++;
+	for (b = fsck_tbl_next(f, GAZE_TABLE_IMAP, 0, nb); b < nb;
+	     b = fsck_tbl_next(f, GAZE_TABLE_IMAP, b + 1, nb)) {
+		if (!fsck_tbl_bad(f, GAZE_TABLE_IMAP, b) ||
+		    fsck_tbl_addr(f, GAZE_TABLE_IMAP, b))
+			continue;
+		tb = tib_of(f, GAZE_TABLE_IMAP, b);
+		if (!tb->over)
+			tb->over = calloc(GAZE_ADDRS_PER_BLOCK, sizeof(u64 *));
+		if (!tb->over)
+			return -ENOMEM;
+		tb->over[b % GAZE_ADDRS_PER_BLOCK] =
+			calloc(GAZE_IMAP_PER_BLOCK, sizeof(u64));
+		if (!tb->over[b % GAZE_ADDRS_PER_BLOCK])
+			return -ENOMEM;
+		n++;
+	}
 	if (!n)
 		return 0;
-	f->imap_over = calloc(nb, sizeof(*f->imap_over));
 	blk = malloc(2 * GAZE_BLOCK_SIZE);
-	if (!f->imap_over || !blk) {
-		free(blk);
+	if (!blk)
 		return -ENOMEM;
-	}
-	for (b = 0; b < nb; b++)
-		if (BIT_TEST(f->imap_bad, b) && !f->taddr[GAZE_TABLE_IMAP][b]) {
-			f->imap_over[b] = calloc(GAZE_IMAP_PER_BLOCK, sizeof(u64));
-			if (!f->imap_over[b]) {
-				free(blk);
-				return -ENOMEM;
-			}
-		}
 	h = (void *)blk;
 	o = (void *)(blk + GAZE_BLOCK_SIZE);
-	for (zi = 0; zi < f->lay.main_zone_count; zi++) {
-		for (off = 0; off < cap; off++) {
+	/* node blocks are named by the stored summary blocks only */
+	for (sn = fsck_tbl_next(f, GAZE_TABLE_SUMMARY, 0, ns); sn < ns;
+	     sn = fsck_tbl_next(f, GAZE_TABLE_SUMMARY, sn + 1, ns)) {
+		zi = sn / spz;
+		off = (sn % spz) * GAZE_SUMMARY_PER_BLOCK;
+		end = min(off + GAZE_SUMMARY_PER_BLOCK, cap);
+		if (zi >= f->lay.main_zone_count)
+			break;
+		for (; off < end; off++) {
 			const struct gaze_summary *s = fsck_summary_get(f, zi, off);
 			u32 magic;
 
@@ -1503,7 +1610,8 @@ imap_rebuild(struct fsck *f)
 				continue;
 			nid = le32_to_cpu(s->nid);
 			b = nid / GAZE_IMAP_PER_BLOCK;
-			if (b >= nb || !f->imap_over[b] || nid <= GAZE_NID_RESERVED)
+			if (b >= nb || !imap_over(f, b) ||
+			    nid <= GAZE_NID_RESERVED)
 				continue;
 			addr = (u64)(f->lay.main_zone_start + zi) * zb + off;
 			if (fsck_read(f, addr, h))
@@ -1516,7 +1624,7 @@ imap_rebuild(struct fsck *f)
 			    le32_to_cpu(h->nid) != nid ||
 			    le64_to_cpu(h->seq) > f->cp_seq)
 				continue;
-			slot = &f->imap_over[b][nid % GAZE_IMAP_PER_BLOCK];
+			slot = &imap_over(f, b)[nid % GAZE_IMAP_PER_BLOCK];
 			if (*slot && !fsck_read(f, *slot, o) &&
 			    le64_to_cpu(o->seq) >= le64_to_cpu(h->seq))
 				continue;
@@ -1557,24 +1665,25 @@ pass1(struct fsck *f)
 	struct iwalk w = { 0 };
 	struct fsck_scan *scan = NULL;
 	const struct fsck_scan_ent *e;
-	u32 nid, i, last = 0;
+	u32 nid, i, b, end, last = 0;
+	u32 max_nid = le32_to_cpu(f->sb.max_nid);
+	u32 nb = f->tbl_n[GAZE_TABLE_IMAP];
 	size_t nfb;
 	const char *why;
 	u64 addr;
 	int ret = 0;
 
-	/* nid range in use, and kinds from the imap */
-	for (nid = GAZE_ROOT_INO; nid < le32_to_cpu(f->sb.max_nid); nid++) {
-		if (nid % GAZE_IMAP_PER_BLOCK == 0 &&
-		    (nid / GAZE_IMAP_PER_BLOCK >= f->tbl_n[GAZE_TABLE_IMAP] ||
-		     (!f->taddr[GAZE_TABLE_IMAP][nid / GAZE_IMAP_PER_BLOCK] &&
-		      !(f->imap_over &&
-			f->imap_over[nid / GAZE_IMAP_PER_BLOCK])))) {
-			nid += GAZE_IMAP_PER_BLOCK - 1;
+	/* nid range in use (the stored imap blocks only), and kinds */
+	for (b = fsck_tbl_next(f, GAZE_TABLE_IMAP, 0, nb); b < nb;
+	     b = fsck_tbl_next(f, GAZE_TABLE_IMAP, b + 1, nb)) {
+		if (!fsck_tbl_addr(f, GAZE_TABLE_IMAP, b) && !imap_over(f, b))
 			continue;
-		}
-		if (fsck_imap_get(f, nid))
-			last = nid;
+		nid = max(b * GAZE_IMAP_PER_BLOCK, (u32)GAZE_ROOT_INO);
+		end = (u32)min_t(u64, (u64)(b + 1) * GAZE_IMAP_PER_BLOCK,
+				 max_nid);
+		for (; nid < end; nid++)
+			if (fsck_imap_get(f, nid))
+				last = nid;
 	}
 	f->nid_end = last + 1;
 	f->nid = calloc(f->nid_end + 1, sizeof(*f->nid));
@@ -2255,30 +2364,86 @@ out:
 /* Pass 3: space                                                     */
 /* ---------------------------------------------------------------- */
 
-static void
-pass3_zone(struct fsck *f, u32 zi, u32 *nfree)
+/*
+ * Zone zi's usage bits against the blocks the tree owns there, a byte at
+ * a time; live gets both (a block either owns or marks valid).  Usage
+ * blocks that are absent read as zeros, and a zone the tree claims
+ * nothing in has no bitmap, so an empty zone costs a few lookups.
+ * Returns false when nothing is live (live is then not written).
+ */
+static bool
+pass3_usage(struct fsck *f, u32 zi, u8 *live, u32 *owned, u32 *missing,
+	    u32 *extra)
 {
-	u32 zb = le32_to_cpu(f->sb.zone_blocks);
 	u32 cap = le32_to_cpu(f->sb.zone_cap);
+	u32 upz = f->lay.usage_blocks_per_zone;
+	const u8 *ob = f->owned[zi];
+	const struct gaze_usage_block *ub;
+	u32 k, j, first, n, o, u, m;
+
+	if (!ob && fsck_tbl_next(f, GAZE_TABLE_USAGE, zi * upz,
+				 (zi + 1) * upz) == (zi + 1) * upz)
+		return false;
+	memset(live, 0, DIV_ROUND_UP(cap, 8));
+	for (k = 0; k < upz; k++) {
+		first = k * GAZE_USAGE_BITS_PER_BLOCK;	/* a whole byte */
+		if (first >= cap)
+			break;
+		n = min_t(u32, GAZE_USAGE_BITS_PER_BLOCK, cap - first);
+		ub = tbl_block(f, GAZE_TABLE_USAGE, zi * upz + k);
+		if (!ub && !ob)
+			continue;
+		for (j = 0; j < DIV_ROUND_UP(n, 8); j++) {
+			m = n - j * 8 >= 8 ? 0xffu : (1u << (n - j * 8)) - 1;
+			o = ob ? ob[first / 8 + j] : 0;
+			u = ub ? ub->bits[j] & m : 0;
+			live[first / 8 + j] = (u8)(o | u);
+			*owned += (u32)__builtin_popcount(o);
+			*missing += (u32)__builtin_popcount(o & ~u);
+			*extra += (u32)__builtin_popcount(u & ~o);
+		}
+	}
+	return true;
+}
+
+/* summary entries of blocks that are neither owned nor valid (live
+ * NULL: no block is): only the stored summary blocks can name an owner */
+static u32
+pass3_stale(struct fsck *f, u32 zi, const u8 *live)
+{
+	u32 cap = le32_to_cpu(f->sb.zone_cap);
+	u32 spz = f->lay.summary_blocks_per_zone;
+	u32 first = zi * spz, last = first + spz;
+	const struct gaze_summary_block *sb;
+	u32 n, off, end, stale = 0;
+
+	for (n = fsck_tbl_next(f, GAZE_TABLE_SUMMARY, first, last); n < last;
+	     n = fsck_tbl_next(f, GAZE_TABLE_SUMMARY, n + 1, last)) {
+		off = (n - first) * GAZE_SUMMARY_PER_BLOCK;
+		if (off >= cap)
+			break;
+		end = min(off + GAZE_SUMMARY_PER_BLOCK, cap);
+		sb = tbl_block(f, GAZE_TABLE_SUMMARY, n);
+		for (; sb && off < end; off++)
+			if ((!live || !BIT_TEST(live, off)) &&
+			    sb->s[off % GAZE_SUMMARY_PER_BLOCK].type !=
+			    GAZE_SUM_NONE)
+				stale++;
+	}
+	return stale;
+}
+
+static void
+pass3_zone(struct fsck *f, u32 zi, u32 *nfree, u8 *live)
+{
 	u32 zone = f->lay.main_zone_start + zi;
 	const struct gaze_zinfo zc = *fsck_zinfo_get(f, zi), *z = &zc;
-	u64 base = (u64)zi * zb;
-	u32 off, owned = 0, extra = 0, missing = 0, stale = 0;
+	u32 owned = 0, extra = 0, missing = 0, stale;
 	int li = fsck_log_of_zone(f, zone);
 
-	for (off = 0; off < cap; off++) {
-		bool o = BIT_TEST(f->owned, base + off);
-		bool u = usage_bit(f, zi, off);
-
-		if (o)
-			owned++;
-		if (o && !u)
-			missing++;
-		else if (!o && u)
-			extra++;
-		else if (!o && fsck_summary_get(f, zi, off)->type != GAZE_SUM_NONE)
-			stale++;
-	}
+	if (!pass3_usage(f, zi, live, &owned, &missing, &extra))
+		live = NULL;
+	stale = pass3_stale(f, zi, live);
 	f->st.valid_blocks += owned;
 	if (missing || extra) {
 		f->space_bad = true;
@@ -2325,16 +2490,20 @@ pass3_zone(struct fsck *f, u32 zi, u32 *nfree)
 			     zone, li);
 }
 
-static void
+static int
 pass3(struct fsck *f)
 {
 	u32 zi, nfree = 0;
+	u8 *live = malloc(DIV_ROUND_UP(le32_to_cpu(f->sb.zone_cap), 8));
 
+	if (!live)
+		return -ENOMEM;
 	for (zi = 0; zi < f->lay.main_zone_count; zi++) {
 		fsck_progress(f, "pass 3: zones", zi + 1,
 			      f->lay.main_zone_count);
-		pass3_zone(f, zi, &nfree);
+		pass3_zone(f, zi, &nfree, live);
 	}
+	free(live);
 	if (le64_to_cpu(f->cp.valid_blocks) != f->st.valid_blocks ||
 	    le64_to_cpu(f->cp.valid_nodes) != f->valid_nodes ||
 	    le32_to_cpu(f->cp.valid_inodes) != f->valid_inodes ||
@@ -2349,6 +2518,7 @@ pass3(struct fsck *f)
 			     (unsigned long long)f->valid_nodes,
 			     (unsigned long long)f->valid_inodes, nfree);
 	}
+	return 0;
 }
 
 int
@@ -2368,7 +2538,7 @@ fsck_check(struct fsck *f)
 			le32_to_cpu(f->sb.zone_blocks);
 	f->main_blocks = (u64)f->lay.main_zone_count *
 			 le32_to_cpu(f->sb.zone_blocks);
-	f->owned = calloc(f->main_blocks / 8 + 1, 1);
+	f->owned = calloc(max(f->lay.main_zone_count, 1u), sizeof(*f->owned));
 	f->log_need = calloc(GAZE_MAX_LOGS, sizeof(u32));
 	if (!f->owned || !f->log_need)
 		return -ENOMEM;
@@ -2381,6 +2551,5 @@ fsck_check(struct fsck *f)
 	ret = pass2(f);
 	if (ret)
 		return ret;
-	pass3(f);
-	return 0;
+	return pass3(f);
 }

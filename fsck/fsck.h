@@ -18,10 +18,13 @@
  *             the progress bar or fsck(8)'s progress lines;
  *   main.c    the fsck.gaze command line.
  *
- * Memory is one byte per node id in use (struct fsck_nid) and one bit
- * per main-area block, plus the table blocks that are stored (absent
- * ones cost nothing), and flags and link counts for the few node ids
- * that need them.
+ * Memory follows what is used, not the device size: one byte per node
+ * id up to the highest in use (struct fsck_nid), one bit per block of
+ * the main zones the tree claims blocks in (struct fsck.owned), the
+ * addresses of the table blocks under each stored index block (struct
+ * fsck_tib; absent index blocks cost a NULL pointer), and flags and
+ * link counts for the few node ids that need them.  Per zone there is a
+ * pointer and the device's zone report, nothing per block.
  */
 #ifndef GAZE_FSCK_H
 #define GAZE_FSCK_H
@@ -185,6 +188,24 @@ struct fsck_ifix {
 	bool	clear_orphan;
 };
 
+/*
+ * The table blocks under one stored table index block (allocated only for
+ * index blocks the checkpoint names: the tables of an empty filesystem
+ * cost a NULL pointer per 504 table blocks).
+ */
+struct fsck_tib {
+	u64	addr[GAZE_ADDRS_PER_BLOCK];	/* blocks that verified;
+						 * 0: absent, or bad */
+	u8	bad[DIV_ROUND_UP(GAZE_ADDRS_PER_BLOCK, 8)];
+					/* stored but unreadable or invalid
+					 * (imap: or with invalid entries,
+					 * still used), or under a lost
+					 * index block: all of them */
+	u64	**over;			/* imap: entries of unreadable
+					 * blocks, found through the
+					 * summaries (imap_rebuild) */
+};
+
 #define FSCK_TCACHE	16	/* table blocks kept in memory */
 struct fsck_tcache {
 	u32	t, n;
@@ -246,15 +267,13 @@ struct fsck {
 	u32			*orphans;
 	u32			nr_orphans;
 
-	/* tables: block addresses (0 = absent or invalid: reads as zeros),
-	 * read on demand through a small cache */
-	u64			*taddr[GAZE_NR_TABLES];
+	/* tables: block addresses per index block (fsck_tbl_addr: 0 =
+	 * absent or invalid, reads as zeros), read on demand through a
+	 * small cache */
+	struct fsck_tib		**tib[GAZE_NR_TABLES]; /* NULL: absent */
+	u32			tib_n[GAZE_NR_TABLES];
 	u32			tbl_n[GAZE_NR_TABLES];
 	bool			tbl_bad;
-	u8			*imap_bad;	/* imap blocks to rewrite */
-	u64			**imap_over;	/* entries of unreadable imap
-						 * blocks, found through the
-						 * summaries */
 	u64			*zinfo_raw;	/* zinfo block addresses,
 						 * invalid ones included */
 	struct fsck_tcache	*tc;
@@ -272,8 +291,9 @@ struct fsck {
 	size_t			nr_dirs, cap_dirs;
 	struct fsck_xlink	*xl;
 	size_t			nr_xl, cap_xl;
-	/* main-area ownership: 1 bit per block of the main area */
-	u8			*owned;
+	/* main-area ownership: per main zone, 1 bit per block, allocated
+	 * at the zone's first claim (fsck_owned) */
+	u8			**owned;
 	u64			main_first;	/* first main block address */
 	u64			main_blocks;	/* main_count * zone_blocks */
 	u32			*log_need;	/* per log: offset to reach */
@@ -387,6 +407,24 @@ typedef int (*fsck_dirent_fn)(struct fsck *f, void *ctx, const char *name,
 			      u32 len, u32 ino, u8 dtype);
 int fsck_dir_walk(struct fsck *f, u32 dir, fsck_dirent_fn fn, void *ctx,
 		  bool report);
+/*
+ * Table block n of table t: its address when it verified (0: absent or
+ * invalid); whether it is stored but invalid (imap: or holds invalid
+ * entries; every block under a lost index block); the first block in
+ * [n, end) that is stored, valid or not (end when none): loops over
+ * stored blocks skip a whole absent index block at once.
+ */
+u64 fsck_tbl_addr(const struct fsck *f, u32 t, u32 n);
+bool fsck_tbl_bad(const struct fsck *f, u32 t, u32 n);
+u32 fsck_tbl_next(const struct fsck *f, u32 t, u32 n, u32 end);
+/* block off of main zone zi claimed by the tree; blocks claimed in it */
+static inline bool fsck_owned(const struct fsck *f, u32 zi, u32 off)
+{
+	const u8 *b = f->owned[zi];
+
+	return b && (b[off >> 3] & (1u << (off & 7)));
+}
+u32 fsck_owned_count(const struct fsck *f, u32 zi);
 /* table lookups through the cache: a returned pointer is valid until
  * the next lookup */
 u64 fsck_imap_get(struct fsck *f, u32 nid);

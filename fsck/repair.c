@@ -95,6 +95,30 @@ zone_state(struct fsck *f, u32 zi, u32 owned)
 	return st;
 }
 
+/*
+ * Whether zone zi's tables already say what the rebuild would write: no
+ * block owned, no usage or summary block stored (they read as zeros),
+ * none invalid, and the zone entry's count, state, log and flags as
+ * gaze_repair_zone_set would set them.  Such zones (every empty zone of
+ * a large device) are not touched: rewriting them would change nothing
+ * but would bring each of their table blocks into the core's cache.
+ */
+static bool
+zone_unchanged(struct fsck *f, u32 zi, const struct gaze_zinfo *z)
+{
+	u32 upz = f->lay.usage_blocks_per_zone;
+	u32 spz = f->lay.summary_blocks_per_zone;
+
+	if (f->owned[zi] || z->valid || z->flags ||
+	    z->log >= GAZE_NR_LOG_TYPES || z->state != zone_state(f, zi, 0) ||
+	    fsck_tbl_bad(f, GAZE_TABLE_ZINFO, zi / GAZE_ZINFO_PER_BLOCK))
+		return false;
+	return fsck_tbl_next(f, GAZE_TABLE_USAGE, zi * upz, (zi + 1) * upz) ==
+	       (zi + 1) * upz &&
+	       fsck_tbl_next(f, GAZE_TABLE_SUMMARY, zi * spz, (zi + 1) * spz) ==
+	       (zi + 1) * spz;
+}
+
 static int
 repair_space(struct fsck *f, struct gaze_fs *fs)
 {
@@ -104,16 +128,17 @@ repair_space(struct fsck *f, struct gaze_fs *fs)
 	size_t fx = 0;
 	u64 valid = 0;
 	u8 *bits;
-	u32 zi, off, nid, owned, b;
+	u32 zi, off, nid, owned, b, nb = f->tbl_n[GAZE_TABLE_IMAP];
 	int ret = 0;
 
 	/* imap blocks that did not verify: rewritten from what was used */
-	for (b = 0; b < f->tbl_n[GAZE_TABLE_IMAP]; b++) {
+	for (b = fsck_tbl_next(f, GAZE_TABLE_IMAP, 0, nb); b < nb;
+	     b = fsck_tbl_next(f, GAZE_TABLE_IMAP, b + 1, nb)) {
 		struct gaze_imap_block *ib;
 		struct gaze_mbuf *mb;
 		u32 i;
 
-		if (!(f->imap_bad[b >> 3] & (1u << (b & 7))))
+		if (!fsck_tbl_bad(f, GAZE_TABLE_IMAP, b))
 			continue;
 		ret = gaze_repair_table_block(fs, GAZE_TABLE_IMAP, b, &mb);
 		if (ret)
@@ -134,8 +159,7 @@ repair_space(struct fsck *f, struct gaze_fs *fs)
 	/* node ids without a valid node */
 	for (nid = GAZE_ROOT_INO; nid < f->nid_end; nid++) {
 		if (nid_kind(&f->nid[nid]) != FK_BAD || !fsck_imap_get(f, nid) ||
-		    (f->imap_bad[(nid / GAZE_IMAP_PER_BLOCK) >> 3] &
-		     (1u << ((nid / GAZE_IMAP_PER_BLOCK) & 7))))
+		    fsck_tbl_bad(f, GAZE_TABLE_IMAP, nid / GAZE_IMAP_PER_BLOCK))
 			continue;
 		ret = gaze_imap_set(fs, nid, 0);
 		if (ret)
@@ -151,16 +175,15 @@ repair_space(struct fsck *f, struct gaze_fs *fs)
 	if (f->nr_sumfix)
 		qsort(f->sumfix, f->nr_sumfix, sizeof(*f->sumfix), sumfix_cmp);
 	for (zi = 0; zi < f->lay.main_zone_count; zi++) {
-		u64 base = (u64)zi * zb;
-		u64 zaddr = f->main_first + base;
+		u64 zaddr = f->main_first + (u64)zi * zb;
 		const struct gaze_zinfo zc = *fsck_zinfo_get(f, zi), *z = &zc;
 
+		if (zone_unchanged(f, zi, z))
+			continue;
 		memset(bits, 0, DIV_ROUND_UP(cap, 8) + 8);
 		owned = 0;
 		for (off = 0; off < cap; off++) {
-			u64 i = base + off;
-
-			if (!(f->owned[i >> 3] & (1u << (i & 7)))) {
+			if (!fsck_owned(f, zi, off)) {
 				memset(&sums[off], 0, sizeof(sums[off]));
 				continue;
 			}
@@ -639,18 +662,6 @@ repair_tree(struct fsck *f, struct gaze_fs *fs)
 	return ret;
 }
 
-static u32
-zone_owned(struct fsck *f, u32 zi)
-{
-	u64 base = (u64)zi * le32_to_cpu(f->sb.zone_blocks), i;
-	u32 cap = le32_to_cpu(f->sb.zone_cap), n = 0;
-
-	for (i = base; i < base + cap; i++)
-		if (f->owned[i >> 3] & (1u << (i & 7)))
-			n++;
-	return n;
-}
-
 /*
  * Zone entries the core refuses at open (an invalid zinfo block, a FREE
  * or PREFREE zone with valid blocks, a log head not OPEN) cannot be fixed
@@ -676,7 +687,7 @@ repair_zinfo_raw(struct fsck *f)
 		addr = f->zinfo_raw[n];
 		if (!addr)
 			continue;
-		bad = !f->taddr[GAZE_TABLE_ZINFO][n];
+		bad = !fsck_tbl_addr(f, GAZE_TABLE_ZINFO, n);
 		refuse = bad;
 		for (i = 0; i < GAZE_ZINFO_PER_BLOCK && !refuse; i++) {
 			const struct gaze_zinfo *z;
@@ -707,7 +718,7 @@ repair_zinfo_raw(struct fsck *f)
 				memset(z, 0, sizeof(*z));
 				continue;
 			}
-			owned = zone_owned(f, zi);
+			owned = fsck_owned_count(f, zi);
 			z->state = zone_state(f, zi, owned);
 			z->valid = cpu_to_le32(owned);
 			if (z->log >= GAZE_NR_LOG_TYPES)

@@ -376,6 +376,14 @@ void gaze_tables_destroy(struct gaze_fs *fs);
 /* table block holding entry; ref held.  Absent blocks read as zero. */
 int gaze_table_get(struct gaze_fs *fs, u32 table, u32 block,
 		   struct gaze_mbuf **mbp);
+/*
+ * Whether a table block reads as zeros without a buffer: neither cached
+ * nor stored under its index block (whose own buffer is made only when
+ * it is stored).  1: absent, 0: present, or -errno.  Lets a walk over a
+ * table that is mostly empty (zone info of a large, new device) skip
+ * the empty parts without filling the cache with zeros.
+ */
+int gaze_table_absent(struct gaze_fs *fs, u32 table, u32 block);
 /* marks the block (and its index block) dirty for the next checkpoint */
 void gaze_table_dirty(struct gaze_fs *fs, struct gaze_mbuf *mb);
 /*

@@ -442,8 +442,19 @@ space_load_zones(struct gaze_fs *fs)
 	int ret;
 
 	for (zi = 0; zi < sp->main_count; zi++) {
-		if (!mb || zi % GAZE_ZINFO_PER_BLOCK == 0) {
+		if (zi % GAZE_ZINFO_PER_BLOCK == 0) {
 			gaze_mbuf_put(fs, mb);
+			mb = NULL;
+			ret = gaze_table_absent(fs, GAZE_TABLE_ZINFO,
+						zi / GAZE_ZINFO_PER_BLOCK);
+			if (ret < 0)
+				return ret;
+			if (ret) {
+				/* zeros: free, empty zones, as sp->zones
+				 * starts (the zones of a new device) */
+				zi += GAZE_ZINFO_PER_BLOCK - 1;
+				continue;
+			}
 			ret = space_zinfo_get(fs, zi, &mb);
 			if (gaze_err_damaged(ret))
 				ret = space_zinfo_lost(fs, zi, &mb);

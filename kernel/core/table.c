@@ -281,6 +281,36 @@ out:
 	return 0;
 }
 
+int
+gaze_table_absent(struct gaze_fs *fs, u32 table, u32 block)
+{
+	struct gaze_mbuf *mb;
+	u32 i = block / GAZE_ADDRS_PER_BLOCK;
+	int ret;
+
+	if (table >= GAZE_NR_TABLES ||
+	    block >= le32_to_cpu(fs->sb.table_blocks[table]))
+		return -EINVAL;
+	mb = gaze_mbuf_lookup(fs, GAZE_MB_TABLE, table, block);
+	if (mb) {
+		gaze_mbuf_put(fs, mb);
+		return 0;
+	}
+	/* an index block neither stored nor cached: no buffer is made */
+	mb = gaze_mbuf_lookup(fs, GAZE_MB_TINDEX, table, i);
+	if (!mb && !fs->tables->iaddr[table][i])
+		return 1;
+	if (!mb) {
+		ret = table_index_get(fs, table, i, &mb);
+		if (ret)
+			return ret;
+	}
+	ret = !((const struct gaze_tindex *)mb->data)->addr[block %
+							 GAZE_ADDRS_PER_BLOCK];
+	gaze_mbuf_put(fs, mb);
+	return ret;
+}
+
 void
 gaze_table_dirty(struct gaze_fs *fs, struct gaze_mbuf *mb)
 {
