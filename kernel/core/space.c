@@ -447,9 +447,10 @@ space_load_zones(struct gaze_fs *fs)
 			mb = NULL;
 			ret = gaze_table_absent(fs, GAZE_TABLE_ZINFO,
 						zi / GAZE_ZINFO_PER_BLOCK);
-			if (ret < 0)
+			/* an unreadable index block: space_zinfo_lost */
+			if (ret < 0 && !gaze_err_damaged(ret))
 				return ret;
-			if (ret) {
+			if (ret > 0) {
 				/* zeros: free, empty zones, as sp->zones
 				 * starts (the zones of a new device) */
 				zi += GAZE_ZINFO_PER_BLOCK - 1;
