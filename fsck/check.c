@@ -327,16 +327,36 @@ out:
 /* Checkpoints                                                       */
 /* ---------------------------------------------------------------- */
 
+struct cp_mark {
+	bool	have;
+	u64	seq;
+	u32	zone, off;
+	struct gaze_cp_head head;
+};
+
 struct cp_best {
 	struct fsck *f;
 	bool	have;
 	u64	seq;
 	u32	zone, off;
+	struct gaze_cp_head head;
+	struct cp_mark prev;	/* the valid pack before the newest */
 	u32	damaged;	/* damaged stretches in the zones */
 	u64	bad_seq;	/* highest seq claimed by a damaged pack */
 	u32	bad_zone, bad_off;
 	const char *bad_why;
 };
+
+static void
+cp_mark_set(struct cp_mark *m, u64 seq, u32 zone, u32 off,
+	    const struct gaze_cp_head *head)
+{
+	m->have = true;
+	m->seq = seq;
+	m->zone = zone;
+	m->off = off;
+	memcpy(&m->head, head, sizeof(m->head));
+}
 
 /* the newest valid pack, and what damage there is (gaze_cp_walk_zone) */
 static int
@@ -356,13 +376,18 @@ cp_seen(void *arg, const struct gaze_cp_seen *s)
 		}
 		return 0;
 	}
-	if (!b->have || s->seq > b->seq) {
-		b->have = true;
-		b->seq = s->seq;
-		b->zone = s->zone;
-		b->off = s->off;
-		memcpy(&b->f->cp, s->head, sizeof(b->f->cp));
+	if (b->have && s->seq <= b->seq) {
+		if (!b->prev.have || s->seq > b->prev.seq)
+			cp_mark_set(&b->prev, s->seq, s->zone, s->off, s->head);
+		return 0;
 	}
+	if (b->have)
+		cp_mark_set(&b->prev, b->seq, b->zone, b->off, &b->head);
+	b->have = true;
+	b->seq = s->seq;
+	b->zone = s->zone;
+	b->off = s->off;
+	memcpy(&b->head, s->head, sizeof(b->head));
 	return 0;
 }
 
@@ -409,6 +434,28 @@ check_checkpoint(struct fsck *f)
 		f->fatal = true;
 		goto out;
 	}
+	if (f->o.cp_prev) {
+		/* -b 1: the checkpoint before the newest, as asked */
+		if (!b.prev.have) {
+			fsck_fail(f, "-b 1: there is no valid checkpoint before the newest (seq %llu)",
+				  (unsigned long long)b.seq);
+			f->fatal = true;
+			goto out;
+		}
+		fsck_note(f, "%s: using checkpoint seq %llu at zone %u block %u, the one before the newest (seq %llu), as -b 1 asks; a repair makes it the newest, dropping what only the newer one recorded",
+			  f->name, (unsigned long long)b.prev.seq, b.prev.zone,
+			  b.prev.off, (unsigned long long)b.seq);
+		b.seq = b.prev.seq;
+		b.zone = b.prev.zone;
+		b.off = b.prev.off;
+		memcpy(&b.head, &b.prev.head, sizeof(b.head));
+		b.bad_seq = 0;
+		/* -p/-y: the repair commits the roll-back, problems or not */
+		if (f->o.mode != FSCK_MODE_CHECK)
+			fsck_problem(f, PR_cp_rollback,
+				     "the newest checkpoint is to be dropped for the one before it (-b 1)");
+	}
+	memcpy(&f->cp, &b.head, sizeof(f->cp));
 	f->cp_seq = b.seq;
 	f->cp_zone = b.zone;
 	f->cp_off = b.off;

@@ -224,6 +224,7 @@ struct fsck_opts {
 				 * fsck(8)'s lines "pass cur max device" */
 	bool	progress_hidden; /* -C -fd: until SIGUSR1 */
 	bool	json;
+	bool	cp_prev;	/* -b 1: the checkpoint before the newest */
 	FILE	*out;		/* messages (stdout) */
 	/* called at every progress point (the checks' loops): main.c ends
 	 * the run there after SIGINT/SIGTERM and shows or hides progress

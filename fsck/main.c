@@ -96,6 +96,9 @@ usage(FILE *out)
 	      "  -p, -a, --preen   fix what is safe without asking; exit 4 if more is wrong\n"
 	      "  -y, --yes         fix everything that can be fixed\n"
 	      "  -f, --force       check even if the filesystem was cleanly unmounted\n"
+	      "  -b, --checkpoint-back N\n"
+	      "                    1: check (and with -y repair from) the checkpoint\n"
+	      "                    before the newest; 0: the newest (the default)\n"
 	      "  -v, --verbose     say more\n"
 	      "  -C [FD]           progress: 0 (the default) a bar on standard output,\n"
 	      "                    FD > 0 fsck(8)'s lines \"pass current max device\"\n"
@@ -294,6 +297,7 @@ static const struct option long_opts[] = {
 	{ "force", no_argument, NULL, 'f' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "json", no_argument, NULL, 'J' },
+	{ "checkpoint-back", required_argument, NULL, 'b' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -378,9 +382,16 @@ parse_args(struct run *r, int argc, char **argv)
 	m->o.mode = FSCK_MODE_CHECK;
 	json_asked(r, argc, argv);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "npayfvC::hV", long_opts,
+	while ((c = getopt_long(argc, argv, "npayfvb:C::hV", long_opts,
 				NULL)) != -1) {
 		switch (c) {
+		case 'b':
+			/* only the two generations a mount may fall back to */
+			if (strcmp(optarg, "0") && strcmp(optarg, "1"))
+				return usage_error(r, "-b takes 0 (the newest checkpoint) or 1 (the one before it), not '%s'",
+						   optarg);
+			m->o.cp_prev = optarg[0] == '1';
+			break;
 		case 'n':
 			m->o.mode = FSCK_MODE_CHECK;
 			m->nmodes |= 1;
@@ -792,6 +803,11 @@ replay(struct run *r)
 	gaze_fs_close(fs);
 	if (!pending)
 		return;
+	if (r->m.o.cp_prev) {
+		fsck_note(f, "%s: %u nodes written by fsync after the newest checkpoint are not replayed (-b 1)",
+			  r->m.device, pending);
+		return;
+	}
 	if (r->m.o.mode == FSCK_MODE_CHECK) {
 		fsck_note(f, "%s: %u nodes written by fsync after the last checkpoint await replay (the next read-write mount, or fsck.gaze -p/-y, replays them; -n checks the checkpoint)",
 			  r->m.device, pending);
@@ -821,6 +837,7 @@ recheck(struct run *r)
 	u64 n;
 
 	q.mode = FSCK_MODE_CHECK;
+	q.cp_prev = false;	/* after a repair, its checkpoint is newest */
 	q.progress = false;
 	q.verbose = false;
 	q.json = false;
@@ -861,7 +878,7 @@ check(struct run *r)
 
 	r->stage = "during the check";
 	stop_if_asked();
-	if (!r->m.o.force) {
+	if (!r->m.o.force && !r->m.o.cp_prev) {
 		ret = fsck_is_clean(f);
 		if (ret == 1) {
 			r->checked = true;

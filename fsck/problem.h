@@ -41,6 +41,7 @@
 	X(14,  table_block_invalid,	0, 0)				\
 	X(15,  imap_unreadable,		0, 0)				\
 	X(16,  cp_damaged_passed,	0, 1)				\
+	X(17,  cp_rollback,		0, 0)				\
 	X(100, blk_outside_main,	1, 0)				\
 	X(101, blk_past_wp,		1, 0)				\
 	X(102, blk_other_owner,		1, 0)				\

@@ -753,7 +753,8 @@ fsck_repair(struct fsck *f)
 	if (ret)
 		return ret;
 	/* main.c replayed any roll-forward chain already, or it failed */
-	ret = gaze_fs_open(f->dev, GAZE_FS_NO_RECOVERY | GAZE_FS_REPAIR, &fs);
+	ret = gaze_fs_open(f->dev, GAZE_FS_NO_RECOVERY | GAZE_FS_REPAIR |
+			   (f->o.cp_prev ? GAZE_FS_CP_PREV : 0), &fs);
 	if (ret) {
 		fsck_fail(f, "the filesystem cannot be opened for repair: %s",
 			  ret == -EFSCORRUPTED ? "structure too damaged" :
@@ -778,7 +779,9 @@ fsck_repair(struct fsck *f)
 	}
 	fs->cp.flags = cpu_to_le32(le32_to_cpu(fs->cp.flags) &
 				   ~GAZE_CP_FSCK_NEEDED);
-	if (f->cp_damaged || f->cp_renew) {
+	/* after a roll-back (-b 1) no pack of the dropped checkpoint may
+	 * stay: a mount must never fall back to it */
+	if (f->cp_damaged || f->cp_renew || f->o.cp_prev) {
 		/* both checkpoint zones written anew, superblock copies
 		 * included: no damage left */
 		mutex_lock(&fs->lock);
