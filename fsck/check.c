@@ -1059,21 +1059,6 @@ walk_addrs(struct fsck *f, struct iwalk *w, u32 owner, const __le64 *addr,
 	}
 }
 
-static int
-node_verify(struct fsck *f, const void *blk, u32 magic, u64 addr,
-	    const char **why)
-{
-	switch (magic) {
-	case GAZE_MAGIC_INODE:
-		return gaze_fmt_inode_verify(blk, &f->sb, addr, why);
-	case GAZE_MAGIC_DNODE:
-		return gaze_fmt_dnode_verify(blk, &f->sb, addr, why);
-	case GAZE_MAGIC_INODE_IND:
-		return gaze_fmt_ind_verify(blk, &f->sb, addr, why);
-	default:
-		return gaze_fmt_xattr_verify(blk, &f->sb, addr, why);
-	}
-}
 
 static bool
 xattrs_ok(const u8 *p, u32 used)
@@ -1175,7 +1160,7 @@ node_salvage(struct fsck *f, void *blk, u32 magic, u64 addr, u32 nid,
 		}
 	}
 	gaze_fmt_csum_set(blk);
-	return !node_verify(f, blk, magic, addr, NULL);
+	return !gaze_fmt_node_verify(blk, &f->sb, magic, addr, NULL);
 }
 
 static void
@@ -1232,7 +1217,7 @@ claim_child(struct fsck *f, struct iwalk *w, u32 nid, u32 magic, u64 first,
 			     w->ino, what, nid, (unsigned long long)addr);
 		return NULL;
 	}
-	ret = node_verify(f, blk, magic, addr, &why);
+	ret = gaze_fmt_node_verify(blk, &f->sb, magic, addr, &why);
 	if (!ret && (le32_to_cpu(h->nid) != nid ||
 		     le32_to_cpu(h->ino) != w->ino)) {
 		why = "header names another node or owner";

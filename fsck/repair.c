@@ -568,7 +568,7 @@ repair_preload_dir(struct fsck *f, struct gaze_fs *fs, u32 nid)
 		gaze_mbuf_put(fs, mb);
 		return 0;
 	}
-	ret = gaze_mbuf_read(fs, GAZE_MB_NODE, nid, 0, addr, &mb);
+	ret = gaze_mbuf_read_unverified(fs, GAZE_MB_NODE, nid, 0, addr, &mb);
 	if (ret)
 		return ret;
 	in = mb->data;
@@ -593,8 +593,8 @@ repair_salvaged(struct fsck *f, struct gaze_fs *fs,
 		return 0;
 	mb = gaze_mbuf_lookup(fs, GAZE_MB_NODE, sv->nid, 0);
 	if (!mb) {
-		ret = gaze_mbuf_read(fs, GAZE_MB_NODE, sv->nid, 0, sv->addr,
-				     &mb);
+		ret = gaze_mbuf_read_unverified(fs, GAZE_MB_NODE, sv->nid, 0,
+						sv->addr, &mb);
 		if (ret)
 			return ret;
 	}

@@ -256,17 +256,33 @@ gaze_mbuf_create(struct gaze_fs *fs, u32 type, u32 id, u64 idx,
 	return cache_insert(fs, type, id, idx, mbp);
 }
 
-int
-gaze_mbuf_read(struct gaze_fs *fs, u32 type, u32 id, u64 idx, u64 blkaddr,
-	       struct gaze_mbuf **mbp)
+/* each buffer type's verifier, run on every block read from the device */
+static const struct {
+	const char	*name;
+	int		(*verify)(struct gaze_fs *fs, const struct gaze_mbuf *mb,
+				  u32 expect, const char **why);
+} cache_ops[] = {
+	[GAZE_MB_NODE]		= { "node", gaze_node_buf_verify },
+	[GAZE_MB_TABLE]		= { "table block", gaze_table_buf_verify },
+	[GAZE_MB_TINDEX]	= { "table index block",
+				    gaze_tindex_buf_verify },
+	[GAZE_MB_FBLK]		= { "directory block", gaze_dir_buf_verify },
+};
+
+static int
+cache_read(struct gaze_fs *fs, u32 type, u32 id, u64 idx, u64 blkaddr,
+	   u32 expect, bool verify, struct gaze_mbuf **mbp)
 {
 	struct gaze_mbuf *mb = gaze_mbuf_lookup(fs, type, id, idx);
+	const char *why = NULL;
 	int ret;
 
 	if (mb) {
 		*mbp = mb;
 		return 0;
 	}
+	if (WARN_ON(type >= ARRAY_SIZE(cache_ops) || !cache_ops[type].verify))
+		return -EINVAL;
 	ret = cache_insert(fs, type, id, idx, &mb);
 	if (ret)
 		return ret;
@@ -279,9 +295,34 @@ gaze_mbuf_read(struct gaze_fs *fs, u32 type, u32 id, u64 idx, u64 blkaddr,
 			return ret;
 		}
 		mb->blkaddr = blkaddr;
+		ret = verify ? cache_ops[type].verify(fs, mb, expect, &why) : 0;
+		if (ret) {
+			gaze_err("%s %u/%llu at %llu: %s", cache_ops[type].name,
+				 id, (unsigned long long)idx,
+				 (unsigned long long)blkaddr,
+				 why ? why : "bad block");
+			gaze_mbuf_forget(fs, mb);
+			return ret;
+		}
 	}
 	*mbp = mb;
 	return 0;
+}
+
+int
+gaze_mbuf_read(struct gaze_fs *fs, u32 type, u32 id, u64 idx, u64 blkaddr,
+	       u32 expect, struct gaze_mbuf **mbp)
+{
+	return cache_read(fs, type, id, idx, blkaddr, expect, true, mbp);
+}
+
+int
+gaze_mbuf_read_unverified(struct gaze_fs *fs, u32 type, u32 id, u64 idx,
+			  u64 blkaddr, struct gaze_mbuf **mbp)
+{
+	if (!(fs->flags & GAZE_FS_REPAIR))
+		return -EPERM;
+	return cache_read(fs, type, id, idx, blkaddr, 0, false, mbp);
 }
 
 /*

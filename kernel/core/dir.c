@@ -177,7 +177,6 @@ dir_block_get(struct gaze_fs *fs, struct gaze_mbuf *dmb, u32 lblk,
 	      bool create, struct gaze_mbuf **mbp)
 {
 	u32 ino = dmb->id, magic = dir_lblk_magic(lblk);
-	const char *why = NULL;
 	struct gaze_mbuf *mb;
 	struct gaze_mhdr *hdr;
 	u64 addr;
@@ -210,27 +209,32 @@ dir_block_get(struct gaze_fs *fs, struct gaze_mbuf *dmb, u32 lblk,
 		*mbp = mb;
 		return 0;
 	}
-	err = gaze_mbuf_read(fs, GAZE_MB_FBLK, ino, lblk, addr, &mb);
+	err = gaze_mbuf_read(fs, GAZE_MB_FBLK, ino, lblk, addr, magic, &mb);
 	if (err)
 		return err;
-	if (magic == GAZE_MAGIC_DIR_INDEX)
-		err = gaze_fmt_dir_index_verify(mb->data, &fs->sb, addr, &why);
-	else
-		err = gaze_fmt_dir_bucket_verify(mb->data, &fs->sb, addr, &why);
-	hdr = mb->data;
-	if (!err && (le32_to_cpu(hdr->ino) != ino ||
-		     le32_to_cpu(hdr->index) != lblk)) {
-		why = "owner or index";
-		err = -EFSCORRUPTED;
-	}
-	if (err) {
-		gaze_err("dir %u block %u at %llu: %s", ino, lblk,
-			 (unsigned long long)addr, why ? why : "bad");
-		gaze_mbuf_forget(fs, mb);
-		return err;
-	}
 	*mbp = mb;
 	return 0;
+}
+
+int
+gaze_dir_buf_verify(struct gaze_fs *fs, const struct gaze_mbuf *mb,
+		    u32 expect, const char **why)
+{
+	const struct gaze_mhdr *hdr = mb->data;
+	int err;
+
+	if (expect == GAZE_MAGIC_DIR_INDEX)
+		err = gaze_fmt_dir_index_verify(mb->data, &fs->sb, mb->blkaddr,
+						why);
+	else
+		err = gaze_fmt_dir_bucket_verify(mb->data, &fs->sb,
+						 mb->blkaddr, why);
+	if (!err && (le32_to_cpu(hdr->ino) != mb->id ||
+		     le32_to_cpu(hdr->index) != mb->idx)) {
+		*why = "owner or index";
+		err = -EFSCORRUPTED;
+	}
+	return err;
 }
 
 static int

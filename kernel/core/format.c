@@ -1215,6 +1215,25 @@ gaze_fmt_xattr_verify(const struct gaze_xattr_block *xb,
 	return fmt_xattrs_check(xb->body, used, why);
 }
 
+int
+gaze_fmt_node_verify(const void *blk, const struct gaze_super *sb, u32 magic,
+		     u64 blkaddr, const char **why)
+{
+	switch (magic) {
+	case GAZE_MAGIC_INODE:
+		return gaze_fmt_inode_verify(blk, sb, blkaddr, why);
+	case GAZE_MAGIC_DNODE:
+		return gaze_fmt_dnode_verify(blk, sb, blkaddr, why);
+	case GAZE_MAGIC_INODE_IND:
+		return gaze_fmt_ind_verify(blk, sb, blkaddr, why);
+	case GAZE_MAGIC_XATTR:
+		return gaze_fmt_xattr_verify(blk, sb, blkaddr, why);
+	}
+	if (why)
+		*why = "not a node magic";
+	return -EFSCORRUPTED;
+}
+
 /* ---------------------------------------------------------------- */
 /* Directory blocks                                                  */
 /* ---------------------------------------------------------------- */

@@ -63,6 +63,10 @@ int gaze_fmt_super_verify(const struct gaze_super *sb, u64 blkaddr,
 int gaze_fmt_cp_head_verify(const struct gaze_cp_head *cp,
 			    const struct gaze_super *sb, u64 blkaddr,
 			    const char **why);
+/* the verifier of a node block of magic `magic` (inode, direct node,
+ * indirect node, xattr node): the one dispatch for the core and fsck */
+int gaze_fmt_node_verify(const void *blk, const struct gaze_super *sb,
+			 u32 magic, u64 blkaddr, const char **why);
 int gaze_fmt_inode_verify(const struct gaze_inode *in,
 			  const struct gaze_super *sb, u64 blkaddr,
 			  const char **why);
@@ -339,10 +343,32 @@ struct gaze_mbuf *gaze_mbuf_lookup(struct gaze_fs *fs, u32 type, u32 id,
 /* new zeroed buffer (replacing none: -EEXIST if present), ref held */
 int gaze_mbuf_create(struct gaze_fs *fs, u32 type, u32 id, u64 idx,
 		     struct gaze_mbuf **mbp);
-/* lookup, else read from blkaddr (0: zeroed) and insert; ref held.
- * Verification is the caller's business (see gaze_node_get). */
+/*
+ * Lookup, else read from blkaddr (0: zeroed, nothing to verify) and
+ * insert; ref held.  A block read from the device is verified by its
+ * type's verifier before anyone sees it (as XFS's buffer ops do), so no
+ * read path can forget to: GAZE_MB_NODE gaze_node_check for node `id`
+ * of magic `expect`, GAZE_MB_TINDEX and GAZE_MB_TABLE the table's
+ * (table `id`, block `idx`), GAZE_MB_FBLK a directory block of magic
+ * `expect` for inode `id`, block `idx`.  A block that fails is dropped
+ * and -EFSCORRUPTED / -EFSBADCRC returned, with the reason logged.
+ */
 int gaze_mbuf_read(struct gaze_fs *fs, u32 type, u32 id, u64 idx,
-		   u64 blkaddr, struct gaze_mbuf **mbp);
+		   u64 blkaddr, u32 expect, struct gaze_mbuf **mbp);
+/* an offline repair's read of a block it replaces or fixes whole (fsck),
+ * without the verifier; only on a GAZE_FS_REPAIR instance (-EPERM) */
+int gaze_mbuf_read_unverified(struct gaze_fs *fs, u32 type, u32 id, u64 idx,
+			      u64 blkaddr, struct gaze_mbuf **mbp);
+/* the verifiers gaze_mbuf_read runs (node.c, table.c, dir.c): 0, or the
+ * error with *why */
+int gaze_node_buf_verify(struct gaze_fs *fs, const struct gaze_mbuf *mb,
+			 u32 expect, const char **why);
+int gaze_tindex_buf_verify(struct gaze_fs *fs, const struct gaze_mbuf *mb,
+			   u32 expect, const char **why);
+int gaze_table_buf_verify(struct gaze_fs *fs, const struct gaze_mbuf *mb,
+			  u32 expect, const char **why);
+int gaze_dir_buf_verify(struct gaze_fs *fs, const struct gaze_mbuf *mb,
+			u32 expect, const char **why);
 void gaze_mbuf_dirty(struct gaze_fs *fs, struct gaze_mbuf *mb);
 void gaze_mbuf_put(struct gaze_fs *fs, struct gaze_mbuf *mb);
 /* drop from cache (deleted object); the caller's ref is consumed */

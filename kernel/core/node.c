@@ -125,23 +125,6 @@ gaze_nid_free(struct gaze_fs *fs, u32 nid)
 	return 0;
 }
 
-static int
-node_verify(struct gaze_fs *fs, const void *blk, u32 magic, u64 addr,
-	    const char **why)
-{
-	switch (magic) {
-	case GAZE_MAGIC_INODE:
-		return gaze_fmt_inode_verify(blk, &fs->sb, addr, why);
-	case GAZE_MAGIC_DNODE:
-		return gaze_fmt_dnode_verify(blk, &fs->sb, addr, why);
-	case GAZE_MAGIC_INODE_IND:
-		return gaze_fmt_ind_verify(blk, &fs->sb, addr, why);
-	case GAZE_MAGIC_XATTR:
-		return gaze_fmt_xattr_verify(blk, &fs->sb, addr, why);
-	}
-	*why = "not a node magic";
-	return -EINVAL;
-}
 
 /* the checks of a node block just read for nid; *why set on failure */
 int
@@ -151,7 +134,7 @@ gaze_node_check(struct gaze_fs *fs, const void *blk, u32 nid, u32 magic,
 	const struct gaze_mhdr *h = blk;
 	int ret;
 
-	ret = node_verify(fs, blk, magic, addr, why);
+	ret = gaze_fmt_node_verify(blk, &fs->sb, magic, addr, why);
 	if (!ret && le32_to_cpu(h->nid) != nid) {
 		*why = "header names another nid";
 		ret = -EFSCORRUPTED;
@@ -239,7 +222,6 @@ gaze_node_get(struct gaze_fs *fs, u32 nid, u32 magic, struct gaze_mbuf **mbp)
 {
 	const struct gaze_mhdr *h;
 	struct gaze_mbuf *mb;
-	const char *why = NULL;
 	u64 addr;
 	int ret;
 
@@ -269,18 +251,18 @@ gaze_node_get(struct gaze_fs *fs, u32 nid, u32 magic, struct gaze_mbuf **mbp)
 			 (unsigned long long)addr);
 		return -EFSCORRUPTED;
 	}
-	ret = gaze_mbuf_read(fs, GAZE_MB_NODE, nid, 0, addr, &mb);
+	ret = gaze_mbuf_read(fs, GAZE_MB_NODE, nid, 0, addr, magic, &mb);
 	if (ret)
 		return ret;
-	ret = gaze_node_check(fs, mb->data, nid, magic, addr, &why);
-	if (ret) {
-		gaze_err("node %u at %llu: %s", nid,
-			 (unsigned long long)addr, why ? why : "bad block");
-		gaze_mbuf_forget(fs, mb);
-		return ret;
-	}
 	*mbp = mb;
 	return 0;
+}
+
+int
+gaze_node_buf_verify(struct gaze_fs *fs, const struct gaze_mbuf *mb,
+		     u32 expect, const char **why)
+{
+	return gaze_node_check(fs, mb->data, mb->id, expect, mb->blkaddr, why);
 }
 
 int

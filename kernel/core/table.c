@@ -54,28 +54,35 @@ table_addr_in_meta(const struct gaze_fs *fs, u64 addr)
 	       addr % zblocks < le32_to_cpu(fs->sb.zone_cap);
 }
 
-static int
-table_verify_index(struct gaze_fs *fs, const struct gaze_tindex *ti, u32 t,
-		   u32 i, u64 addr)
+int
+gaze_tindex_buf_verify(struct gaze_fs *fs, const struct gaze_mbuf *mb,
+		       u32 expect, const char **why)
 {
-	const char *why = NULL;
+	const struct gaze_tindex *ti = mb->data;
 	int ret;
 
-	ret = gaze_fmt_hdr_verify(ti, GAZE_MAGIC_TINDEX, fs->uuid, addr, &why);
-	if (!ret && (le32_to_cpu(ti->hdr.nid) != t ||
-		     le32_to_cpu(ti->hdr.index) != i)) {
-		why = "index block names another table or position";
+	(void)expect;
+	ret = gaze_fmt_hdr_verify(ti, GAZE_MAGIC_TINDEX, fs->uuid,
+				  mb->blkaddr, why);
+	if (!ret && (le32_to_cpu(ti->hdr.nid) != mb->id ||
+		     le32_to_cpu(ti->hdr.index) != mb->idx)) {
+		*why = "index block names another table or position";
 		ret = -EFSCORRUPTED;
 	}
 	if (!ret && le64_to_cpu(ti->hdr.seq) > fs->cp_seq + 1) {
-		why = "index block is newer than the checkpoint";
+		*why = "index block is newer than the checkpoint";
 		ret = -EFSCORRUPTED;
 	}
-	if (ret)
-		gaze_err("%s index block %u at %llu: %s",
-			 table_name[t], i, (unsigned long long)addr,
-			 why ? why : "bad block");
 	return ret;
+}
+
+int
+gaze_table_buf_verify(struct gaze_fs *fs, const struct gaze_mbuf *mb,
+		      u32 expect, const char **why)
+{
+	(void)expect;
+	return gaze_fmt_table_verify(mb->data, mb->id, (u32)mb->idx, &fs->sb,
+				     mb->blkaddr, why);
 }
 
 int
@@ -192,16 +199,9 @@ table_index_get(struct gaze_fs *fs, u32 t, u32 i, struct gaze_mbuf **mbp)
 	if (mb)
 		goto out;
 	addr = tb->iaddr[t][i];
-	ret = gaze_mbuf_read(fs, GAZE_MB_TINDEX, t, i, addr, &mb);
+	ret = gaze_mbuf_read(fs, GAZE_MB_TINDEX, t, i, addr, 0, &mb);
 	if (ret)
 		return ret;
-	if (addr) {
-		ret = table_verify_index(fs, mb->data, t, i, addr);
-		if (ret) {
-			gaze_mbuf_forget(fs, mb);
-			return ret;
-		}
-	}
 out:
 	*mbp = mb;
 	return 0;
@@ -236,7 +236,6 @@ gaze_table_get(struct gaze_fs *fs, u32 table, u32 block,
 {
 	struct gaze_mbuf *imb, *mb;
 	const struct gaze_tindex *ti;
-	const char *why = NULL;
 	u64 addr;
 	int ret;
 
@@ -261,21 +260,9 @@ gaze_table_get(struct gaze_fs *fs, u32 table, u32 block,
 			 table_name[table], block, (unsigned long long)addr);
 		return -EFSCORRUPTED;
 	}
-	ret = gaze_mbuf_read(fs, GAZE_MB_TABLE, table, block, addr, &mb);
+	ret = gaze_mbuf_read(fs, GAZE_MB_TABLE, table, block, addr, 0, &mb);
 	if (ret)
 		return ret;
-	if (addr) {
-		ret = gaze_fmt_table_verify(mb->data, table, block, &fs->sb,
-					    addr, &why);
-		if (ret) {
-			gaze_err("%s block %u at %llu: %s",
-				 table_name[table], block,
-				 (unsigned long long)addr,
-				 why ? why : "bad block");
-			gaze_mbuf_forget(fs, mb);
-			return ret;
-		}
-	}
 out:
 	*mbp = mb;
 	return 0;
