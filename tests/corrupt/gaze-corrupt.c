@@ -2048,6 +2048,9 @@ main(int argc, char **argv)
 		die(&c, "fsync: %s", strerror(errno));
 	close(c.fd);
 	free(c.pack_buf);
+	for (u32 i = 0; i < c.ne; i++)
+		free(c.e[i].path);
+	free(c.e);
 	gaze_fs_close(c.fs);
 	gaze_dev_close(c.dev);
 	return 0;
