@@ -32,14 +32,14 @@ log()
 # step NAME COMMAND...: runs it, records PASS/FAIL
 step()
 {
-	local name=$1
+	local name=$1 t0=$SECONDS
 	shift
 	log "$name"
 	if "$@"; then
-		RESULTS+=("PASS  $name")
+		RESULTS+=("PASS  $name ($((SECONDS - t0)) s)")
 		return 0
 	fi
-	RESULTS+=("FAIL  $name")
+	RESULTS+=("FAIL  $name ($((SECONDS - t0)) s)")
 	return 1
 }
 
@@ -152,5 +152,6 @@ done
 for r in "${RESULTS[@]}"; do
 	case $r in FAIL*) [ "$FAILED" -gt 0 ] || FAILED=1 ;; esac
 done
+echo "  total: $SECONDS s"
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]
