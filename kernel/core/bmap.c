@@ -146,7 +146,7 @@ gaze_bmap_slot(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 			gaze_node_readahead(fs, ptr, bmap_siblings(&p, lvl),
 					    magic);
 		if (nid) {
-			err = gaze_node_get(fs, nid, magic, &child);
+			err = gaze_node_get_ref(fs, nid, magic, &child);
 			if (err)
 				goto out_put;
 		} else {
@@ -267,8 +267,8 @@ bmap_trunc_node(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 nid,
 	int err, e;
 
 	*freed = false;
-	err = gaze_node_get(fs, nid, height == 1 ? GAZE_MAGIC_DNODE :
-			    GAZE_MAGIC_INODE_IND, &mb);
+	err = gaze_node_get_ref(fs, nid, height == 1 ? GAZE_MAGIC_DNODE :
+				GAZE_MAGIC_INODE_IND, &mb);
 	if (err)
 		return err;
 	if (height == 1) {

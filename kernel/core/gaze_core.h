@@ -536,6 +536,11 @@ int gaze_nid_free(struct gaze_fs *fs, u32 nid);
  * INODE_IND/XATTR); ref held.  -ENOENT if the nid has no block. */
 int gaze_node_get(struct gaze_fs *fs, u32 nid, u32 magic,
 		  struct gaze_mbuf **mbp);
+/* gaze_node_get for a nid another node points at (a direct or indirect
+ * node of a file, an xattr node): a free nid there is damage, so
+ * -EFSCORRUPTED where gaze_node_get says -ENOENT */
+int gaze_node_get_ref(struct gaze_fs *fs, u32 nid, u32 magic,
+		      struct gaze_mbuf **mbp);
 /* reads nids[0] with the siblings after it that lie in the blocks right
  * after it on the device (up to GAZE_NODE_RA_MAX), in one read, into the
  * cache; advisory: does nothing if nids[0] is cached, drops what fails */

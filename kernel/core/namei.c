@@ -40,6 +40,22 @@ ns_type_ok(u32 mode)
 	return false;
 }
 
+/*
+ * The inode a directory entry (or a directory's '..') names; ref held.
+ * A name for a free inode is damage: -EFSCORRUPTED, not "no such file".
+ */
+static int
+ns_get_named(struct gaze_fs *fs, u32 ino, struct gaze_mbuf **imbp)
+{
+	int err = gaze_inode_get(fs, ino, imbp);
+
+	if (err == -ENOENT) {
+		gaze_err("inode %u is named but free", ino);
+		err = -EFSCORRUPTED;
+	}
+	return err;
+}
+
 /* directory inode for a namespace change; ref held */
 static int
 ns_get_dir(struct gaze_fs *fs, u32 dir, struct gaze_mbuf **dmbp)
@@ -445,7 +461,7 @@ gaze_ns_unlink_flags(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 	err = gaze_dir_lookup(fs, dmb, name, len, &ino, NULL);
 	if (err)
 		goto out_dir;
-	err = gaze_inode_get(fs, ino, &imb);
+	err = ns_get_named(fs, ino, &imb);
 	if (err)
 		goto out_dir;
 	in = imb->data;
@@ -791,7 +807,7 @@ ns_check_ancestor(struct gaze_fs *fs, u32 dir, u32 ino)
 			return -EINVAL;
 		if (dir == GAZE_ROOT_INO)
 			return 0;
-		err = gaze_inode_get(fs, dir, &mb);
+		err = ns_get_named(fs, dir, &mb);
 		if (err)
 			return err;
 		parent = le32_to_cpu(((struct gaze_inode *)mb->data)->parent);
@@ -992,14 +1008,14 @@ ns_rename(struct gaze_fs *fs, struct ns_rename *r, const char *oname,
 	} else if (flags & GAZE_RENAME_NOREPLACE) {
 		return -EEXIST;
 	}
-	err = gaze_inode_get(fs, r->oino, &r->oimb);
+	err = ns_get_named(fs, r->oino, &r->oimb);
 	if (err)
 		return err;
 	r->odir_is = GAZE_S_ISDIR(ns_mode(r->oimb));
 	if (r->nino == r->oino)
 		return 0;	/* same inode (or same name): nothing to do */
 	if (r->nino) {
-		err = gaze_inode_get(fs, r->nino, &r->nimb);
+		err = ns_get_named(fs, r->nino, &r->nimb);
 		if (err)
 			return err;
 		r->ndir_is = GAZE_S_ISDIR(ns_mode(r->nimb));

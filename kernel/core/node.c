@@ -266,6 +266,19 @@ gaze_node_buf_verify(struct gaze_fs *fs, const struct gaze_mbuf *mb,
 }
 
 int
+gaze_node_get_ref(struct gaze_fs *fs, u32 nid, u32 magic,
+		  struct gaze_mbuf **mbp)
+{
+	int ret = gaze_node_get(fs, nid, magic, mbp);
+
+	if (ret == -ENOENT) {
+		gaze_err("node %u is pointed at but free", nid);
+		ret = -EFSCORRUPTED;
+	}
+	return ret;
+}
+
+int
 gaze_node_new(struct gaze_fs *fs, u32 nid, u32 ino, u32 magic, u32 index,
 	      struct gaze_mbuf **mbp)
 {

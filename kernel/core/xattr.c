@@ -207,7 +207,7 @@ xattr_block_get(struct gaze_fs *fs, struct gaze_mbuf *imb,
 	*xmbp = NULL;
 	if (!nid)
 		return 0;
-	err = gaze_node_get(fs, nid, GAZE_MAGIC_XATTR, xmbp);
+	err = gaze_node_get_ref(fs, nid, GAZE_MAGIC_XATTR, xmbp);
 	if (err)
 		return err;
 	xb = (*xmbp)->data;

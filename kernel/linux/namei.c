@@ -93,10 +93,22 @@ static struct dentry *gaze_lookup(struct inode *dir, struct dentry *dentry,
 	ret = gaze_ns_lookup(gaze_ifs(dir), dir->i_ino, dentry->d_name.name,
 			     dentry->d_name.len, &ino, NULL);
 	gaze_nofs_end(nofs);
-	if (!ret)
+	if (!ret) {
 		inode = gaze_iget(dir->i_sb, ino);
-	else if (ret != -ENOENT)
+		/*
+		 * The name is there and its inode is not (the directory
+		 * lock keeps an unlink out): damage, not a negative dentry
+		 */
+		if (inode == ERR_PTR(-ENOENT)) {
+			pr_err_ratelimited("gaze: %s: directory %lu: '%pd' names free inode %u\n",
+					   dir->i_sb->s_id, dir->i_ino, dentry,
+					   ino);
+			return ERR_PTR(gaze_error(dir->i_sb, -EUCLEAN,
+						  "lookup"));
+		}
+	} else if (ret != -ENOENT) {
 		return ERR_PTR(gaze_error(dir->i_sb, ret, "lookup"));
+	}
 	return d_splice_alias(inode, dentry);
 }
 
