@@ -279,7 +279,7 @@ check_supers(struct fsck *f)
 	}
 	f->sb_copy = ok[0] ? 0 : 1;
 	memcpy(&f->sb, s[f->sb_copy], sizeof(f->sb));
-	memcpy(f->uuid, f->sb.hdr.uuid, sizeof(f->uuid));
+	memcpy(f->uuid, gaze_sb_meta_uuid(&f->sb), sizeof(f->uuid));
 	for (c = 0; c < 2; c++) {
 		if (ok[c])
 			continue;

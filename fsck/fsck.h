@@ -250,7 +250,8 @@ struct fsck {
 	const char		*name;
 	struct gaze_super	sb;		/* copy in use */
 	struct gaze_layout	lay;
-	u8			uuid[16];
+	u8			uuid[16];	/* what headers carry:
+						 * gaze_sb_meta_uuid() */
 	int			sb_copy;	/* copy in use (0/1) */
 	bool			sb_fix;		/* rewrite superblock copies */
 	bool			sb_bad[2];

@@ -146,7 +146,8 @@ print_json(struct run *r)
 	else
 		gaze_json_null(&j, "device");
 	if (!gaze_uuid_is_null(f->uuid)) {
-		gaze_uuid_unparse(f->uuid, uuid);
+		/* the uuid users see (f->uuid: the one headers carry) */
+		gaze_uuid_unparse(f->sb.hdr.uuid, uuid);
 		gaze_json_str(&j, "uuid", uuid);
 	}
 	gaze_json_str(&j, "mode", mode_name(r->m.o.mode));

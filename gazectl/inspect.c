@@ -613,6 +613,9 @@ dump_super_fields(struct out *o, const struct gaze_super *s)
 	o_strn(o, "label", s->label, strnlen(s->label, sizeof(s->label)));
 	o_strn(o, "mkfs_version", s->mkfs_version,
 	       strnlen(s->mkfs_version, sizeof(s->mkfs_version)));
+	/* the raw field: zeros unless the feature meta_uuid is set */
+	gaze_uuid_unparse(s->meta_uuid, buf);
+	o_str(o, "meta_uuid", buf);
 }
 
 int
@@ -652,10 +655,13 @@ gaze_cmd_dump_super(const struct gaze_cmd *cmd, int argc, char **argv)
 		ret = gaze_fmt_super_verify(s, addr[c], &why);
 		o_verdict(&o, "verify", ret, why);
 		if (c) {
+			/* the body, and the uuid users see */
 			o_bool(&o, "same_as_primary",
 			       !memcmp((u8 *)s + sizeof(s->hdr),
 				       (u8 *)&im.sb + sizeof(s->hdr),
-				       BS - sizeof(s->hdr)));
+				       BS - sizeof(s->hdr)) &&
+			       !memcmp(s->hdr.uuid, im.sb.hdr.uuid,
+				       sizeof(s->hdr.uuid)));
 		}
 		dump_hdr(&o, &s->hdr);
 		dump_super_fields(&o, s);
@@ -1614,7 +1620,8 @@ dump_block_body(struct out *o, struct img *im, const u8 *blk, u64 addr)
 		break;
 	}
 	case GAZE_MAGIC_CP_PAYLOAD:
-		ret = gaze_fmt_hdr_verify(blk, m, sb->hdr.uuid, addr, &why);
+		ret = gaze_fmt_hdr_verify(blk, m, gaze_sb_meta_uuid(sb), addr,
+					  &why);
 		o_verdict(o, "verify", ret, why);
 		o_u64(o, "nonzero_slots", count_nonzero64(
 			((const struct gaze_cp_payload *)blk)->slot,
@@ -1623,14 +1630,16 @@ dump_block_body(struct out *o, struct img *im, const u8 *blk, u64 addr)
 	case GAZE_MAGIC_CP_TRAIL: {
 		const struct gaze_cp_trailer *tr = (const void *)blk;
 
-		ret = gaze_fmt_hdr_verify(blk, m, sb->hdr.uuid, addr, &why);
+		ret = gaze_fmt_hdr_verify(blk, m, gaze_sb_meta_uuid(sb), addr,
+					  &why);
 		o_verdict(o, "verify", ret, why);
 		o_u64(o, "pack_blocks", le32_to_cpu(tr->pack_blocks));
 		o_hex(o, "head_crc", le32_to_cpu(tr->head_crc));
 		break;
 	}
 	case GAZE_MAGIC_TINDEX:
-		ret = gaze_fmt_hdr_verify(blk, m, sb->hdr.uuid, addr, &why);
+		ret = gaze_fmt_hdr_verify(blk, m, gaze_sb_meta_uuid(sb), addr,
+					  &why);
 		o_verdict(o, "verify", ret, why);
 		o_str(o, "table", le32_to_cpu(h->nid) < GAZE_NR_TABLES ?
 		      table_names[le32_to_cpu(h->nid)] : "unknown");

@@ -239,6 +239,55 @@ IMAGE_NOTE
 		.min_args = 2, .max_args = 2,
 	},
 	{
+		.name = "probe",
+		.fn = gaze_cmd_probe,
+		.summary = "tell whether a device holds GAZE: type, uuid, label",
+		.usage = "[--export] DEVICE",
+		.help =
+"Read the superblock of DEVICE (or an image file) and print the type,\n"
+"format version, uuid and label, mounted or not.  Copy 0 of the\n"
+"superblock decides; copy 1 is looked for only when block 0 has the\n"
+"GAZE magic but does not verify, or is all zeros (as after a crash in a\n"
+"checkpoint zone switch).  Exit 0 for a GAZE filesystem, 1 without any\n"
+"message for anything else, a device that cannot be read included.\n"
+"\n"
+"      --export     print what libblkid would give udev, for udev's\n"
+"                   IMPORT{program} (udev/64-gaze.rules): ID_FS_TYPE=gaze,\n"
+"                   ID_FS_USAGE=filesystem, ID_FS_VERSION, ID_FS_UUID,\n"
+"                   ID_FS_UUID_ENC, and ID_FS_LABEL, ID_FS_LABEL_ENC when\n"
+"                   the label is not empty, escaped as blkid escapes them\n",
+		.min_args = 1, .max_args = 1,
+	},
+	{
+		.name = "label",
+		.fn = gaze_cmd_label,
+		.summary = "show the label of a filesystem, or change it offline",
+		.usage = "IMAGE|DEVICE [NEW]",
+		.help =
+"Without NEW, print the label.  With NEW (at most 63 bytes; '' clears\n"
+"it), change it: the filesystem must not be mounted and must be clean\n"
+"(last unmounted cleanly; otherwise run fsck.gaze first).  On an image\n"
+"or a regular device both superblock copies are rewritten in place; on\n"
+"a zoned device both checkpoint zones are written anew.  No option is\n"
+"read after IMAGE, so NEW may start with '-'.\n"
+NAMES_NOTE,
+		.min_args = 1, .max_args = 2,
+	},
+	{
+		.name = "uuid",
+		.fn = gaze_cmd_uuid,
+		.summary = "show the UUID of a filesystem, or change it offline",
+		.usage = "IMAGE|DEVICE [NEW|random]",
+		.help =
+"Without NEW, print the filesystem UUID.  With NEW (a UUID, or 'random'\n"
+"for a new random one), change it, under the same conditions as label.\n"
+"The metadata blocks keep the UUID they were written with: the first\n"
+"change records it in the superblock and sets the incompatible feature\n"
+"meta_uuid, which kernels and tools older than it refuse; changing the\n"
+"UUID back to the original clears the feature.\n",
+		.min_args = 1, .max_args = 2,
+	},
+	{
 		.name = "info",
 		.fn = gaze_cmd_info,
 		.summary = "show geometry, features, options and space of a mounted filesystem",

@@ -313,6 +313,9 @@ params_from_opts(const struct mkfs_opts *o, struct gaze_mkfs_params *p)
 			if (ret == -EOPNOTSUPP)
 				usage_error("-O: feature '%.*s' is not supported by this version (nothing could mount such a filesystem; supported: %s)",
 					    (int)strcspn(bad, ","), bad, known);
+			if (ret == -EPERM)
+				usage_error("-O: feature '%.*s' is set by gazectl on an existing filesystem, not by mkfs.gaze (supported here: %s)",
+					    (int)strcspn(bad, ","), bad, known);
 			usage_error("-O: unknown feature '%.*s' (known: %s)",
 				    (int)strcspn(bad, ","), bad, known);
 		}

@@ -287,7 +287,7 @@ gaze_cp_verify_pack(const struct gaze_super *sb,
 	for (k = 1; k + 1 < nblocks; k++) {
 		h = (const void *)(rest + (size_t)(k - 1) * GAZE_BLOCK_SIZE);
 		ret = gaze_fmt_hdr_verify(h, GAZE_MAGIC_CP_PAYLOAD,
-					  sb->hdr.uuid,
+					  gaze_sb_meta_uuid(sb),
 					  blkaddr + k, why);
 		if (ret)
 			return ret;
@@ -298,8 +298,9 @@ gaze_cp_verify_pack(const struct gaze_super *sb,
 		}
 	}
 	tr = (const void *)(rest + (size_t)(nblocks - 2) * GAZE_BLOCK_SIZE);
-	ret = gaze_fmt_hdr_verify(tr, GAZE_MAGIC_CP_TRAIL, sb->hdr.uuid,
-				  blkaddr + nblocks - 1, why);
+	ret = gaze_fmt_hdr_verify(tr, GAZE_MAGIC_CP_TRAIL,
+				  gaze_sb_meta_uuid(sb), blkaddr + nblocks - 1,
+				  why);
 	if (ret)
 		return ret;
 	if (le64_to_cpu(tr->hdr.seq) != seq ||

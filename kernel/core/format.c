@@ -219,7 +219,8 @@ fmt_node_hdr(const void *blk, u32 magic, const struct gaze_super *sb,
 	u32 max_nid = le32_to_cpu(sb->max_nid);
 	int err;
 
-	err = gaze_fmt_hdr_verify(blk, magic, sb->hdr.uuid, blkaddr, why);
+	err = gaze_fmt_hdr_verify(blk, magic, gaze_sb_meta_uuid(sb), blkaddr,
+				  why);
 	if (err)
 		return err;
 	if (!h->nid || le32_to_cpu(h->nid) >= max_nid)
@@ -352,7 +353,9 @@ struct fmt_feature {
 	int		bit;
 	const char	*name;
 	bool		def;
-	bool		supp;		/* this version supports it */
+	u8		supp;		/* this version supports it: 1, and
+					 * mkfs may set it; 2, only a tool
+					 * on an existing filesystem */
 };
 
 static const struct fmt_feature fmt_features[] = {
@@ -416,6 +419,8 @@ fmt_feature_apply(const char *s, size_t len, u64 m[FMT_NR_MASKS])
 		} else {
 			if (!f->supp)
 				return -EOPNOTSUPP;
+			if (f->supp != 1)
+				return -EPERM;
 			m[f->mask] |= 1ull << f->bit;
 		}
 		return 0;
@@ -479,7 +484,7 @@ gaze_fmt_feature_known(char *buf, size_t len)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(fmt_features); i++) {
-		if (!fmt_features[i].supp)
+		if (fmt_features[i].supp != 1)
 			continue;
 		if (b.pos)
 			fmt_puts(&b, ", ");
@@ -684,6 +689,15 @@ fmt_super_fields(const struct gaze_super *sb, const char **why)
 			       "super: mkfs version is not NUL-terminated and padded");
 	if (sb->pad0 || !fmt_is_zero(sb->reserved, sizeof(sb->reserved)))
 		return fmt_bad(why, "super: reserved bytes are not zero");
+	if (le64_to_cpu(sb->feature_incompat) &
+	    GAZE_FEATURE_INCOMPAT_META_UUID) {
+		if (fmt_is_zero(sb->meta_uuid, sizeof(sb->meta_uuid)))
+			return fmt_bad(why,
+				       "super: feature meta_uuid without a metadata uuid");
+	} else if (!fmt_is_zero(sb->meta_uuid, sizeof(sb->meta_uuid))) {
+		return fmt_bad(why,
+			       "super: metadata uuid set without feature meta_uuid");
+	}
 	return fmt_compress_check(sb->compress_algo, sb->compress_level,
 				  sb->compress_log_cluster, true, why);
 }
@@ -893,7 +907,8 @@ gaze_fmt_cp_head_verify(const struct gaze_cp_head *cp,
 {
 	int err;
 
-	err = gaze_fmt_hdr_verify(cp, GAZE_MAGIC_CP_HEAD, sb->hdr.uuid,
+	err = gaze_fmt_hdr_verify(cp, GAZE_MAGIC_CP_HEAD,
+				  gaze_sb_meta_uuid(sb),
 				  blkaddr, why);
 	if (err)
 		return err;
@@ -1245,7 +1260,8 @@ fmt_dir_hdr(const void *blk, u32 magic, const struct gaze_super *sb,
 	const struct gaze_mhdr *h = blk;
 	int err;
 
-	err = gaze_fmt_hdr_verify(blk, magic, sb->hdr.uuid, blkaddr, why);
+	err = gaze_fmt_hdr_verify(blk, magic, gaze_sb_meta_uuid(sb), blkaddr,
+				  why);
 	if (err)
 		return err;
 	if (!h->ino || le32_to_cpu(h->ino) >= le32_to_cpu(sb->max_nid))
@@ -1491,7 +1507,8 @@ gaze_fmt_table_verify(const void *blk, u32 table, u32 index,
 	}
 	magic = le32_to_cpu(h->magic) == GAZE_MAGIC_TINDEX ?
 		GAZE_MAGIC_TINDEX : fmt_table_magic[table];
-	err = gaze_fmt_hdr_verify(blk, magic, sb->hdr.uuid, blkaddr, why);
+	err = gaze_fmt_hdr_verify(blk, magic, gaze_sb_meta_uuid(sb), blkaddr,
+				  why);
 	if (err)
 		return err;
 	if (le32_to_cpu(h->nid) != table)

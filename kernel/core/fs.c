@@ -356,7 +356,8 @@ fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp, bool *cp_found)
 		gaze_err("superblock layout: %s", why ? why : "invalid");
 		goto out_free;
 	}
-	memcpy(fs->uuid, sb->hdr.uuid, sizeof(fs->uuid));
+	/* what the headers carry; sb->hdr.uuid is the one users see */
+	memcpy(fs->uuid, gaze_sb_meta_uuid(sb), sizeof(fs->uuid));
 
 	ret = gaze_cache_init(fs);
 	if (ret)
@@ -480,7 +481,10 @@ gaze_fs_sync(struct gaze_fs *fs)
  * blocks are dirty, the dirty nodes go to several logs (one fsync must
  * be one run of one chain, so a crash keeps all of it or none), a chain
  * has no known start or was broken, another log has nodes after its last
- * end mark (recovery would not replay them), or the chains have grown
+ * end mark (recovery would not replay them), the last checkpoint is a
+ * clean unmount (recovery follows no chain after one: format.md section
+ * 17; the first fsync of a mount after a clean unmount commits a
+ * checkpoint, the next ones may roll forward), or the chains have grown
  * past a zone or FS_RF_MAX_BLOCKS (so a mount reads at most that many
  * nodes to replay them, and superseded nodes hold bounded space).
  */
@@ -493,6 +497,7 @@ fs_rf_possible(struct gaze_fs *fs, int *li)
 			   FS_RF_MAX_BLOCKS);
 
 	if (fs->rf_need_cp || fs->flags & GAZE_FS_NO_RECOVERY ||
+	    le32_to_cpu(fs->cp.flags) & GAZE_CP_UMOUNT ||
 	    gaze_cache_nr_dirty(fs, GAZE_MB_FBLK) ||
 	    fs->rf_blocks + gaze_cache_nr_dirty(fs, GAZE_MB_NODE) > max)
 		return false;

@@ -52,6 +52,19 @@ void gaze_fmt_csum_set(void *blk);		/* fill hdr.crc */
  */
 int gaze_fmt_hdr_verify(const void *blk, u32 magic, const u8 uuid[16],
 			u64 blkaddr, const char **why);
+/*
+ * The uuid the headers of every metadata block but the superblock carry
+ * and are checked against: sb->meta_uuid with the incompat feature
+ * meta_uuid (the uuid users see, sb->hdr.uuid, was changed after mkfs),
+ * else sb->hdr.uuid.
+ */
+static inline const u8 *gaze_sb_meta_uuid(const struct gaze_super *sb)
+{
+	if (le64_to_cpu(sb->feature_incompat) &
+	    GAZE_FEATURE_INCOMPAT_META_UUID)
+		return sb->meta_uuid;
+	return sb->hdr.uuid;
+}
 /* a verifier's verdict on a block that was read: it does not verify */
 static inline bool gaze_err_damaged(int err)
 {
@@ -95,11 +108,14 @@ const char *gaze_fmt_feature_name(int mask /* 0 compat 1 ro 2 incompat */,
 				  int bit);
 /* "a,b,^c": sets/clears bits starting from *compat etc.; -EINVAL and
  * *bad = offending name on an unknown feature, -EOPNOTSUPP on setting
- * one this version does not support (the feature table's column) */
+ * one this version does not support (the feature table's column),
+ * -EPERM on setting one only a tool sets on an existing filesystem
+ * (supported column 2: meta_uuid) */
 int gaze_fmt_feature_parse(const char *list, u64 *compat, u64 *ro_compat,
 			   u64 *incompat, const char **bad);
 void gaze_fmt_feature_defaults(u64 *compat, u64 *ro_compat, u64 *incompat);
-/* "a, b, c": the names of the features this version supports */
+/* "a, b, c": the names of the features this version supports and
+ * mkfs.gaze may set */
 void gaze_fmt_feature_known(char *buf, size_t len);
 /* writes "a,b,c" of the set bits into buf */
 void gaze_fmt_feature_string(u64 compat, u64 ro_compat, u64 incompat,
@@ -278,7 +294,9 @@ struct gaze_fs {
 	struct gaze_dev		*dev;
 	struct gaze_super	sb;		/* raw, as verified at open */
 	struct gaze_layout	lay;
-	u8			uuid[16];
+	u8			uuid[16];	/* metadata uuid: what block
+						 * headers carry (gaze_sb_meta_uuid);
+						 * users see sb.hdr.uuid */
 	u32			flags;		/* GAZE_FS_* */
 	u64			cp_seq;		/* last committed checkpoint */
 	struct gaze_cp_head	cp;		/* last committed head (raw) */

@@ -37,8 +37,10 @@
  * up to the log's last GAZE_NF_FSYNC_END (doc/format.md section 17).
  *
  * Every metadata block starts with struct gaze_mhdr: magic, crc32c,
- * location, fs uuid, checkpoint sequence.  The crc covers the whole block
- * with the crc field taken as zero.  File data blocks carry no header.
+ * location, fs uuid (the superblock's meta_uuid once the uuid users see
+ * was changed: feature meta_uuid), checkpoint sequence.  The crc covers
+ * the whole block with the crc field taken as zero.  File data blocks
+ * carry no header.
  *
  * Nodes: inodes, direct nodes, indirect nodes and xattr blocks are "nodes",
  * named by a 32-bit node id (nid).  The inode map (imap table) translates
@@ -105,7 +107,8 @@ struct gaze_mhdr {
 	__le32	magic;
 	__le32	crc;
 	__le64	blkaddr;
-	__u8	uuid[16];
+	__u8	uuid[16];	/* superblock: the fs uuid; elsewhere the
+				 * metadata uuid (gaze_sb_meta_uuid) */
 	__le64	seq;		/* checkpoint seq this block belongs to */
 	__le32	nid;
 	__le32	ino;
@@ -124,19 +127,25 @@ struct gaze_mhdr {
 /* ---------------------------------------------------------------- */
 /* Feature masks: table of (mask, bit, name, default-on, supported). */
 /* Numbers never change; new features are appended.  "Supported":    */
-/* this version reads and writes what the feature means; the masks    */
-/* every reader checks (the module, fsck.gaze, gazectl) and the list  */
-/* mkfs.gaze offers come from this one table.                         */
+/* this version reads and writes what the feature means (1: and     */
+/* mkfs.gaze may set it; 2: only a tool sets it on an existing       */
+/* filesystem, mkfs.gaze refuses it); the masks every reader checks  */
+/* (the module, fsck.gaze, gazectl) and the list mkfs.gaze offers    */
+/* come from this one table.                                         */
 /* ---------------------------------------------------------------- */
 #define GAZE_FEATURES(X)						\
 	X(INCOMPAT, 0, inline_data, 1, 1) /* small files/dirs in inode */ \
 	X(INCOMPAT, 1, compression, 0, 0) /* compressed clusters: the  \
 					     framing only, no data path \
 					     yet: every reader refuses */ \
-	X(COMPAT,   0, lost_found, 1, 1)  /* mkfs created /lost+found */
+	X(COMPAT,   0, lost_found, 1, 1)  /* mkfs created /lost+found */ \
+	X(INCOMPAT, 2, meta_uuid, 0, 2)   /* block headers carry        \
+					     meta_uuid, not the uuid    \
+					     users see (gazectl uuid)  */
 
 #define GAZE_FEATURE_INCOMPAT_INLINE_DATA	(1ull << 0)
 #define GAZE_FEATURE_INCOMPAT_COMPRESSION	(1ull << 1)
+#define GAZE_FEATURE_INCOMPAT_META_UUID		(1ull << 2)
 #define GAZE_FEATURE_COMPAT_LOST_FOUND		(1ull << 0)
 
 /* the supported bits of one mask, from the table */
@@ -237,7 +246,14 @@ struct gaze_super {
 	__le64	mkfs_time;		/* seconds since the epoch */
 	char	label[GAZE_LABEL_MAX];	/* NUL padded */
 	char	mkfs_version[32];	/* NUL padded "gaze-x.y" */
-	__u8	reserved[3720];
+	/*
+	 * With incompat feature meta_uuid: the uuid every other metadata
+	 * block's header carries (the one mkfs wrote), while hdr.uuid is
+	 * the filesystem uuid users see, changed since by gazectl uuid.
+	 * Without it: zero, and the headers carry hdr.uuid.
+	 */
+	__u8	meta_uuid[16];
+	__u8	reserved[3704];
 };
 
 /* ---------------------------------------------------------------- */
@@ -597,5 +613,9 @@ _Static_assert(__builtin_offsetof(struct gaze_inode, i) ==
 	       GAZE_INODE_CORE_SIZE + GAZE_INLINE_XATTR_SIZE, "inode inline");
 _Static_assert(__builtin_offsetof(struct gaze_super, feature_compat) == 64,
 	       "super features");
+_Static_assert(__builtin_offsetof(struct gaze_super, label) == 280,
+	       "super label");
+_Static_assert(__builtin_offsetof(struct gaze_super, meta_uuid) == 376,
+	       "super meta_uuid");
 
 #endif /* GAZE_FORMAT_H */

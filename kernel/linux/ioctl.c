@@ -118,7 +118,8 @@ static void gaze_info_fill(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 	in->feature_compat = le64_to_cpu(s->feature_compat);
 	in->feature_ro_compat = le64_to_cpu(s->feature_ro_compat);
 	in->feature_incompat = le64_to_cpu(s->feature_incompat);
-	memcpy(in->uuid, fs->uuid, sizeof(in->uuid));
+	/* the filesystem uuid users see, not the metadata uuid */
+	memcpy(in->uuid, s->hdr.uuid, sizeof(in->uuid));
 	BUILD_BUG_ON(sizeof(in->label) < GAZE_LABEL_MAX);
 	memcpy(in->label, s->label, GAZE_LABEL_MAX);
 	in->errors = sbi->opts.errors;

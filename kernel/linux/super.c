@@ -204,7 +204,7 @@ static int gaze_statfs(struct dentry *dentry, struct kstatfs *buf)
 	buf->f_files = files;
 	buf->f_ffree = used < files ? files - used : 0;
 	buf->f_namelen = 255;
-	buf->f_fsid = uuid_to_fsid(fs->uuid);
+	buf->f_fsid = uuid_to_fsid(fs->sb.hdr.uuid);	/* the one users see */
 	return 0;
 }
 
@@ -493,7 +493,8 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_time_gran = 1;
 	sb->s_time_min = S64_MIN;
 	sb->s_time_max = S64_MAX;
-	memcpy(&sb->s_uuid, sbi->fs->uuid, sizeof(sb->s_uuid));
+	/* the filesystem uuid users see (blkid, /dev/disk/by-uuid) */
+	memcpy(&sb->s_uuid, sbi->fs->sb.hdr.uuid, sizeof(sb->s_uuid));
 
 	root = gaze_iget(sb, GAZE_ROOT_INO);
 	if (IS_ERR(root)) {

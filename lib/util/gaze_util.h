@@ -84,6 +84,56 @@ bool gaze_probe_gaze_block(const void *block);
  */
 uint32_t gaze_probe_image_zone_blocks(const char *path, uint32_t *nr_zones,
 				      uint64_t *bytes);
+/*
+ * The superblock of the GAZE filesystem on path: copy 0 when it
+ * verifies; copy 1 only when block 0 carries the GAZE magic but does not
+ * verify, or is all zeros (a checkpoint zone reset by a switch that a
+ * crash cut short); anything else at block 0 is not GAZE, as for a
+ * libblkid prober.  sb: GAZE_BLOCK_SIZE bytes.
+ * Returns 1 (*copy: the copy read, if copy is not NULL), 0 (not a GAZE
+ * filesystem) or a negative errno (open or read error).
+ */
+struct gaze_super;
+int gaze_probe_super(const char *path, struct gaze_super *sb,
+		     uint32_t *copy);
+/*
+ * What udev's blkid builtin would import for sb if libblkid knew GAZE,
+ * as KEY=value lines for IMPORT{program}: ID_FS_LABEL and
+ * ID_FS_LABEL_ENC (when the label is not empty), ID_FS_UUID,
+ * ID_FS_UUID_ENC, ID_FS_VERSION, ID_FS_TYPE=gaze and
+ * ID_FS_USAGE=filesystem.  The label loses trailing white space, as
+ * libblkid's labels do; the plain values go through
+ * blkid_safe_string(), the _ENC ones through blkid_encode_string(), as
+ * the builtin does; a value that udev's parser would strip or unquote is
+ * written in double quotes.
+ */
+void gaze_probe_udev_export(FILE *f, const struct gaze_super *sb);
+/* the label as libblkid reports labels (trailing white space dropped)
+ * into buf (len bytes, NUL-terminated); its length */
+size_t gaze_probe_label(const struct gaze_super *sb, char *buf, size_t len);
+
+/* ---------------------------------------------------------------- */
+/* ident.c                                                           */
+/* ---------------------------------------------------------------- */
+/*
+ * Changes the label (label not NULL: at most 63 bytes, "" clears it)
+ * and the uuid users see (uuid not NULL, not the null uuid) of the
+ * unmounted filesystem on dev, opened read-write and locked by the
+ * caller, which has checked the mount table.  Emulated zones: both
+ * superblock copies rewritten in place; a zoned device: both checkpoint
+ * zones written anew through the core.  A uuid other than the one the
+ * metadata headers carry sets the incompat feature meta_uuid.  Returns
+ * 0; -EUCLEAN (*why says why) when fsck.gaze has something to do first:
+ * superblock copies that are bad or differ, damaged or unreadable
+ * checkpoints, a checkpoint asking for fsck, nodes awaiting roll-forward
+ * (a last checkpoint that is not a clean unmount is accepted when none
+ * do); -EOPNOTSUPP / -EROFS (*why) for features this version does not
+ * know; -ENAMETOOLONG, -EINVAL for bad arguments; another negative errno
+ * from the device (*why set once writing began).
+ */
+struct gaze_dev;
+int gaze_ident_set(struct gaze_dev *dev, const char *label,
+		   const uint8_t *uuid, const char **why);
 
 /* ---------------------------------------------------------------- */
 /* uuid.c                                                            */

@@ -241,6 +241,10 @@ static const struct mut super_muts[] = {
 	M(struct gaze_super, mkfs_version[31], 'x', "version"),
 	M(struct gaze_super, pad0, 1, "reserved"),
 	M(struct gaze_super, reserved, 1, "reserved"),
+	M(struct gaze_super, meta_uuid, 1, "metadata uuid set without"),
+	M(struct gaze_super, feature_incompat,
+	  GAZE_FEATURE_INCOMPAT_INLINE_DATA | GAZE_FEATURE_INCOMPAT_META_UUID,
+	  "meta_uuid without a metadata uuid"),
 	M(struct gaze_super, compress_algo, 4, "compression"),
 	M(struct gaze_super, compress_level, 1, "compression"),
 	M(struct gaze_super, compress_log_cluster, 0, "compression"),
@@ -697,6 +701,63 @@ test_nodes(void)
 	free(ind);
 }
 
+/*
+ * gazectl uuid on a filesystem: the superblock's hdr.uuid changes, the
+ * headers of every other block keep the uuid mkfs gave them, which the
+ * superblock keeps in meta_uuid behind the feature meta_uuid; every
+ * verifier then checks headers against that.
+ */
+static void
+test_meta_uuid(void)
+{
+	struct gaze_super *s2 = (void *)blk_alloc();
+	struct gaze_dnode *dn = (void *)blk_alloc();
+	struct gaze_cp_head *cp = (void *)blk_alloc();
+	const char *why = NULL;
+	u64 inc;
+	int i;
+
+	memcpy(s2, &sb, sizeof(*s2));
+	memcpy(s2->meta_uuid, sb.hdr.uuid, sizeof(s2->meta_uuid));
+	for (i = 0; i < 16; i++)
+		s2->hdr.uuid[i] = (u8)(0x30 + i);
+	inc = le64_to_cpu(sb.feature_incompat);
+	s2->feature_incompat = cpu_to_le64(inc |
+					   GAZE_FEATURE_INCOMPAT_META_UUID);
+	gaze_fmt_csum_set(s2);
+	tap_ok(!gaze_fmt_super_verify(s2, 0, &why),
+	       "meta_uuid: a superblock with a changed uuid verifies (%s)",
+	       why ? why : "ok");
+	tap_ok(gaze_sb_meta_uuid(s2) == s2->meta_uuid &&
+	       gaze_sb_meta_uuid(&sb) == sb.hdr.uuid,
+	       "meta_uuid: headers are checked against meta_uuid only with the feature");
+
+	gaze_fmt_hdr_init(dn, GAZE_MAGIC_DNODE, sb.hdr.uuid, DN_AT, 4, 600,
+			  INO, 1);
+	gaze_fmt_csum_set(dn);
+	tap_ok(!gaze_fmt_dnode_verify(dn, s2, DN_AT, &why),
+	       "meta_uuid: a node written before the change verifies (%s)",
+	       why ? why : "ok");
+	gaze_fmt_hdr_init(dn, GAZE_MAGIC_DNODE, s2->hdr.uuid, DN_AT, 4, 600,
+			  INO, 1);
+	gaze_fmt_csum_set(dn);
+	tap_ok(gaze_fmt_dnode_verify(dn, s2, DN_AT, &why) == -EFSCORRUPTED &&
+	       strstr(why, "uuid"),
+	       "meta_uuid: a node carrying the new uuid is foreign");
+	build_cp(cp, CP_AT);
+	tap_ok(!gaze_fmt_cp_head_verify(cp, s2, CP_AT, &why),
+	       "meta_uuid: checkpoint heads are checked against meta_uuid (%s)",
+	       why ? why : "ok");
+	/* the feature dropped, meta_uuid left: refused, not misread */
+	s2->feature_incompat = cpu_to_le64(inc);
+	gaze_fmt_csum_set(s2);
+	tap_ok(gaze_fmt_super_verify(s2, 0, &why) == -EFSCORRUPTED,
+	       "meta_uuid: the field without the feature is refused");
+	free(s2);
+	free(dn);
+	free(cp);
+}
+
 #define XB(k)	(offsetof(struct gaze_xattr_block, body) + (k))
 
 static const struct mut xattr_muts[] = {
@@ -1071,6 +1132,17 @@ test_features(void)
 	       "an unsupported feature: -EOPNOTSUPP, *bad at it, nothing set");
 	err = gaze_fmt_feature_parse("^compression", &c, &r, &i, &bad);
 	tap_ok(!err && !i, "an unsupported feature may be cleared");
+	/* supported, but set by gazectl uuid only: mkfs may not set it */
+	err = gaze_fmt_feature_parse("lost_found,meta_uuid", &c, &r, &i, &bad);
+	tap_ok(err == -EPERM && !strncmp(bad, "meta_uuid", 9) && !i,
+	       "meta_uuid: -EPERM, *bad at it, nothing set");
+	err = gaze_fmt_feature_parse("^meta_uuid", &c, &r, &i, &bad);
+	tap_ok(!err && !i, "meta_uuid may be cleared");
+	gaze_fmt_feature_known(buf, sizeof(buf));
+	tap_ok(!strstr(buf, "meta_uuid") && strstr(buf, "inline_data"),
+	       "mkfs's list of features leaves meta_uuid out: \"%s\"", buf);
+	tap_ok(GAZE_FEATURE_INCOMPAT_SUPP & GAZE_FEATURE_INCOMPAT_META_UUID,
+	       "meta_uuid is supported by every reader");
 	tap_ok(!(GAZE_FEATURE_INCOMPAT_SUPP &
 		 GAZE_FEATURE_INCOMPAT_COMPRESSION) &&
 	       (GAZE_FEATURE_INCOMPAT_SUPP &
@@ -1165,6 +1237,7 @@ main(void)
 	test_cp();
 	test_inode();
 	test_nodes();
+	test_meta_uuid();
 	test_xattr_block();
 	test_dir_blocks();
 	test_tables();
