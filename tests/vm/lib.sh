@@ -3,9 +3,10 @@
 #
 #   vm_init NAME      set SRC, BUILD, HERE, OUT; exit 77 (skip) when QEMU,
 #                     busybox-static or a kernel image is missing
-#   vm_kmod DIR       build gaze.ko from a copy of kernel/ in DIR (never in
-#                     the source tree); exit 77 without kernel headers,
-#                     1 on a build failure or any compiler/modpost warning
+#   vm_kmod DIR       gaze.ko into DIR, built from a copy of kernel/ (never
+#                     in the source tree) once for all VM tests; exit 77
+#                     without kernel headers, 1 on a build failure or any
+#                     compiler/modpost warning
 #   vm_guest NAME SCRIPT [run-guest options]
 #                     boot a guest running SCRIPT; prints its TAP lines and
 #                     "ok"/"not ok"; sets vm_fail=1 on failure
@@ -36,29 +37,52 @@ vm_init()
 	vm_fail=0
 }
 
-vm_kmod()
+# vm_kmod_build KDIR DIR: gaze.ko from a copy of kernel/ in DIR; warnings
+# fail.  Output in DIR.log.
+vm_kmod_build()
 {
-	local k=$1 kver kdir log=$1.log
+	local kdir=$1 k=$2 log=$2.log
 
-	kver=$(cd /boot && ls vmlinuz-* | sed 's/^vmlinuz-//' | sort -V | tail -1)
-	kdir=${KDIR:-$(ls -d /lib/modules/"$kver"/build /usr/src/linux-headers-"$kver" 2>/dev/null | head -1)}
-	[ -n "$kdir" ] && [ -e "$kdir/Makefile" ] ||
-		{ echo "$VM_NAME: no kernel headers for $kver (skipped)"; exit 77; }
 	rm -rf "$k"
-	cp -r "$SRC/kernel" "$k" || exit 1
+	cp -r "$SRC/kernel" "$k" || return 1
 	# a make of its own: make check's jobserver is not Kbuild's business
 	if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 		make -C "$k" KDIR="$kdir" >"$log" 2>&1; then
 		echo "not ok - building gaze.ko failed ($log):"
 		tail -20 "$log"
-		exit 1
+		return 1
 	fi
 	if grep -qE ':[0-9]+(:[0-9]+)?: warning:|^WARNING:' "$log"; then
 		echo "not ok - gaze.ko builds with warnings ($log):"
 		grep -E -A3 ':[0-9]+(:[0-9]+)?: warning:|^WARNING:' "$log" | head -20
-		exit 1
+		return 1
 	fi
-	echo "ok - gaze.ko built against $kdir"
+}
+
+# The module is built once per kernel and source state and shared by the
+# VM tests (make check runs them in parallel: the first one builds under
+# a lock, the others wait and reuse it); DIR gets a copy of gaze.ko.  A
+# source file newer than the shared gaze.ko rebuilds it.
+vm_kmod()
+{
+	local k=$1 kver kdir shared
+
+	kver=${GAZE_KVER:-$(cd /boot && ls vmlinuz-* | sed 's/^vmlinuz-//' | sort -V | tail -1)}
+	kdir=${KDIR:-$(ls -d /lib/modules/"$kver"/build /usr/src/linux-headers-"$kver" 2>/dev/null | head -1)}
+	[ -n "$kdir" ] && [ -e "$kdir/Makefile" ] ||
+		{ echo "$VM_NAME: no kernel headers for $kver (skipped)"; exit 77; }
+	shared=$BUILD/kmod-shared-$kver
+	(
+		flock 9 || exit 1
+		if [ -f "$shared/gaze.ko" ] &&
+		   [ -z "$(find "$SRC/kernel" -newer "$shared/gaze.ko" -print -quit)" ]; then
+			exit 0
+		fi
+		vm_kmod_build "$kdir" "$shared"
+	) 9>"$shared.lock" || exit 1
+	rm -rf "$k"
+	mkdir -p "$k" && cp "$shared/gaze.ko" "$k/gaze.ko" || exit 1
+	echo "ok - gaze.ko built against $kdir ($shared)"
 }
 
 vm_guest()

@@ -42,7 +42,7 @@ for d in "$OUTD" "${XDIRS[@]}"; do
 	esac
 done
 LOG=$OUTD/console.log
-KVER=$(cd /boot && ls vmlinuz-* 2>/dev/null | sed 's/^vmlinuz-//' | sort -V | tail -1)
+KVER=${GAZE_KVER:-$(cd /boot && ls vmlinuz-* 2>/dev/null | sed 's/^vmlinuz-//' | sort -V | tail -1)}
 [ -n "$KVER" ] || { echo "run-guest: no kernel in /boot (apt-get install linux-image-amd64)" >&2; exit 2; }
 CACHE=${GAZE_VM_CACHE:-$(dirname "$OUTD")/vm-cache}
 mkdir -p "$CACHE"
