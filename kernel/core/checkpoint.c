@@ -312,18 +312,6 @@ gaze_cp_verify_pack(const struct gaze_super *sb,
 	return 0;
 }
 
-static bool
-cp_block_is_zero(const void *blk)
-{
-	const u64 *w = blk;
-	u32 i;
-
-	for (i = 0; i < GAZE_BLOCK_SIZE / 8; i++)
-		if (w[i])
-			return false;
-	return true;
-}
-
 /*
  * The pack whose head is at block `off` of the zone: 0 when it is valid
  * (buf: head and rest, *nb its blocks, *seq), -ENODATA when the block is
@@ -347,7 +335,7 @@ cp_try(struct gaze_dev *dev, const struct gaze_super *sb, u32 zone, u32 off,
 	if (ret)
 		return ret;
 	if (le32_to_cpu(head->hdr.magic) != GAZE_MAGIC_CP_HEAD) {
-		*zero = cp_block_is_zero(head);
+		*zero = gaze_fmt_is_zero(head, GAZE_BLOCK_SIZE);
 		*why = *zero ? "the block is all zeros" :
 			       "the block is not a checkpoint head";
 		return -ENODATA;

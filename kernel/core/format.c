@@ -42,8 +42,8 @@ fmt_bad(const char **why, const char *msg)
 	return -EFSCORRUPTED;
 }
 
-static bool
-fmt_is_zero(const void *p, size_t len)
+bool
+gaze_fmt_is_zero(const void *p, size_t len)
 {
 	const u8 *b = p;
 	size_t i;
@@ -648,7 +648,7 @@ fmt_padded_ok(const char *s, size_t size)
 
 	for (i = 0; i < size && s[i]; i++)
 		;
-	return i < size && fmt_is_zero(s + i, size - i);
+	return i < size && gaze_fmt_is_zero(s + i, size - i);
 }
 
 static int
@@ -687,14 +687,14 @@ fmt_super_fields(const struct gaze_super *sb, const char **why)
 	if (!fmt_padded_ok(sb->mkfs_version, sizeof(sb->mkfs_version)))
 		return fmt_bad(why,
 			       "super: mkfs version is not NUL-terminated and padded");
-	if (sb->pad0 || !fmt_is_zero(sb->reserved, sizeof(sb->reserved)))
+	if (sb->pad0 || !gaze_fmt_is_zero(sb->reserved, sizeof(sb->reserved)))
 		return fmt_bad(why, "super: reserved bytes are not zero");
 	if (le64_to_cpu(sb->feature_incompat) &
 	    GAZE_FEATURE_INCOMPAT_META_UUID) {
-		if (fmt_is_zero(sb->meta_uuid, sizeof(sb->meta_uuid)))
+		if (gaze_fmt_is_zero(sb->meta_uuid, sizeof(sb->meta_uuid)))
 			return fmt_bad(why,
 				       "super: feature meta_uuid without a metadata uuid");
-	} else if (!fmt_is_zero(sb->meta_uuid, sizeof(sb->meta_uuid))) {
+	} else if (!gaze_fmt_is_zero(sb->meta_uuid, sizeof(sb->meta_uuid))) {
 		return fmt_bad(why,
 			       "super: metadata uuid set without feature meta_uuid");
 	}
@@ -895,7 +895,7 @@ fmt_cp_tables(const struct gaze_cp_head *cp, const struct gaze_super *sb,
 	}
 	if (le32_to_cpu(cp->orphan_ofs) > slots)
 		return fmt_bad(why, "cp: orphan list points past the payload");
-	if (!fmt_is_zero(cp->reserved, sizeof(cp->reserved)))
+	if (!gaze_fmt_is_zero(cp->reserved, sizeof(cp->reserved)))
 		return fmt_bad(why, "cp: reserved bytes are not zero");
 	return 0;
 }
@@ -962,7 +962,7 @@ fmt_dirent_check(const struct gaze_dirent *de, u32 room, u32 max_nid,
 		return fmt_bad(why, "dirent: unknown file type");
 	if (!fmt_name_ok(name, nl))
 		return fmt_bad(why, "dirent: name contains '/' or NUL, or is . or ..");
-	if (!fmt_is_zero(name + nl, rl - sizeof(*de) - nl))
+	if (!gaze_fmt_is_zero(name + nl, rl - sizeof(*de) - nl))
 		return fmt_bad(why, "dirent: padding after the name is not zero");
 	return 0;
 }
@@ -1015,7 +1015,7 @@ fmt_xattr_entry_check(const struct gaze_xattr_entry *e, u32 room,
 	for (i = 0; i < nl; i++)
 		if (!name[i])
 			return fmt_bad(why, "xattr: name contains NUL");
-	if (!fmt_is_zero(name + nl + vl, len - sizeof(*e) - nl - vl))
+	if (!gaze_fmt_is_zero(name + nl + vl, len - sizeof(*e) - nl - vl))
 		return fmt_bad(why, "xattr: padding after the value is not zero");
 	return 0;
 }
@@ -1096,7 +1096,7 @@ fmt_inode_fields(const struct gaze_inode *in, const struct gaze_super *sb,
 
 	if (in->hdr.nid != in->hdr.ino)
 		return fmt_bad(why, "inode: header nid and ino differ");
-	if (in->pad0 || !fmt_is_zero(in->reserved, sizeof(in->reserved)))
+	if (in->pad0 || !gaze_fmt_is_zero(in->reserved, sizeof(in->reserved)))
 		return fmt_bad(why, "inode: reserved bytes are not zero");
 	for (i = 0; i < GAZE_NR_INODE_NIDS; i++)
 		if (le32_to_cpu(in->nids[i]) >= max_nid)
@@ -1394,7 +1394,7 @@ fmt_zinfo_body(const struct gaze_zinfo_block *b, u32 index,
 	for (i = 0; i < GAZE_ZINFO_PER_BLOCK; i++) {
 		z = &b->z[i];
 		if (first + i >= main) {
-			if (!fmt_is_zero(z, sizeof(*z)))
+			if (!gaze_fmt_is_zero(z, sizeof(*z)))
 				return fmt_bad(why,
 					       "zinfo: entry past the last main zone");
 			continue;
@@ -1430,7 +1430,7 @@ fmt_usage_body(const struct gaze_usage_block *b, u32 index,
 			return fmt_bad(why, "usage: bit set past the zone capacity");
 		byte++;
 	}
-	if (!fmt_is_zero(b->bits + byte, sizeof(b->bits) - byte))
+	if (!gaze_fmt_is_zero(b->bits + byte, sizeof(b->bits) - byte))
 		return fmt_bad(why, "usage: bit set past the zone capacity");
 	return 0;
 }
@@ -1449,7 +1449,7 @@ fmt_summary_body(const struct gaze_summary_block *b, u32 index,
 	for (i = 0; i < GAZE_SUMMARY_PER_BLOCK; i++) {
 		s = &b->s[i];
 		if (first + i >= cap) {
-			if (!fmt_is_zero(s, sizeof(*s)))
+			if (!gaze_fmt_is_zero(s, sizeof(*s)))
 				return fmt_bad(why,
 					       "summary: entry past the zone capacity");
 			continue;

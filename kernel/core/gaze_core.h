@@ -45,6 +45,8 @@ u32 gaze_fmt_block_crc(const void *blk);
 void gaze_fmt_hdr_init(void *blk, u32 magic, const u8 uuid[16], u64 blkaddr,
 		       u64 seq, u32 nid, u32 ino, u32 index);
 void gaze_fmt_csum_set(void *blk);		/* fill hdr.crc */
+/* every byte of p[0..len) is zero (an unwritten block, a reserved field) */
+bool gaze_fmt_is_zero(const void *p, size_t len);
 /*
  * Header check: magic, crc, uuid, location (blkaddr), hdr_version.
  * Returns 0, -EFSBADCRC (crc mismatch) or -EFSCORRUPTED; *why (if not

@@ -118,18 +118,6 @@ probe_super_at(int fd, void *blk, u32 zone_blocks)
 	       (!zone_blocks || le32_to_cpu(sb->zone_blocks) == zone_blocks);
 }
 
-static bool
-probe_is_zero(const void *blk)
-{
-	const u64 *w = blk;
-	u32 i;
-
-	for (i = 0; i < GAZE_BLOCK_SIZE / 8; i++)
-		if (w[i])
-			return false;
-	return true;
-}
-
 /*
  * Like a libblkid superblock prober, copy 0 decides.  Copy 1 is looked
  * for only when block 0 carries the GAZE magic but does not verify, or
@@ -165,7 +153,7 @@ gaze_probe_super(const char *path, struct gaze_super *sb, uint32_t *copy)
 			goto out;
 		}
 		zb = le32_to_cpu(sb->zone_blocks);
-	} else if (!probe_is_zero(sb)) {
+	} else if (!gaze_fmt_is_zero(sb, GAZE_BLOCK_SIZE)) {
 		goto out;
 	}
 	if (zb >= GAZE_MIN_ZONE_BLOCKS && probe_super_at(fd, sb, zb)) {

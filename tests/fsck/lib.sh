@@ -3,40 +3,15 @@
 #
 # Environment (set by make check): GAZE_BUILDDIR, GAZE_SRCDIR.  Run by hand:
 #   GAZE_BUILDDIR=$PWD/build sh tests/fsck/clean.sh
-set -u
-
 : "${GAZE_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${GAZE_BUILDDIR:=$GAZE_SRCDIR/build}"
 FSCK="$GAZE_BUILDDIR/fsck/fsck.gaze"
 MKFS="$GAZE_BUILDDIR/mkfs/mkfs.gaze"
 POKE="$GAZE_BUILDDIR/tests/fsck/poke"
 GAZECTL="$GAZE_BUILDDIR/gazectl/gazectl"
-TEST_NAME=$(basename "$0" .sh)
-
-for p in "$FSCK" "$MKFS" "$POKE"; do
-	[ -x "$p" ] || { echo "$TEST_NAME: $p not built" >&2; exit 99; }
-done
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/gaze-fsck-$TEST_NAME.XXXXXX") ||
-	{ echo "$TEST_NAME: cannot make a temp dir" >&2; exit 99; }
-trap 'rm -rf "$T"' EXIT
-unset GAZE_TEST_MOUNTINFO
-
-NCHECKS=0
-
-fail()
-{
-	echo "FAIL: $TEST_NAME: $*" >&2
-	if [ -s "$T/out" ]; then echo "--- stdout:" >&2; cat "$T/out" >&2; fi
-	if [ -s "$T/err" ]; then echo "--- stderr:" >&2; cat "$T/err" >&2; fi
-	exit 1
-}
-
-pass()
-{
-	NCHECKS=$((NCHECKS + 1))
-	echo "ok $NCHECKS - $*"
-}
+TEST_KIND=fsck
+NEED="$FSCK $MKFS $POKE"
+. "$(dirname "$0")/../common.sh"
 
 # fsck ARGS...: runs fsck.gaze; $rc, $T/out, $T/err
 fsck()
@@ -140,8 +115,3 @@ if not isinstance(v, str) or sys.argv[3] not in v:
 EOF
 }
 
-finish()
-{
-	echo "1..$NCHECKS"
-	exit 0
-}

@@ -4,46 +4,15 @@
 #
 # Environment (set by make check): GAZE_BUILDDIR, GAZE_SRCDIR.  Run by hand:
 #   GAZE_BUILDDIR=$PWD/build sh tests/ident/label.sh
-set -u
-
 : "${GAZE_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${GAZE_BUILDDIR:=$GAZE_SRCDIR/build}"
 MKFS="$GAZE_BUILDDIR/mkfs/mkfs.gaze"
 FSCK="$GAZE_BUILDDIR/fsck/fsck.gaze"
 GAZECTL="$GAZE_BUILDDIR/gazectl/gazectl"
 IDENTUTIL="$GAZE_BUILDDIR/tests/ident/identutil"
-TEST_NAME=$(basename "$0" .sh)
-
-for p in "$MKFS" "$FSCK" "$GAZECTL" "$IDENTUTIL"; do
-	[ -x "$p" ] || { echo "$TEST_NAME: $p not built" >&2; exit 99; }
-done
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/gaze-ident-$TEST_NAME.XXXXXX") ||
-	{ echo "$TEST_NAME: cannot make a temp dir" >&2; exit 99; }
-trap 'rm -rf "$T"' EXIT
-unset GAZE_TEST_MOUNTINFO
-
-NCHECKS=0
-
-fail()
-{
-	echo "FAIL: $TEST_NAME: $*" >&2
-	if [ -s "$T/out" ]; then echo "--- stdout:" >&2; cat "$T/out" >&2; fi
-	if [ -s "$T/err" ]; then echo "--- stderr:" >&2; cat "$T/err" >&2; fi
-	exit 1
-}
-
-pass()
-{
-	NCHECKS=$((NCHECKS + 1))
-	echo "ok $NCHECKS - $*"
-}
-
-finish()
-{
-	echo "1..$NCHECKS"
-	exit 0
-}
+TEST_KIND=ident
+NEED="$MKFS $FSCK $GAZECTL $IDENTUTIL"
+. "$(dirname "$0")/../common.sh"
 
 # gz ARGS...: runs gazectl; $rc, $T/out, $T/err
 gz()

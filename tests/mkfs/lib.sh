@@ -3,38 +3,14 @@
 #
 # Environment (set by make check): GAZE_BUILDDIR, GAZE_SRCDIR.  Run by hand:
 #   GAZE_BUILDDIR=$PWD/build sh tests/mkfs/options.sh
-set -u
-
 : "${GAZE_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${GAZE_BUILDDIR:=$GAZE_SRCDIR/build}"
 MKFS="$GAZE_BUILDDIR/mkfs/mkfs.gaze"
 SBDUMP="$GAZE_BUILDDIR/tests/mkfs/sbdump"
 GAZECTL="$GAZE_BUILDDIR/gazectl/gazectl"
-TEST_NAME=$(basename "$0" .sh)
-
-[ -x "$MKFS" ] || { echo "$TEST_NAME: $MKFS not built" >&2; exit 99; }
-[ -x "$SBDUMP" ] || { echo "$TEST_NAME: $SBDUMP not built" >&2; exit 99; }
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/gaze-mkfs-$TEST_NAME.XXXXXX") ||
-	{ echo "$TEST_NAME: cannot make a temp dir" >&2; exit 99; }
-trap 'rm -rf "$T"' EXIT
-unset GAZE_TEST_MOUNTINFO
-
-NCHECKS=0
-
-fail()
-{
-	echo "FAIL: $TEST_NAME: $*" >&2
-	if [ -s "$T/out" ]; then echo "--- stdout:" >&2; cat "$T/out" >&2; fi
-	if [ -s "$T/err" ]; then echo "--- stderr:" >&2; cat "$T/err" >&2; fi
-	exit 1
-}
-
-pass()
-{
-	NCHECKS=$((NCHECKS + 1))
-	echo "ok $NCHECKS - $*"
-}
+TEST_KIND=mkfs
+NEED="$MKFS $SBDUMP"
+. "$(dirname "$0")/../common.sh"
 
 # mkfs ARGS...: runs mkfs.gaze with stdin from /dev/null; $rc, $T/out, $T/err
 mkfs()
@@ -131,8 +107,3 @@ is_untouched()
 	[ "$(sha "$1")" = "$2" ] || fail "$1 was modified by a refused run"
 }
 
-finish()
-{
-	echo "1..$NCHECKS"
-	exit 0
-}
