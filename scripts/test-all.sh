@@ -61,7 +61,7 @@ configure_in()
 check_in()
 {
 	local dir=$1
-	rm -f "$SRC/$dir/test-suite.log"
+	rm -f "$SRC/$dir/test-suite.log" "$SRC/$dir/test-times"
 	make -C "$SRC/$dir" -j"$JOBS" check
 	local rc=$?
 	if [ ! -f "$SRC/$dir/test-suite.log" ]; then
@@ -149,6 +149,11 @@ for f in "${LOGS[@]}"; do
 	[ -f "$f" ] && echo "  $(basename "$(dirname "$f")"): $(count PASS "$f") pass, $(count FAIL "$f") fail, $(count ERROR "$f") error, $(count SKIP "$f") skip"
 done
 [ "$SKIPPED" -gt 0 ] && echo "  ($SKIPPED skipped)"
+for d in build build-asan; do
+	[ -s "$SRC/$d/test-times" ] || continue
+	echo "  slowest tests in $d/ (s):"
+	sort -rn "$SRC/$d/test-times" | head -12 | sed 's/^/    /'
+done
 for r in "${RESULTS[@]}"; do
 	case $r in FAIL*) [ "$FAILED" -gt 0 ] || FAILED=1 ;; esac
 done
