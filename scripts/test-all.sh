@@ -4,10 +4,13 @@
 # test-all.sh - the whole test suite, from a fresh Debian 12 checkout:
 #   1. install the dependencies (scripts/setup-deps.sh)
 #   2. autogen; build/ with --enable-werror; make; make check
-#   3. build-asan/ with --enable-werror --enable-asan --enable-ubsan;
-#      make; make check (the VM tests, which boot guests, run in step 2
-#      only: GAZE_VM_TESTS=skip here and in step 4)
-#   4. make distcheck (from build/)
+#   3. build-asan/ with --enable-werror --enable-asan --enable-ubsan
+#      --disable-fuzz-tests; make; make check (the VM tests, which boot
+#      guests, run in step 2 only: GAZE_VM_TESTS=skip here and in step
+#      4; the fuzzers, sanitized whatever the build, in step 2 only)
+#   4. make distcheck (from build/; configured --disable-long-tests:
+#      the tarball builds everything and runs every test but the long
+#      ones steps 2 and 3 ran)
 #   5. the shared core built into gaze.ko by Kbuild (W=1) against the
 #      newest installed Debian kernel headers; any warning fails
 # Every step runs even when an earlier one failed (except where it needs
@@ -101,8 +104,9 @@ if nontest_step "configure (build/, --enable-werror)" \
 fi
 
 # sanitizer build
-if nontest_step "configure (build-asan/, --enable-werror --enable-asan --enable-ubsan)" \
-	configure_in build-asan --enable-werror --enable-asan --enable-ubsan &&
+if nontest_step "configure (build-asan/, --enable-werror --enable-asan --enable-ubsan --disable-fuzz-tests)" \
+	configure_in build-asan --enable-werror --enable-asan --enable-ubsan \
+		--disable-fuzz-tests &&
    nontest_step "make (build-asan/)" make -C "$SRC/build-asan" -j"$JOBS"; then
 	# the VM tests ran in build/ (tests/vm/lib.sh)
 	GAZE_VM_TESTS=skip step "make check (build-asan/)" check_in build-asan
