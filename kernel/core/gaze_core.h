@@ -292,6 +292,15 @@ struct gaze_gc_stats {
 #define GAZE_GCP_MAX_JOBS_	4	/* = GAZE_GCP_MAX_JOBS */
 #define GAZE_GCP_NONE		((u32)-1)
 
+/* a zone being moved a chunk at a time (gaze_gc_move_step) */
+struct gaze_gc_mover {
+	u32	zone;		/* 0: none */
+	u32	off;		/* next block of the zone to look at */
+	int	why;		/* GAZE_GC_* it counts as */
+	u64	t0;		/* when it began (ns) */
+	u64	moved0;		/* gc.data_moved + nodes_moved then */
+};
+
 struct gaze_fs {
 	struct gaze_dev		*dev;
 	struct gaze_super	sb;		/* raw, as verified at open */
@@ -315,6 +324,13 @@ struct gaze_fs {
 	size_t			cache_limit;	/* bytes of clean+dirty mbufs */
 	struct gaze_gc_stats	gc;		/* gc.c; fs->lock */
 	bool			gc_active;	/* in GC: no re-entry */
+	struct gaze_gc_mover	gc_mv;		/* the baseline's move in
+						 * progress, a chunk per
+						 * step (gcpolicy.c); zone 0:
+						 * none.  fs->lock */
+	u32			gc_move_chunk;	/* valid blocks per mover
+						 * step; 0: the default
+						 * (tests set it lower) */
 	int			gc_policy;	/* GAZE_GC_*, or _POLICY_DEFAULT */
 	u32			*orphans;	/* orphan.c: inode numbers */
 	u32			nr_orphans, orphan_cap;
@@ -749,6 +765,23 @@ void gaze_gc_count_freed(struct gaze_fs *fs, u64 moved, int why);
 int gaze_gc_move(struct gaze_fs *fs, u32 zone, int why);
 int gaze_gc_zone(struct gaze_fs *fs, u32 zone);
 /*
+ * The same move a chunk at a time, so that the module can let go of
+ * fs->lock between chunks (a 1 GiB zone moved block by block held it
+ * for minutes on a slow device).  gaze_gc_move_begin checks the victim
+ * and fills *mv; gaze_gc_move_step moves at most `budget` valid blocks
+ * from where the last step stopped, and sets *done when the zone is
+ * empty (flushed, PREFREE, counted) or on an error; mv->zone is 0 then.
+ * Between steps, with fs->lock dropped, blocks of the zone may be
+ * overwritten (each block is checked when its turn comes) and
+ * checkpoints written (the moved blocks' owners already point at their
+ * new places); fs->gc_mv's zone counts as busy (gaze_gcp_zone_busy),
+ * so no other collector picks it.
+ */
+int gaze_gc_move_begin(struct gaze_fs *fs, struct gaze_gc_mover *mv,
+		       u32 zone, int why);
+int gaze_gc_move_step(struct gaze_fs *fs, struct gaze_gc_mover *mv,
+		      u32 budget, bool *done);
+/*
  * Foreground GC: while FREE zones are below the fg level plus the zones
  * need_blocks takes beyond its log's open zone, reclaims GAZE_GC_FG
  * victims (GAZE_GC_LAST ones when a writer has no other way on) and
@@ -777,6 +810,8 @@ struct gaze_gc_fg_run {
 	u32	need;		/* zones the write needs beyond its log */
 	u32	strikes;	/* victims in a row that gained nothing */
 	u32	rounds;		/* steps left */
+	u32	before;		/* FREE + PREFREE zones when the zone
+				 * being moved was picked */
 	bool	can_gc;
 };
 bool gaze_gc_fg_start(struct gaze_fs *fs, u64 need_blocks,

@@ -257,15 +257,10 @@ gaze_gc_victim_check(struct gaze_fs *fs, u32 zone, struct gaze_zone_use *u)
 }
 
 int
-gaze_gc_move(struct gaze_fs *fs, u32 zone, int why)
+gaze_gc_move_begin(struct gaze_fs *fs, struct gaze_gc_mover *mv, u32 zone,
+		   int why)
 {
-	u32 zb = le32_to_cpu(fs->sb.zone_blocks), cap = gc_cap(fs), off;
-	u64 t0 = gaze_time_ns(), addr;
-	u64 moved = fs->gc.data_moved + fs->gc.nodes_moved;
 	struct gaze_zone_use u;
-	struct gaze_summary sum;
-	u8 *blk, *tmp;
-	bool valid;
 	int ret;
 
 	if (fs->flags & GAZE_FS_RDONLY)
@@ -273,15 +268,42 @@ gaze_gc_move(struct gaze_fs *fs, u32 zone, int why)
 	ret = gaze_gc_victim_check(fs, zone, &u);
 	if (ret)
 		return ret;
+	mv->zone = zone;
+	mv->off = 0;
+	mv->why = why;
+	mv->t0 = gaze_time_ns();
+	mv->moved0 = fs->gc.data_moved + fs->gc.nodes_moved;
+	return 0;
+}
+
+/* moves the valid blocks from mv->off on, at most budget; *empty: no
+ * valid block is left in the zone */
+static int
+gc_move_blocks(struct gaze_fs *fs, struct gaze_gc_mover *mv, u32 budget,
+	       bool *empty)
+{
+	u32 zb = le32_to_cpu(fs->sb.zone_blocks), cap = gc_cap(fs), n = 0;
+	struct gaze_zone_use u;
+	struct gaze_summary sum;
+	u8 *blk, *tmp;
+	bool valid;
+	u64 addr;
+	int ret = 0;
+
+	*empty = false;
 	blk = gaze_alloc(2 * GAZE_BLOCK_SIZE);
 	if (!blk)
 		return -ENOMEM;
 	tmp = blk + GAZE_BLOCK_SIZE;
-	for (off = 0; off < cap; off++) {
-		ret = gaze_space_zone_use(fs, zone, &u);
-		if (ret || !u.valid)
+	for (; mv->off < cap && n < budget; mv->off++) {
+		ret = gaze_space_zone_use(fs, mv->zone, &u);
+		if (ret)
 			break;
-		addr = (u64)zone * zb + off;
+		if (!u.valid) {
+			*empty = true;
+			break;
+		}
+		addr = (u64)mv->zone * zb + mv->off;
 		ret = gaze_space_block_owner(fs, addr, &valid, &sum);
 		if (ret)
 			break;
@@ -301,30 +323,75 @@ gaze_gc_move(struct gaze_fs *fs, u32 zone, int why)
 		}
 		if (ret)
 			break;
+		n++;
 	}
 	gaze_free(blk);
-	if (ret)
-		goto out;
+	if (!ret && mv->off >= cap)
+		*empty = true;
+	return ret;
+}
+
+/* the zone is empty: flushed, checked PREFREE, counted */
+static int
+gc_move_finish(struct gaze_fs *fs, struct gaze_gc_mover *mv)
+{
+	struct gaze_zone_use u;
+	u64 moved;
+	int ret;
+
 	ret = gaze_fs_flush_dirty(fs);
 	if (ret)
-		goto out;
-	ret = gaze_space_zone_use(fs, zone, &u);
+		return ret;
+	ret = gaze_space_zone_use(fs, mv->zone, &u);
 	if (!ret && (u.valid || u.state != GAZE_ZS_PREFREE)) {
 		gaze_err("gc: zone %u still has %u valid blocks after moving",
-			 zone, u.valid);
+			 mv->zone, u.valid);
 		ret = -EFSCORRUPTED;
 	}
-	if (!ret) {
-		moved = fs->gc.data_moved + fs->gc.nodes_moved - moved;
-		fs->gc.zones_reclaimed++;
-		fs->gc.zones_mover++;
-		if (gaze_gc_why_fg(why))
-			fs->gc.zones_fg++;
-		gaze_gc_count_cp(fs, 1, moved);
-		gaze_gc_count_freed(fs, moved, why);
-	}
-out:
-	gaze_gc_account_zone(fs, gaze_time_ns() - t0, !ret);
+	if (ret)
+		return ret;
+	moved = fs->gc.data_moved + fs->gc.nodes_moved - mv->moved0;
+	fs->gc.zones_reclaimed++;
+	fs->gc.zones_mover++;
+	if (gaze_gc_why_fg(mv->why))
+		fs->gc.zones_fg++;
+	gaze_gc_count_cp(fs, 1, moved);
+	gaze_gc_count_freed(fs, moved, mv->why);
+	return 0;
+}
+
+int
+gaze_gc_move_step(struct gaze_fs *fs, struct gaze_gc_mover *mv, u32 budget,
+		  bool *done)
+{
+	bool empty = false;
+	int ret;
+
+	*done = false;
+	if (fs->flags & GAZE_FS_RDONLY)
+		ret = -EROFS;
+	else
+		ret = gc_move_blocks(fs, mv, budget, &empty);
+	if (!ret && !empty)
+		return 0;
+	if (!ret)
+		ret = gc_move_finish(fs, mv);
+	gaze_gc_account_zone(fs, gaze_time_ns() - mv->t0, !ret);
+	mv->zone = 0;
+	*done = true;
+	return ret;
+}
+
+int
+gaze_gc_move(struct gaze_fs *fs, u32 zone, int why)
+{
+	struct gaze_gc_mover mv;
+	bool done = false;
+	int ret;
+
+	ret = gaze_gc_move_begin(fs, &mv, zone, why);
+	while (!ret && !done)
+		ret = gaze_gc_move_step(fs, &mv, ~0u, &done);
 	return ret;
 }
 

@@ -58,6 +58,8 @@ gaze_gcp_zone_busy(const struct gaze_fs *fs, u32 zone)
 {
 	u32 i;
 
+	if (fs->gc_mv.zone && fs->gc_mv.zone == zone)
+		return true;	/* the baseline mover is on it */
 	for (i = 0; i < GAZE_GCP_MAX_JOBS; i++)
 		if (fs->gcp_zone[i] == zone)
 			return true;

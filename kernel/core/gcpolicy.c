@@ -307,8 +307,28 @@ gc_checkpoint(struct gaze_fs *fs)
 	return ret;
 }
 
-/* one victim for `why`, moved by the baseline mover; -ENOENT / -ENOSPC:
- * none possible now */
+/*
+ * Valid blocks the baseline mover moves per step (8 MiB): the module lets
+ * go of fs->lock between steps, so that no task waits on it for a whole
+ * zone's move (181 s for one 256 MiB zone on a loaded TCG guest, and the
+ * hung-task detector fired on the GC thread waiting for the lock).
+ */
+#define GC_MOVE_CHUNK	2048
+
+/* a chunk of the move in progress (fs->gc_mv): 0 when the zone is done,
+ * 1 when more is left, or an error */
+static int
+gc_mv_step(struct gaze_fs *fs)
+{
+	u32 chunk = fs->gc_move_chunk ? fs->gc_move_chunk : GC_MOVE_CHUNK;
+	bool done;
+	int ret = gaze_gc_move_step(fs, &fs->gc_mv, chunk, &done);
+
+	return ret ? ret : !done;
+}
+
+/* one victim for `why`, its move by the baseline mover begun and taken a
+ * chunk on (gc_mv_step's result); -ENOENT / -ENOSPC: none possible now */
 static int
 gc_one(struct gaze_fs *fs, int why)
 {
@@ -318,7 +338,10 @@ gc_one(struct gaze_fs *fs, int why)
 	ret = gaze_gc_pick(fs, why, &zone);
 	if (ret)
 		return ret;
-	return gaze_gc_move(fs, zone, why);
+	ret = gaze_gc_move_begin(fs, &fs->gc_mv, zone, why);
+	if (ret)
+		return ret;
+	return gc_mv_step(fs);
 }
 
 /* zones that are free or will be after their checkpoints */
@@ -326,6 +349,15 @@ static u32
 gc_avail(struct gaze_fs *fs)
 {
 	return gaze_space_free_zones(fs) + gaze_space_nr_prefree(fs);
+}
+
+/* a zone of the run moved: victims too full to pay for their move count
+ * as strikes */
+static void
+gc_fg_moved(struct gaze_fs *fs, struct gaze_gc_fg_run *r)
+{
+	r->strikes = gc_avail(fs) > r->before ? 0 : r->strikes + 1;
+	r->can_gc = r->strikes < GC_FG_STRIKES;
 }
 
 /* FG, or LAST when a writer can go on no other way */
@@ -383,21 +415,30 @@ gaze_gc_fg_start(struct gaze_fs *fs, u64 need_blocks, struct gaze_gc_fg_run *r)
 int
 gaze_gc_fg_step(struct gaze_fs *fs, struct gaze_gc_fg_run *r, bool *done)
 {
-	u32 before;
 	int ret;
 
 	*done = true;
-	if ((fs->flags & GAZE_FS_RDONLY) || !r->rounds ||
-	    gaze_space_free_zones(fs) >= r->want)
+	if (fs->flags & GAZE_FS_RDONLY)
+		return 0;
+	/* a zone half moved is finished first, whoever began it */
+	if (fs->gc_mv.zone) {
+		ret = gc_mv_step(fs);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			gc_fg_moved(fs, r);
+		*done = false;
+		return 0;
+	}
+	if (!r->rounds || gaze_space_free_zones(fs) >= r->want)
 		return 0;
 	r->rounds--;
 	if (r->can_gc && gc_avail(fs) < r->want) {
-		before = gc_avail(fs);
+		r->before = gc_avail(fs);
 		ret = gc_fg_one(fs, r->need);
-		if (!ret) {
-			/* victims too full to pay for their move */
-			r->strikes = gc_avail(fs) > before ? 0 : r->strikes + 1;
-			r->can_gc = r->strikes < GC_FG_STRIKES;
+		if (ret >= 0) {
+			if (!ret)
+				gc_fg_moved(fs, r);
 			*done = false;
 			return 0;
 		}
@@ -471,7 +512,8 @@ gaze_gc_background(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
 	*more = false;
 	if ((fs->flags & GAZE_FS_RDONLY) || fs->gc_active)
 		return 0;
-	if (!(flags & GAZE_GC_BG_FORCE) &&
+	/* a zone half moved is finished first, whatever the levels */
+	if (!fs->gc_mv.zone && !(flags & GAZE_GC_BG_FORCE) &&
 	    !gaze_gc_bg_wanted(fs, low_pct, high_pct, flags)) {
 		/* enough space: only settle what is waiting */
 		if (gaze_space_nr_prefree(fs))
@@ -479,8 +521,11 @@ gaze_gc_background(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
 		return ret;
 	}
 	fs->gc_active = true;
-	ret = gc_one(fs, GAZE_GC_BG);
-	if (!ret) {
+	ret = fs->gc_mv.zone ? gc_mv_step(fs) : gc_one(fs, GAZE_GC_BG);
+	if (ret == 1) {
+		*more = true;		/* the zone's next chunk */
+		ret = 0;
+	} else if (!ret) {
 		fs->gc.bg_runs++;
 		*more = gaze_gc_bg_wanted(fs, low_pct, high_pct,
 					  flags | GAZE_GC_BG_GOING);
