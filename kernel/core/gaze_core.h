@@ -781,6 +781,9 @@ int gaze_gc_move_begin(struct gaze_fs *fs, struct gaze_gc_mover *mv,
 		       u32 zone, int why);
 int gaze_gc_move_step(struct gaze_fs *fs, struct gaze_gc_mover *mv,
 		      u32 budget, bool *done);
+/* a chunk (fs->gc_move_chunk) of the move in progress in fs->gc_mv: 0
+ * when the zone is done, 1 when more is left, or an error */
+int gaze_gc_mv_step(struct gaze_fs *fs);
 /*
  * Foreground GC: while FREE zones are below the fg level plus the zones
  * need_blocks takes beyond its log's open zone, reclaims GAZE_GC_FG

@@ -315,10 +315,8 @@ gc_checkpoint(struct gaze_fs *fs)
  */
 #define GC_MOVE_CHUNK	2048
 
-/* a chunk of the move in progress (fs->gc_mv): 0 when the zone is done,
- * 1 when more is left, or an error */
-static int
-gc_mv_step(struct gaze_fs *fs)
+int
+gaze_gc_mv_step(struct gaze_fs *fs)
 {
 	u32 chunk = fs->gc_move_chunk ? fs->gc_move_chunk : GC_MOVE_CHUNK;
 	bool done;
@@ -341,7 +339,7 @@ gc_one(struct gaze_fs *fs, int why)
 	ret = gaze_gc_move_begin(fs, &fs->gc_mv, zone, why);
 	if (ret)
 		return ret;
-	return gc_mv_step(fs);
+	return gaze_gc_mv_step(fs);
 }
 
 /* zones that are free or will be after their checkpoints */
@@ -422,7 +420,7 @@ gaze_gc_fg_step(struct gaze_fs *fs, struct gaze_gc_fg_run *r, bool *done)
 		return 0;
 	/* a zone half moved is finished first, whoever began it */
 	if (fs->gc_mv.zone) {
-		ret = gc_mv_step(fs);
+		ret = gaze_gc_mv_step(fs);
 		if (ret < 0)
 			return ret;
 		if (!ret)
@@ -521,7 +519,7 @@ gaze_gc_background(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
 		return ret;
 	}
 	fs->gc_active = true;
-	ret = fs->gc_mv.zone ? gc_mv_step(fs) : gc_one(fs, GAZE_GC_BG);
+	ret = fs->gc_mv.zone ? gaze_gc_mv_step(fs) : gc_one(fs, GAZE_GC_BG);
 	if (ret == 1) {
 		*more = true;		/* the zone's next chunk */
 		ret = 0;

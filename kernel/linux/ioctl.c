@@ -16,8 +16,10 @@
  *
  * GC: with gc_pipeline=1 (and the pipeline's threads running) a reclaim
  * goes through the stage threads (gcpipe.c) and fs->lock is only held
- * per batch; with 0 the baseline gaze_gc_zone moves the zone under
- * fs->lock.  Both take the victim gcpolicy.c gives for GAZE_GC_USER.  Either holds write access (mnt_want_write_file) for the
+ * per batch; with 0 the baseline mover moves the zone under fs->lock,
+ * letting go of it between chunks of 2048 blocks.  Both take the victim
+ * gcpolicy.c gives for GAZE_GC_USER.  Either holds write access
+ * (mnt_want_write_file) for the
  * whole reclaim, so a freeze waits for it and a remount read-only is
  * refused (EBUSY) while it runs.
  */
@@ -513,18 +515,46 @@ static int gaze_ioc_gc_victim(struct gaze_fs *fs, struct gaze_ioc_gc *g)
 	return ret == -ENOENT || ret == -ENOSPC ? -ENODATA : ret;
 }
 
-/* baseline: reclaims one zone under fs->lock */
+/*
+ * The core's move in progress (fs->gc_mv) to its end, a chunk per hold
+ * of fs->lock (held on entry and on return), so that writers and the
+ * GC thread get the lock between chunks.  Another task may take a
+ * chunk on meanwhile; it is the same move.
+ */
+static int gaze_gc_now_finish(struct gaze_sb_info *sbi, struct gaze_fs *fs)
+{
+	int ret = 0;
+
+	while (fs->gc_mv.zone) {
+		ret = gaze_gc_mv_step(fs);
+		gaze_space_publish(fs);
+		if (ret <= 0)
+			break;
+		mutex_unlock(&fs->lock);
+		wake_up_all(&sbi->gc_progress);
+		cond_resched();
+		mutex_lock(&fs->lock);
+	}
+	return ret < 0 ? ret : 0;
+}
+
+/* baseline: reclaims one zone through the core's mover */
 static int gaze_gc_now(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 		       struct gaze_ioc_gc *g)
 {
 	u64 moved = fs->gc.data_moved + fs->gc.nodes_moved;
 	int ret;
 
-	ret = gaze_ioc_gc_victim(fs, g);
-	if (ret)
-		return ret;
 	gaze_gc_running_begin(sbi);
-	ret = gaze_gc_zone(fs, g->zone);
+	/* one move at a time: one another task began goes first */
+	ret = gaze_gc_now_finish(sbi, fs);
+	if (!ret)
+		ret = gaze_ioc_gc_victim(fs, g);
+	if (!ret)
+		ret = gaze_gc_move_begin(fs, &fs->gc_mv, g->zone,
+					 GAZE_GC_USER);
+	if (!ret)
+		ret = gaze_gc_now_finish(sbi, fs);
 	gaze_gc_running_end(sbi);
 	if (!ret)
 		g->blocks_moved = fs->gc.data_moved + fs->gc.nodes_moved -
