@@ -355,9 +355,9 @@ static int gaze_plug_take(struct gaze_bdev *b, u64 blk, u32 nr,
 	for (k = 0; k < nr; k++) {
 		struct folio *folio = df->folios[j + k];
 
-		/* cannot fail: the bio has room for BIO_MAX_VECS pages */
-		bio_add_page(p->bio, virt_to_page(bufs[k]), GAZE_BLOCK_SIZE,
-			     0);
+		/* the bio has room for BIO_MAX_VECS pages (checked above) */
+		__bio_add_page(p->bio, virt_to_page(bufs[k]), GAZE_BLOCK_SIZE,
+			       0);
 		folio_get(folio);
 		p->folios[p->nr++] = folio;
 		df->taken[j + k] = true;
@@ -512,8 +512,7 @@ static int gaze_zbd_mgmt(struct gaze_dev *d, enum req_op op, u32 zone, u32 nr)
 	ret = gaze_plug_drain(GAZE_BDEV(d));
 	if (ret)
 		return ret;
-	return blkdev_zone_mgmt(GAZE_BDEV(d)->bdev, op, zone * zs, nr * zs,
-				GFP_NOIO);
+	return gaze_zone_mgmt(GAZE_BDEV(d)->bdev, op, zone * zs, nr * zs);
 }
 
 static int gaze_zbd_reset(struct gaze_dev *d, u32 zone, u32 nr)

@@ -83,11 +83,10 @@ static int gaze_read_folio(struct file *file, struct folio *folio)
 {
 	int ret;
 
+	/* on an error the folio stays !uptodate: the reader gets -EIO */
 	ret = gaze_fill_page(folio->mapping->host, &folio->page);
 	if (!ret)
 		folio_mark_uptodate(folio);
-	else
-		folio_set_error(folio);
 	folio_unlock(folio);
 	return ret;
 }
@@ -168,11 +167,10 @@ static ssize_t gaze_direct_IO(struct kiocb *iocb, struct iov_iter *iter)
 	return blockdev_direct_IO(iocb, inode, iter, gaze_get_block);
 }
 
-/* writes a locked dirty page's bytes below i_size; unlocks it */
-static int gaze_write_page(struct page *page, struct writeback_control *wbc,
-			   void *data)
+/* writes a locked dirty folio's bytes below i_size; unlocks it */
+static int gaze_write_folio(struct folio *folio,
+			    struct writeback_control *wbc, void *data)
 {
-	struct folio *folio = page_folio(page);
 	struct inode *inode = folio->mapping->host;
 	loff_t pos = folio_pos(folio), isize = i_size_read(inode);
 	bool *wrote = data;
@@ -252,7 +250,7 @@ static int gaze_writepage(struct page *page, struct writeback_control *wbc)
 	bool wrote = false;
 	int ret;
 
-	ret = gaze_write_page(page, wbc, &wrote);
+	ret = gaze_write_folio(page_folio(page), wbc, &wrote);
 	if (wrote)
 		gaze_put_times(inode);
 	return ret;
@@ -268,7 +266,7 @@ static int gaze_writepage(struct page *page, struct writeback_control *wbc)
  * write_cache_pages gives them; a range_cyclic wrap starts a new batch),
  * so a failed batch can be redirtied.  The part of the EOF folio past
  * i_size is zeroed in place first, as block_write_full_page does.  Files
- * that still fit inline go page by page (gaze_write_page).
+ * that still fit inline go page by page (gaze_write_folio).
  */
 #define GAZE_WB_MAX	256
 
@@ -342,10 +340,9 @@ static int gaze_wb_flush(struct gaze_wb *wb)
 	return 0;
 }
 
-static int gaze_wb_add(struct page *page, struct writeback_control *wbc,
+static int gaze_wb_add(struct folio *folio, struct writeback_control *wbc,
 		       void *data)
 {
-	struct folio *folio = page_folio(page);
 	struct gaze_wb *wb = data;
 	struct inode *inode = wb->inode;
 	loff_t pos = folio_pos(folio), isize = i_size_read(inode);
@@ -367,7 +364,7 @@ static int gaze_wb_add(struct page *page, struct writeback_control *wbc,
 			folio_unlock(folio);
 			return ret;
 		}
-		return gaze_write_page(page, wbc, &wb->wrote);
+		return gaze_write_folio(folio, wbc, &wb->wrote);
 	}
 	len = min_t(loff_t, PAGE_SIZE, isize - pos);
 	if (len < PAGE_SIZE)
@@ -394,7 +391,7 @@ static int gaze_writepages(struct address_space *mapping,
 	wb->defer.taken = wb->taken;
 	if (wbc->sync_mode == WB_SYNC_ALL)
 		gaze_drain_mapping(mapping->host);	/* it waits for them */
-	ret = write_cache_pages(mapping, wbc, gaze_wb_add, wb);
+	ret = gaze_write_cache_folios(mapping, wbc, gaze_wb_add, wb);
 	ret2 = gaze_wb_flush(wb);
 	if (!ret)
 		ret = ret2;
@@ -411,8 +408,8 @@ static int gaze_writepages(struct address_space *mapping,
 }
 
 static int gaze_write_begin(struct file *file, struct address_space *mapping,
-			    loff_t pos, unsigned int len, struct page **pagep,
-			    void **fsdata)
+			    loff_t pos, unsigned int len,
+			    gaze_aop_page_t **pagep, void **fsdata)
 {
 	struct inode *inode = mapping->host;
 	unsigned int from = pos & (PAGE_SIZE - 1);
@@ -450,14 +447,15 @@ again:
 			SetPageUptodate(page);
 		}
 	}
-	*pagep = page;
+	*pagep = gaze_to_aop_page(page);
 	return 0;
 }
 
 static int gaze_write_end(struct file *file, struct address_space *mapping,
 			  loff_t pos, unsigned int len, unsigned int copied,
-			  struct page *page, void *fsdata)
+			  gaze_aop_page_t *aop_page, void *fsdata)
 {
+	struct page *page = gaze_from_aop_page(aop_page);
 	struct inode *inode = mapping->host;
 
 	if (!PageUptodate(page)) {
@@ -565,7 +563,7 @@ static long gaze_fallocate(struct file *file, int mode, loff_t off,
 	if (a.size > old)
 		i_size_write(inode, a.size);
 	if (zero || a.size > old) {
-		inode->i_mtime = inode->i_ctime = current_time(inode);
+		gaze_set_mtime(inode, gaze_set_ctime_current(inode));
 		mark_inode_dirty(inode);
 	}
 out_inval:
@@ -642,10 +640,10 @@ int gaze_shutdown(struct super_block *sb, u32 how)
 		return 0;
 	if (how == GAZE_SHUTDOWN_DEFAULT) {
 		/* freezing writes back every dirty page and checkpoints */
-		ret = freeze_bdev(sb->s_bdev);
+		ret = gaze_bdev_freeze(sb->s_bdev);
 		if (ret)
 			return ret;
-		thaw_bdev(sb->s_bdev);
+		gaze_bdev_thaw(sb->s_bdev);
 	}
 	fs = GAZE_FS(sb);
 	nofs = gaze_nofs_begin();
@@ -671,7 +669,7 @@ const struct file_operations gaze_file_operations = {
 	.open		= generic_file_open,
 	.fsync		= gaze_fsync,
 	.fallocate	= gaze_fallocate,
-	.splice_read	= generic_file_splice_read,
+	.splice_read	= gaze_splice_read,
 	.splice_write	= iter_file_splice_write,
 	.unlocked_ioctl	= gaze_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
@@ -681,8 +679,7 @@ const struct inode_operations gaze_file_inode_operations = {
 	.setattr	= gaze_setattr,
 	.getattr	= gaze_getattr,
 	.listxattr	= gaze_listxattr,
-	.get_acl	= gaze_get_acl,
-	.set_acl	= gaze_set_acl,
+	GAZE_IOP_ACL,
 };
 
 /* ---------------------------------------------------------------- */
@@ -726,6 +723,5 @@ const struct inode_operations gaze_special_inode_operations = {
 	.setattr	= gaze_setattr,
 	.getattr	= gaze_getattr,
 	.listxattr	= gaze_listxattr,
-	.get_acl	= gaze_get_acl,
-	.set_acl	= gaze_set_acl,
+	GAZE_IOP_ACL,
 };

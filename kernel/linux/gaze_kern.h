@@ -23,6 +23,8 @@
  *   resv.c   selective blocking: write reservations of buffered
  *            writes, blocked-writer counters         (gaze_resv_*)
  *   ioctl.c  GAZE_IOC_* (info, gc-stats, tune, gc) for gazectl
+ *   compat.h every difference between the kernels the module builds
+ *            for (6.1, 6.12), as small inline wrappers and types
  *
  * Locking: the core serialises itself with fs->lock (a mutex taken by
  * every core entry point).  The glue never holds fs->lock across a call
@@ -36,6 +38,7 @@
 #include <linux/fs.h>
 #include <linux/blkdev.h>
 #include <linux/sched/mm.h>
+#include "compat.h"
 #include "gaze_core.h"
 
 #define GAZE_SUPER_MAGIC	0x455a4147	/* "GAZE" little-endian */
@@ -74,8 +77,7 @@ struct gaze_sb_info {
 	struct list_head	retired;
 	bool			error_logged;	/* gaze_error said it once */
 	/* clean metadata blocks back under memory pressure (super.c) */
-	struct shrinker		shrinker;
-	bool			shrinker_on;
+	struct shrinker		*shrinker;	/* NULL: none (compat.h) */
 	/*
 	 * background GC thread (gc.c); started and stopped under s_umount.
 	 * gc_kick (WRITE_ONCE/READ_ONCE): a step is wanted now; set by
@@ -181,9 +183,9 @@ struct inode *gaze_iget(struct super_block *sb, u32 ino);
 void gaze_drain_mapping(struct inode *inode);
 void gaze_attr_to_inode(struct inode *inode, const struct gaze_attr *a);
 void gaze_inode_times_to_attr(const struct inode *inode, struct gaze_attr *a);
-int gaze_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+int gaze_setattr(gaze_idmap_t *idmap, struct dentry *dentry,
 		 struct iattr *attr);
-int gaze_getattr(struct user_namespace *mnt_userns, const struct path *path,
+int gaze_getattr(gaze_idmap_t *idmap, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
 /* super_operations.evict_inode: frees an orphan at its last reference */
 void gaze_evict_inode(struct inode *inode);
@@ -201,9 +203,12 @@ extern const struct inode_operations gaze_special_inode_operations;
 extern const struct xattr_handler *gaze_xattr_handlers[];
 /* listxattr for every inode type: the names the caller may see */
 ssize_t gaze_listxattr(struct dentry *dentry, char *buffer, size_t size);
-/* POSIX ACLs (xattr.c): inode_operations get_acl / set_acl */
+/*
+ * POSIX ACLs (xattr.c): inode_operations get_acl (get_inode_acl since
+ * 6.2) / set_acl; GAZE_IOP_ACL (compat.h) fills them in
+ */
 struct posix_acl *gaze_get_acl(struct inode *inode, int type, bool rcu);
-int gaze_set_acl(struct user_namespace *mnt_userns, struct inode *inode,
+int gaze_set_acl(gaze_idmap_t *idmap, gaze_acl_target_t *target,
 		 struct posix_acl *acl, int type);
 /* before a create: the mode and ACLs a new inode in dir gets (umask
  * applied when dir has no default ACL); release both with

@@ -272,7 +272,7 @@ static void gaze_gcp_cache_put(struct gaze_gcp *g, struct page *pg,
 	if (cached) {
 		lock_page(pg);
 		if (pg->mapping == m)
-			generic_error_remove_page(m, pg);
+			gaze_remove_folio(m, page_folio(pg));
 		unlock_page(pg);
 	}
 	put_page(pg);

@@ -21,24 +21,24 @@ void gaze_attr_to_inode(struct inode *inode, const struct gaze_attr *a)
 	set_nlink(inode, a->nlink);
 	i_size_write(inode, a->size);
 	inode->i_blocks = a->blocks << (GAZE_BLOCK_SHIFT - 9);
-	inode->i_atime.tv_sec = a->atime;
-	inode->i_atime.tv_nsec = a->atime_nsec;
-	inode->i_mtime.tv_sec = a->mtime;
-	inode->i_mtime.tv_nsec = a->mtime_nsec;
-	inode->i_ctime.tv_sec = a->ctime;
-	inode->i_ctime.tv_nsec = a->ctime_nsec;
+	gaze_set_atime(inode, (struct timespec64){ a->atime, a->atime_nsec });
+	gaze_set_mtime(inode, (struct timespec64){ a->mtime, a->mtime_nsec });
+	gaze_set_ctime(inode, (struct timespec64){ a->ctime, a->ctime_nsec });
 	inode->i_generation = a->generation;
 }
 
 /* the VFS inode's three times, for a gaze_ns_setattr() */
 void gaze_inode_times_to_attr(const struct inode *inode, struct gaze_attr *a)
 {
-	a->atime = inode->i_atime.tv_sec;
-	a->atime_nsec = inode->i_atime.tv_nsec;
-	a->mtime = inode->i_mtime.tv_sec;
-	a->mtime_nsec = inode->i_mtime.tv_nsec;
-	a->ctime = inode->i_ctime.tv_sec;
-	a->ctime_nsec = inode->i_ctime.tv_nsec;
+	struct timespec64 at = gaze_atime(inode), mt = gaze_mtime(inode);
+	struct timespec64 ct = gaze_ctime(inode);
+
+	a->atime = at.tv_sec;
+	a->atime_nsec = at.tv_nsec;
+	a->mtime = mt.tv_sec;
+	a->mtime_nsec = mt.tv_nsec;
+	a->ctime = ct.tv_sec;
+	a->ctime_nsec = ct.tv_nsec;
 }
 
 static void gaze_set_ops(struct inode *inode, const struct gaze_attr *a)
@@ -111,7 +111,7 @@ static void gaze_refresh(struct inode *inode, bool size)
 	inode->i_blocks = a.blocks << (GAZE_BLOCK_SHIFT - 9);
 }
 
-int gaze_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+int gaze_setattr(gaze_idmap_t *idmap, struct dentry *dentry,
 		 struct iattr *attr)
 {
 	struct inode *inode = d_inode(dentry);
@@ -121,7 +121,7 @@ int gaze_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	u32 mask = 0;
 	int ret;
 
-	ret = setattr_prepare(mnt_userns, dentry, attr);
+	ret = setattr_prepare(idmap, dentry, attr);
 	if (ret)
 		return ret;
 	if (sb_rdonly(inode->i_sb))
@@ -159,7 +159,7 @@ int gaze_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 			truncate_setsize(inode, attr->ia_size);
 	}
 
-	setattr_copy(mnt_userns, inode, attr);
+	setattr_copy(idmap, inode, attr);
 	if (valid & ATTR_MODE)
 		mask |= GAZE_SET_MODE;
 	if (valid & ATTR_UID)
@@ -191,16 +191,16 @@ int gaze_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		gaze_refresh(inode, false);
 	/* the access ACL's owner, group and other entries follow a chmod */
 	if ((valid & ATTR_MODE) && !S_ISLNK(inode->i_mode))
-		return posix_acl_chmod(mnt_userns, inode, inode->i_mode);
+		return gaze_posix_acl_chmod(idmap, dentry, inode->i_mode);
 	return 0;
 }
 
-int gaze_getattr(struct user_namespace *mnt_userns, const struct path *path,
+int gaze_getattr(gaze_idmap_t *idmap, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags)
 {
 	struct inode *inode = d_inode(path->dentry);
 
-	generic_fillattr(mnt_userns, inode, stat);
+	gaze_fillattr(idmap, request_mask, inode, stat);
 	stat->blksize = GAZE_BLOCK_SIZE;
 	return 0;
 }

@@ -69,11 +69,10 @@ static void gaze_ns_refresh(struct inode *inode)
 	if (ret)
 		return;
 	set_nlink(inode, a.nlink);
-	inode->i_ctime.tv_sec = a.ctime;
-	inode->i_ctime.tv_nsec = a.ctime_nsec;
+	gaze_set_ctime(inode, (struct timespec64){ a.ctime, a.ctime_nsec });
 	if (S_ISDIR(inode->i_mode)) {
-		inode->i_mtime.tv_sec = a.mtime;
-		inode->i_mtime.tv_nsec = a.mtime_nsec;
+		gaze_set_mtime(inode,
+			       (struct timespec64){ a.mtime, a.mtime_nsec });
 		i_size_write(inode, a.size);
 		inode->i_blocks = a.blocks << (GAZE_BLOCK_SHIFT - 9);
 	}
@@ -117,12 +116,12 @@ static struct dentry *gaze_lookup(struct inode *dir, struct dentry *dentry,
  * idmapping), inode_init_owner() rules for setgid directories, and the
  * current time for every timestamp.
  */
-static void gaze_new_attr(struct user_namespace *mnt_userns, struct inode *dir,
+static void gaze_new_attr(gaze_idmap_t *idmap, struct inode *dir,
 			  umode_t mode, dev_t rdev, struct gaze_attr *a)
 {
 	struct user_namespace *fs_userns = i_user_ns(dir);
 	struct timespec64 now = current_time(dir);
-	kuid_t uid = mapped_fsuid(mnt_userns, fs_userns);
+	kuid_t uid = mapped_fsuid(idmap, fs_userns);
 	kgid_t gid;
 
 	if (dir->i_mode & S_ISGID) {
@@ -130,11 +129,11 @@ static void gaze_new_attr(struct user_namespace *mnt_userns, struct inode *dir,
 		if (S_ISDIR(mode))
 			mode |= S_ISGID;
 		else if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) &&
-			 !in_group_p(i_gid_into_mnt(mnt_userns, dir)) &&
-			 !capable_wrt_inode_uidgid(mnt_userns, dir, CAP_FSETID))
+			 !vfsgid_in_group_p(i_gid_into_vfsgid(idmap, dir)) &&
+			 !capable_wrt_inode_uidgid(idmap, dir, CAP_FSETID))
 			mode &= ~S_ISGID;
 	} else {
-		gid = mapped_fsgid(mnt_userns, fs_userns);
+		gid = mapped_fsgid(idmap, fs_userns);
 	}
 	memset(a, 0, sizeof(*a));
 	a->mode = mode;
@@ -148,7 +147,7 @@ static void gaze_new_attr(struct user_namespace *mnt_userns, struct inode *dir,
 }
 
 /* creates any inode type (a symlink when target is set) */
-static int gaze_new(struct user_namespace *mnt_userns, struct inode *dir,
+static int gaze_new(gaze_idmap_t *idmap, struct inode *dir,
 		    struct dentry *dentry, umode_t mode, dev_t rdev,
 		    const char *target)
 {
@@ -161,10 +160,10 @@ static int gaze_new(struct user_namespace *mnt_userns, struct inode *dir,
 	u32 ino;
 	int ret, err;
 
-	if (!uid_valid(mapped_fsuid(mnt_userns, i_user_ns(dir))) ||
-	    !gid_valid(mapped_fsgid(mnt_userns, i_user_ns(dir))))
+	if (!uid_valid(mapped_fsuid(idmap, i_user_ns(dir))) ||
+	    !gid_valid(mapped_fsgid(idmap, i_user_ns(dir))))
 		return -EOVERFLOW;
-	gaze_new_attr(mnt_userns, dir, mode, rdev, &a);
+	gaze_new_attr(idmap, dir, mode, rdev, &a);
 	if (!target) {
 		/* the umask, or the directory's default ACL */
 		m = a.mode;
@@ -214,32 +213,32 @@ out_acl:
 	return ret;
 }
 
-static int gaze_create(struct user_namespace *mnt_userns, struct inode *dir,
+static int gaze_create(gaze_idmap_t *idmap, struct inode *dir,
 		       struct dentry *dentry, umode_t mode, bool excl)
 {
-	return gaze_new(mnt_userns, dir, dentry, S_IFREG | (mode & 07777), 0,
+	return gaze_new(idmap, dir, dentry, S_IFREG | (mode & 07777), 0,
 			NULL);
 }
 
-static int gaze_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
+static int gaze_mkdir(gaze_idmap_t *idmap, struct inode *dir,
 		      struct dentry *dentry, umode_t mode)
 {
-	return gaze_new(mnt_userns, dir, dentry, S_IFDIR | (mode & 07777), 0,
+	return gaze_new(idmap, dir, dentry, S_IFDIR | (mode & 07777), 0,
 			NULL);
 }
 
-static int gaze_mknod(struct user_namespace *mnt_userns, struct inode *dir,
+static int gaze_mknod(gaze_idmap_t *idmap, struct inode *dir,
 		      struct dentry *dentry, umode_t mode, dev_t rdev)
 {
-	return gaze_new(mnt_userns, dir, dentry, mode, rdev, NULL);
+	return gaze_new(idmap, dir, dentry, mode, rdev, NULL);
 }
 
-static int gaze_symlink(struct user_namespace *mnt_userns, struct inode *dir,
+static int gaze_symlink(gaze_idmap_t *idmap, struct inode *dir,
 			struct dentry *dentry, const char *target)
 {
 	if (strlen(target) > GAZE_SYMLINK_MAX)
 		return -ENAMETOOLONG;
-	return gaze_new(mnt_userns, dir, dentry, S_IFLNK | 0777, 0, target);
+	return gaze_new(idmap, dir, dentry, S_IFLNK | 0777, 0, target);
 }
 
 static int gaze_link(struct dentry *old_dentry, struct inode *dir,
@@ -279,7 +278,7 @@ static int gaze_unlink(struct inode *dir, struct dentry *dentry)
 	gaze_ns_refresh(dir);
 	gaze_ns_refresh(inode);
 	if (!inode->i_nlink)
-		inode->i_ctime = dir->i_ctime;
+		gaze_set_ctime(inode, gaze_ctime(dir));
 	return 0;
 }
 
@@ -296,7 +295,7 @@ static int gaze_rmdir(struct inode *dir, struct dentry *dentry)
 	return ret;
 }
 
-static int gaze_rename(struct user_namespace *mnt_userns,
+static int gaze_rename(gaze_idmap_t *idmap,
 		       struct inode *old_dir, struct dentry *old_dentry,
 		       struct inode *new_dir, struct dentry *new_dentry,
 		       unsigned int flags)
@@ -348,8 +347,7 @@ const struct inode_operations gaze_dir_inode_operations = {
 	.setattr	= gaze_setattr,
 	.getattr	= gaze_getattr,
 	.listxattr	= gaze_listxattr,
-	.get_acl	= gaze_get_acl,
-	.set_acl	= gaze_set_acl,
+	GAZE_IOP_ACL,
 };
 
 /* ---------------------------------------------------------------- */

@@ -94,8 +94,8 @@ static void gaze_put_super(struct super_block *sb)
 	unsigned int nofs;
 	int ret;
 
-	if (sbi->shrinker_on)
-		unregister_shrinker(&sbi->shrinker);
+	if (sbi->shrinker)
+		gaze_shrinker_destroy(sbi->shrinker);
 	gaze_bggc_stop(sbi);
 	/* the pipeline's jobs end (releasing their zones) before the close */
 	gaze_gcp_exit(sbi);
@@ -129,8 +129,7 @@ static void gaze_cache_size(struct gaze_fs *fs)
 static unsigned long gaze_shrink_count(struct shrinker *sh,
 				       struct shrink_control *sc)
 {
-	struct gaze_sb_info *sbi = container_of(sh, struct gaze_sb_info,
-						shrinker);
+	struct gaze_sb_info *sbi = gaze_shrinker_private(sh);
 
 	return gaze_cache_nr_bufs(READ_ONCE(sbi->fs));
 }
@@ -142,8 +141,7 @@ static unsigned long gaze_shrink_count(struct shrinker *sh,
 static unsigned long gaze_shrink_scan(struct shrinker *sh,
 				      struct shrink_control *sc)
 {
-	struct gaze_sb_info *sbi = container_of(sh, struct gaze_sb_info,
-						shrinker);
+	struct gaze_sb_info *sbi = gaze_shrinker_private(sh);
 	struct gaze_fs *fs = READ_ONCE(sbi->fs);
 	unsigned long freed;
 
@@ -156,12 +154,10 @@ static unsigned long gaze_shrink_scan(struct shrinker *sh,
 
 static void gaze_shrinker_start(struct gaze_sb_info *sbi)
 {
-	sbi->shrinker.count_objects = gaze_shrink_count;
-	sbi->shrinker.scan_objects = gaze_shrink_scan;
-	sbi->shrinker.seeks = DEFAULT_SEEKS;
 	/* without it the cache only keeps to its limit */
-	sbi->shrinker_on = !register_shrinker(&sbi->shrinker, "gaze-%s",
-					      sbi->sb->s_id);
+	sbi->shrinker = gaze_shrinker_create(gaze_shrink_count,
+					     gaze_shrink_scan, sbi,
+					     sbi->sb->s_id);
 }
 
 static int gaze_sync_fs(struct super_block *sb, int wait)

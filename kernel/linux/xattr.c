@@ -92,16 +92,17 @@ out:
 	return ret ? gaze_error(inode->i_sb, ret, "storing an ACL") : 0;
 }
 
-int gaze_set_acl(struct user_namespace *mnt_userns, struct inode *inode,
+int gaze_set_acl(gaze_idmap_t *idmap, gaze_acl_target_t *target,
 		 struct posix_acl *acl, int type)
 {
+	struct inode *inode = gaze_acl_inode(target);
 	umode_t mode = inode->i_mode;
 	struct gaze_attr a = { 0 };
 	unsigned int nofs;
 	int ret;
 
 	if (type == ACL_TYPE_ACCESS && acl) {
-		ret = posix_acl_update_mode(mnt_userns, inode, &mode, &acl);
+		ret = posix_acl_update_mode(idmap, inode, &mode, &acl);
 		if (ret)
 			return ret;
 	}
@@ -109,7 +110,7 @@ int gaze_set_acl(struct user_namespace *mnt_userns, struct inode *inode,
 	if (ret)
 		return ret;
 	set_cached_acl(inode, type, acl);
-	inode->i_ctime = current_time(inode);
+	gaze_set_ctime_current(inode);
 	if (mode != inode->i_mode) {
 		/* the ACL said it all: the mode carries only its bits */
 		inode->i_mode = mode;
@@ -169,7 +170,7 @@ static int gaze_xattr_get_h(const struct xattr_handler *handler,
 }
 
 static int gaze_xattr_set_h(const struct xattr_handler *handler,
-			    struct user_namespace *mnt_userns,
+			    gaze_idmap_t *idmap,
 			    struct dentry *unused, struct inode *inode,
 			    const char *name, const void *value, size_t size,
 			    int flags)
@@ -190,7 +191,7 @@ static int gaze_xattr_set_h(const struct xattr_handler *handler,
 	gaze_nofs_end(nofs);
 	if (ret)
 		return gaze_error(inode->i_sb, ret, "setxattr");
-	inode->i_ctime = current_time(inode);
+	gaze_set_ctime_current(inode);
 	mark_inode_dirty(inode);
 	return 0;
 }
@@ -220,8 +221,8 @@ static const struct xattr_handler gaze_xattr_security_handler = {
 };
 
 const struct xattr_handler *gaze_xattr_handlers[] = {
-	&posix_acl_access_xattr_handler,
-	&posix_acl_default_xattr_handler,
+	&gaze_xattr_acl_access,		/* names only (compat.h) */
+	&gaze_xattr_acl_default,
 	&gaze_xattr_user_handler,
 	&gaze_xattr_trusted_handler,
 	&gaze_xattr_security_handler,
