@@ -18,6 +18,8 @@
  *   gaze_fillattr         generic_fillattr (request_mask since 6.6)
  *   gaze_posix_acl_chmod  posix_acl_chmod (a dentry since 6.2)
  *   gaze_xattr_acl_*      the ACL names in the xattr handler list
+ *   gaze_get_folio        filemap_get_folio, NULL when absent (an
+ *                         ERR_PTR since 6.3)
  *   gaze_splice_read      filemap_splice_read (6.5)
  *   gaze_write_cache_folios  write_cache_pages with a folio callback
  *   gaze_shrinker_*       shrinker_alloc/register/free (6.7)
@@ -195,6 +197,19 @@ static inline void gaze_fillattr(gaze_idmap_t *idmap, u32 request_mask,
 /* ---------------------------------------------------------------- */
 /* page cache                                                        */
 /* ---------------------------------------------------------------- */
+
+/* the cached folio at index with a reference, or NULL */
+static inline struct folio *gaze_get_folio(struct address_space *mapping,
+					   pgoff_t index)
+{
+	struct folio *folio = filemap_get_folio(mapping, index);
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	if (IS_ERR(folio))
+		return NULL;
+#endif
+	return folio;
+}
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
 #define gaze_splice_read	filemap_splice_read

@@ -423,7 +423,7 @@ static int gaze_resv_take(struct inode *inode, pgoff_t index, void **over)
 /* write_begin, before the page is locked: a reservation to take? */
 static bool gaze_resv_wanted(struct address_space *mapping, pgoff_t index)
 {
-	struct folio *folio = filemap_get_folio(mapping, index);
+	struct folio *folio = gaze_get_folio(mapping, index);
 	bool want;
 
 	if (!folio)
