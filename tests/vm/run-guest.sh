@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run-guest.sh [options] SCRIPT - boots Debian's kernel under QEMU (TCG;
+# run-guest.sh [options] SCRIPT - boots a Debian kernel under QEMU (TCG;
 # this project's hosts cannot run stock kernels under KVM), shares the
 # host's / read-only over 9p so the guest runs the build tree's binaries
 # unchanged, runs SCRIPT (a host path, with /bin/sh) and exits with its
@@ -18,7 +18,11 @@
 #             guest's tmpfs mounts, so trees under /tmp stay visible
 # Exit: SCRIPT's status; 124 timeout; 125 the guest never reported one
 # (panic); 126 SCRIPT passed but the console shows an oops, BUG, WARNING,
-# lockup or hung task.  The console log is left in DIR/console.log.
+# lockup or hung task; 2 usage, or no such kernel.  The console log is
+# left in DIR/console.log.  The kernel: $GAZE_KVER, default the newest
+# 6.1 in /boot (tests/vm/kver.sh).  $GAZE_VM_TIMEOUT_SCALE (a whole
+# number, default 1) multiplies -t, for hosts whose cores other work
+# keeps busy.
 set -uo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 OUTD= TMO=600 MEM=2G ZNS=0 DISK=0 DLBS=512 ZSZ=16 ZCAP= PROPS= ENVS=() XDIRS=()
@@ -29,11 +33,15 @@ while getopts o:t:m:z:Z:C:N:e:x:d:b: opt; do
 	N) PROPS=,$OPTARG ;; e) ENVS+=("$OPTARG") ;; d) DISK=$OPTARG ;;
 	b) DLBS=$OPTARG ;;
 	x) XDIRS+=("$(readlink -f "$OPTARG")") ;;
-	*) sed -n 4,19p "$0"; exit 2 ;;
+	*) sed -n 4,25p "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] && [ -n "$OUTD" ] || { sed -n 4,19p "$0"; exit 2; }
+[ $# -eq 1 ] && [ -n "$OUTD" ] || { sed -n 4,25p "$0"; exit 2; }
+case ${GAZE_VM_TIMEOUT_SCALE:-1} in
+''|*[!0-9]*|0) echo "run-guest: GAZE_VM_TIMEOUT_SCALE=$GAZE_VM_TIMEOUT_SCALE: not a whole number > 0" >&2; exit 2 ;;
+esac
+TMO=$((TMO * ${GAZE_VM_TIMEOUT_SCALE:-1}))
 SCRIPT=$(readlink -f "$1")
 mkdir -p "$OUTD" && OUTD=$(readlink -f "$OUTD")
 for d in "$OUTD" "${XDIRS[@]}"; do
@@ -42,8 +50,12 @@ for d in "$OUTD" "${XDIRS[@]}"; do
 	esac
 done
 LOG=$OUTD/console.log
-KVER=${GAZE_KVER:-$(cd /boot && ls vmlinuz-* 2>/dev/null | sed 's/^vmlinuz-//' | sort -V | tail -1)}
-[ -n "$KVER" ] || { echo "run-guest: no kernel in /boot (apt-get install linux-image-amd64)" >&2; exit 2; }
+. "$HERE/kver.sh"
+KVER=$(gaze_kver)
+case $? in
+1) echo "run-guest: no kernel in /boot (apt-get install linux-image-amd64)" >&2; exit 2 ;;
+2) echo "run-guest: GAZE_KVER=$GAZE_KVER: no such kernel in /boot" >&2; exit 2 ;;
+esac
 CACHE=${GAZE_VM_CACHE:-$(dirname "$OUTD")/vm-cache}
 mkdir -p "$CACHE"
 
