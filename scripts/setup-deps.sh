@@ -13,6 +13,10 @@ PKGS=(
 	e2fsprogs fdisk time mandoc
 	linux-headers-amd64
 	qemu-system-x86 linux-image-amd64 busybox-static cpio kmod xz-utils
+	# Debian 12's 6.12 kernel too: gaze.ko is built against both
+	# (scripts/test-all.sh) and the VM tests boot it with GAZE_KVER=6.12
+	linux-image-6.12.107+deb12-amd64-unsigned
+	linux-headers-6.12.107+deb12-amd64
 	clang libclang-rt-14-dev attr
 	f2fs-tools fio bc
 )

@@ -12,7 +12,8 @@
 #      the tarball builds everything and runs every test but the long
 #      ones steps 2 and 3 ran)
 #   5. the shared core built into gaze.ko by Kbuild (W=1) against the
-#      newest installed Debian kernel headers; any warning fails
+#      Debian 12 kernel headers of 6.1 (the kernel the VM tests boot) and
+#      of 6.12 (the newest of each installed); any warning fails
 # Every step runs even when an earlier one failed (except where it needs
 # the earlier one).  The last line is "N passed, N failed": test results
 # summed over both builds' test-suite.log (PASS and XFAIL passed; FAIL,
@@ -122,13 +123,20 @@ else
 fi
 
 # the same core files, compiled by Kbuild into the module (in a copy, so
-# the source tree stays clean); warnings are errors here too
+# the source tree stays clean) for each kernel series Debian 12 ships
+# (kernel/linux/compat.h); warnings are errors here too
 kmod_build()
 {
-	local dir="$SRC/build/kmod-w1" log
+	local series=$1 dir="$SRC/build/kmod-w1-$1" log kdir
+	kdir=$(ls -d /usr/src/linux-headers-"$series".*[0-9]-amd64 2>/dev/null |
+		sort -V | tail -1)
+	if [ -z "$kdir" ]; then
+		echo "no linux-headers-$series.*-amd64 in /usr/src (scripts/setup-deps.sh installs them)" >&2
+		return 1
+	fi
 	rm -rf "$dir" && mkdir -p "$dir" && cp -r "$SRC/kernel/." "$dir/" || return 1
 	log="$dir/build.log"
-	make -C "$dir" 2>&1 | tee "$log"
+	make -C "$dir" KDIR="$kdir" 2>&1 | tee "$log"
 	[ "${PIPESTATUS[0]}" -eq 0 ] || return 1
 	if grep -qE ':[0-9]+(:[0-9]+)?: warning:|^WARNING:' "$log"; then
 		echo "kernel build has warnings" >&2
@@ -136,7 +144,8 @@ kmod_build()
 	fi
 	test -f "$dir/gaze.ko"
 }
-nontest_step "kernel module build (Kbuild, W=1)" kmod_build
+nontest_step "kernel module build (Kbuild, W=1, 6.1 headers)" kmod_build 6.1
+nontest_step "kernel module build (Kbuild, W=1, 6.12 headers)" kmod_build 6.12
 
 LOGS=("$SRC/build/test-suite.log" "$SRC/build-asan/test-suite.log")
 PASSED=$(( $(count PASS "${LOGS[@]}") + $(count XFAIL "${LOGS[@]}") ))
