@@ -13,13 +13,38 @@ PKGS=(
 	e2fsprogs fdisk time mandoc
 	linux-headers-amd64
 	qemu-system-x86 linux-image-amd64 busybox-static cpio kmod xz-utils
-	# Debian 12's 6.12 kernel too: gaze.ko is built against both
-	# (scripts/test-all.sh) and the VM tests boot it with GAZE_KVER=6.12
-	linux-image-6.12.107+deb12-amd64-unsigned
-	linux-headers-6.12.107+deb12-amd64
 	clang libclang-rt-14-dev attr
 	f2fs-tools fio bc
 )
+
+# Debian 12's 6.12 kernel too: gaze.ko is built against both
+# (scripts/test-all.sh) and the VM tests boot it with GAZE_KVER=6.12.
+# Its packages carry the point release in their names; take the one
+# installed, else the newest the archive has (updating the lists once).
+k612_installed()
+{
+	dpkg-query -W -f='${Package} ${Status}\n' 'linux-headers-6.12.*+deb12-amd64' \
+		2>/dev/null | sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb12-amd64\) install ok installed$/\1/p' |
+		sort -V | tail -1
+}
+k612_available()
+{
+	apt-cache pkgnames linux-headers-6.12. 2>/dev/null |
+		sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb12-amd64\)$/\1/p' |
+		sort -V | tail -1
+}
+UPDATED=0
+K612=$(k612_installed)
+[ -n "$K612" ] || K612=$(k612_available)
+if [ -z "$K612" ] && [ "$(id -u)" -eq 0 ]; then
+	DEBIAN_FRONTEND=noninteractive apt-get update -q && UPDATED=1
+	K612=$(k612_available)
+fi
+if [ -z "$K612" ]; then
+	echo "setup-deps: no linux-headers-6.12.*+deb12-amd64 in the package lists" >&2
+	exit 1
+fi
+PKGS+=("linux-image-$K612-unsigned" "linux-headers-$K612")
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -45,6 +70,7 @@ else
 fi
 
 export DEBIAN_FRONTEND=noninteractive
-"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+[ "$UPDATED" -eq 1 ] ||
+	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
 	apt-get install -y -q --no-install-recommends "${missing[@]}"

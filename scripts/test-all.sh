@@ -4,19 +4,22 @@
 # test-all.sh - the whole test suite, from a fresh Debian 12 checkout:
 #   1. install the dependencies (scripts/setup-deps.sh)
 #   2. autogen; build/ with --enable-werror; make; make check
-#   3. build-asan/ with --enable-werror --enable-asan --enable-ubsan
+#   3. build-k612/: the VM tests of step 2 again, booting Debian 12's
+#      6.12 kernel with a gaze.ko built for it (GAZE_KVER=6.12)
+#   4. build-asan/ with --enable-werror --enable-asan --enable-ubsan
 #      --disable-fuzz-tests; make; make check (the VM tests, which boot
-#      guests, run in step 2 only: GAZE_VM_TESTS=skip here and in step
-#      4; the fuzzers, sanitized whatever the build, in step 2 only)
-#   4. make distcheck (from build/; configured --disable-long-tests:
+#      guests, run in steps 2 and 3 only: GAZE_VM_TESTS=skip here and
+#      in step 5; the fuzzers, sanitized whatever the build, in step 2
+#      only)
+#   5. make distcheck (from build/; configured --disable-long-tests:
 #      the tarball builds everything and runs every test but the long
-#      ones steps 2 and 3 ran)
-#   5. the shared core built into gaze.ko by Kbuild (W=1) against the
-#      Debian 12 kernel headers of 6.1 (the kernel the VM tests boot) and
+#      ones steps 2 and 4 ran)
+#   6. the shared core built into gaze.ko by Kbuild (W=1) against the
+#      Debian 12 kernel headers of 6.1 and
 #      of 6.12 (the newest of each installed); any warning fails
 # Every step runs even when an earlier one failed (except where it needs
 # the earlier one).  The last line is "N passed, N failed": test results
-# summed over both builds' test-suite.log (PASS and XFAIL passed; FAIL,
+# summed over the three builds' test-suite.log (PASS and XFAIL passed; FAIL,
 # ERROR and XPASS failed), with each failed step that is not a test run
 # (configure, make, distcheck) counted as one more failure.  Exit status
 # 0 only when nothing failed.
@@ -65,8 +68,9 @@ configure_in()
 check_in()
 {
 	local dir=$1
+	shift
 	rm -f "$SRC/$dir/test-suite.log" "$SRC/$dir/test-times"
-	make -C "$SRC/$dir" -j"$JOBS" check
+	make -C "$SRC/$dir" -j"$JOBS" check "$@"
 	local rc=$?
 	if [ ! -f "$SRC/$dir/test-suite.log" ]; then
 		# the tests did not even run (a check program failed to build)
@@ -97,11 +101,23 @@ nontest_step "dependencies" bash "$SRC/scripts/setup-deps.sh"
 nontest_step "autogen" sh -c "cd '$SRC' && ./autogen.sh"
 
 # regular build
-rm -f "$SRC/build/test-suite.log" "$SRC/build-asan/test-suite.log"
+rm -f "$SRC/build/test-suite.log" "$SRC/build-asan/test-suite.log" \
+	"$SRC/build-k612/test-suite.log"
 if nontest_step "configure (build/, --enable-werror)" \
 	configure_in build --enable-werror &&
    nontest_step "make (build/)" make -C "$SRC/build" -j"$JOBS"; then
 	step "make check (build/)" check_in build
+fi
+
+# the VM tests again, on Debian 12's other kernel series (6.12): a build
+# of their own, so each build's test-suite.log counts its tests once
+VM_TESTS=$(sed -n 's|^TESTS += \(tests/vm/[^ ]*\)$|\1|p' "$SRC/tests/vm/Makefile.inc")
+if nontest_step "configure (build-k612/, --enable-werror --disable-long-tests --disable-fuzz-tests)" \
+	configure_in build-k612 --enable-werror --disable-long-tests \
+		--disable-fuzz-tests &&
+   nontest_step "make (build-k612/)" make -C "$SRC/build-k612" -j"$JOBS"; then
+	GAZE_KVER=6.12 step "make check, the VM tests on 6.12 (build-k612/)" \
+		check_in build-k612 TESTS="$(echo $VM_TESTS)"
 fi
 
 # sanitizer build
@@ -147,7 +163,8 @@ kmod_build()
 nontest_step "kernel module build (Kbuild, W=1, 6.1 headers)" kmod_build 6.1
 nontest_step "kernel module build (Kbuild, W=1, 6.12 headers)" kmod_build 6.12
 
-LOGS=("$SRC/build/test-suite.log" "$SRC/build-asan/test-suite.log")
+LOGS=("$SRC/build/test-suite.log" "$SRC/build-k612/test-suite.log"
+      "$SRC/build-asan/test-suite.log")
 PASSED=$(( $(count PASS "${LOGS[@]}") + $(count XFAIL "${LOGS[@]}") ))
 FAILED=$(( $(count FAIL "${LOGS[@]}") + $(count ERROR "${LOGS[@]}") + \
 	   $(count XPASS "${LOGS[@]}") + STEP_FAILED ))
@@ -162,7 +179,7 @@ for f in "${LOGS[@]}"; do
 	[ -f "$f" ] && echo "  $(basename "$(dirname "$f")"): $(count PASS "$f") pass, $(count FAIL "$f") fail, $(count ERROR "$f") error, $(count SKIP "$f") skip"
 done
 [ "$SKIPPED" -gt 0 ] && echo "  ($SKIPPED skipped)"
-for d in build build-asan; do
+for d in build build-k612 build-asan; do
 	[ -s "$SRC/$d/test-times" ] || continue
 	echo "  slowest tests in $d/ (s):"
 	sort -rn "$SRC/$d/test-times" | head -12 | sed 's/^/    /'
