@@ -3,7 +3,8 @@
 #
 # kmod-fsx.sh - make check test: builds gaze.ko (in a copy of kernel/
 # under $GAZE_BUILDDIR/kmod-fsx) and boots one guest per device kind
-# (emulated NVMe ZNS namespace, null_blk zoned, a regular virtio disk),
+# (emulated NVMe ZNS namespace with the mq-deadline I/O scheduler,
+# null_blk zoned with none, a regular virtio disk),
 # each running guest/kmod-fsx.sh: four model-checked random exercisers
 # at once (tests/vm/gazefsx.c: pwrite, truncate, punch, zero range,
 # shared mmap stores and loads, fsync/fdatasync/syncfs, every read
@@ -16,9 +17,12 @@ vm_init kmod-fsx
 vm_kmod "$BUILD/kmod-fsx"
 G=$HERE/guest/kmod-fsx.sh
 vm_guest zns "$G" -z 256 -Z 8 -N zoned.max_open=12,zoned.max_active=12 \
-	-e DEV=nvme -e KMOD=kmod-fsx
+	-e DEV=nvme -e KMOD=kmod-fsx -e SCHED=mq-deadline
+# both I/O schedulers a zoned device may have: mq-deadline (what F2FS
+# needs on 6.1) on the namespace, none on null_blk
 # fewer operations on the other two (null_blk is the slowest under TCG)
-vm_guest nullb "$G" -e DEV=nullb -e KMOD=kmod-fsx -e NOPS=1200 -e ROUNDS=3
+vm_guest nullb "$G" -e DEV=nullb -e KMOD=kmod-fsx -e NOPS=1200 -e ROUNDS=3 \
+	-e SCHED=none
 vm_guest virtio "$G" -d 512 -e DEV=virtio -e KMOD=kmod-fsx -e NOPS=1500 \
 	-e ROUNDS=3
 exit $vm_fail

@@ -56,7 +56,7 @@ for pid in $pids; do
 	fi
 	p=$((p + 1))
 done
-ok "$DEV: four exercisers at once, $NOPS operations each, every read equal to the model"
+ok "$DEV (I/O scheduler ${SCHED:-as booted}): four exercisers at once, $NOPS operations each, every read equal to the model"
 run umount $M
 [ $rc -eq 0 ] || fail "umount"
 fsck_clean "the exercisers"

@@ -5,7 +5,9 @@
 #                        and the kernel's last messages, then exits 1
 #   run CMD...           runs CMD; $rc, output in $W/out and $W/err
 #   gz_device NAME       nvme | nullb | virtio: loads the driver, waits for
-#                        the device and sets D to its path
+#                        the device and sets D to its path; with $SCHED
+#                        set (none, mq-deadline), gives the device that
+#                        I/O scheduler and checks it took
 set -u
 W=/tmp/gz
 n=0
@@ -38,4 +40,8 @@ gz_device()
 	i=0
 	while [ ! -b $D ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	[ -b $D ] || fail "$D did not appear"
+	[ -n "${SCHED:-}" ] || return 0
+	q=/sys/block/${D#/dev/}/queue/scheduler
+	echo "$SCHED" >$q 2>/dev/null
+	grep -q "\[$SCHED\]" $q || fail "$D: scheduler $SCHED not taken: $(cat $q)"
 }
