@@ -59,6 +59,9 @@ mkdir -p "$R$OUTD" 2>/dev/null
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 out "$R$OUTD" ||
 	{ echo "gz: mounting the out dir failed"; finish 99; }
 [ -n "$CMD" ] || { echo "gz: no gz.cmd"; finish 98; }
+# the host's run-guest.sh reads this line: from here on, a kernel
+# complaint is the test's, not the boot's
+echo "gz: starting $CMD"
 chroot $R /usr/bin/env -i \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 	HOME=/root TERM=dumb GZ_OUT="$OUTD" /bin/sh -c \
