@@ -158,11 +158,24 @@ static void gaze_readahead(struct readahead_control *rac)
  * page cache, write it back and invalidate it before returning: on a
  * zoned device every write goes to a log head anyway, and this keeps one
  * write path.  Inline files are read through the page cache too.
+ *
+ * Both directions require what a read from the device requires: file
+ * offset, length and buffer aligned to the device's logical block size
+ * (gaze_dio_align, reported by statx as STATX_DIOALIGN), else EINVAL, so
+ * a program that probes with a write learns what reads accept too.
  */
+unsigned int gaze_dio_align(struct inode *inode)
+{
+	return bdev_logical_block_size(inode->i_sb->s_bdev);
+}
+
 static ssize_t gaze_direct_IO(struct kiocb *iocb, struct iov_iter *iter)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
+	unsigned int mask = gaze_dio_align(inode) - 1;
 
+	if ((iocb->ki_pos | iov_iter_alignment(iter)) & mask)
+		return -EINVAL;
 	if (iov_iter_rw(iter) == WRITE || gaze_is_inline(inode))
 		return 0;
 	return blockdev_direct_IO(iocb, inode, iter, gaze_get_block);

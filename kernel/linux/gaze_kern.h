@@ -220,6 +220,8 @@ int gaze_acl_init(struct inode *inode, struct posix_acl *dacl,
  * read-only and nothing more reaches the device, not even at unmount.
  */
 int gaze_shutdown(struct super_block *sb, u32 how);
+/* file.c: the O_DIRECT alignment (offset, length, buffer) in bytes */
+unsigned int gaze_dio_align(struct inode *inode);
 
 /* gc.c: background GC thread; start is a no-op when the option is off
  * or it runs already; the caller starts it only on a read-write instance */

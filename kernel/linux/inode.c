@@ -202,6 +202,11 @@ int gaze_getattr(struct user_namespace *mnt_userns, const struct path *path,
 
 	generic_fillattr(mnt_userns, inode, stat);
 	stat->blksize = GAZE_BLOCK_SIZE;
+	if ((request_mask & STATX_DIOALIGN) && S_ISREG(inode->i_mode)) {
+		stat->dio_mem_align = gaze_dio_align(inode);
+		stat->dio_offset_align = stat->dio_mem_align;
+		stat->result_mask |= STATX_DIOALIGN;
+	}
 	return 0;
 }
 

@@ -267,6 +267,23 @@ must_err ENOSPC $PU fallocate $M/fa alloc 0 $(( ($(stat -f -c %f $M) + 1000) * 4
 must_err EOPNOTSUPP $PU fallocate $M/fa collapse 0 4096
 ok "allocate: size, KEEP_SIZE, ENOSPC; COLLAPSE_RANGE EOPNOTSUPP"
 
+# ---- O_DIRECT: reads and writes take the same alignment ---------------------
+LBS=$(cat /sys/block/${D#/dev/}/queue/logical_block_size)
+must "$PU" dioalign $M/rand
+[ "$(cat $W/out)" = "$LBS $LBS" ] || fail "STATX_DIOALIGN: $(cat $W/out), device block $LBS"
+must "$PU" dio $M/dio write 0 $((LBS * 4))
+must "$PU" dio $M/dio read $LBS $((LBS * 2))
+must "$PU" dio $M/dio write $((LBS * 2)) $LBS
+[ "$(stat -c %s $M/dio)" = $((LBS * 4)) ] || fail "O_DIRECT write size"
+if [ "$LBS" -gt 512 ]; then
+	for rw in read write; do
+		must_err EINVAL "$PU" dio $M/dio $rw $((LBS - 512)) 512
+		must_err EINVAL "$PU" dio $M/dio $rw 0 512
+	done
+fi
+cmp -n $((LBS * 4)) $M/dio /dev/zero >/dev/null 2>&1 && fail "O_DIRECT write lost"
+ok "O_DIRECT: STATX_DIOALIGN $LBS/$LBS; aligned reads and writes work, 512-byte ones are EINVAL both ways"
+
 # ---- POSIX ACLs -------------------------------------------------------------
 both "umask 027 && echo u > %P/um && mkdir %P/umd"
 [ "$(stat -c %a $M/um) $(stat -c %a $M/umd)" = "640 750" ] ||
