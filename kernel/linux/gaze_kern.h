@@ -185,6 +185,10 @@ int gaze_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		 struct iattr *attr);
 int gaze_getattr(struct user_namespace *mnt_userns, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
+/* FS_IOC_GETFLAGS / SETFLAGS: append, immutable, noatime, nodump, sync */
+int gaze_fileattr_get(struct dentry *dentry, struct fileattr *fa);
+int gaze_fileattr_set(struct user_namespace *mnt_userns,
+		      struct dentry *dentry, struct fileattr *fa);
 /* super_operations.evict_inode: frees an orphan at its last reference */
 void gaze_evict_inode(struct inode *inode);
 /* maps a core error to what the VFS should see, handling errors= */

@@ -36,6 +36,8 @@
  *                  one O_DIRECT pread/pwrite of LEN bytes at OFF from a
  *                  page-aligned buffer (the write: bytes 0x5a)
  *   posixutil dioalign FILE    statx STATX_DIOALIGN: "MEM OFFSET"
+ *   posixutil seek FILE data|hole OFF   lseek SEEK_DATA / SEEK_HOLE: the
+ *                  offset on stdout (ENXIO: none)
  * Exit 0, or 1 with "posixutil: what: ERRNO_NAME (message)" on stderr.
  */
 #define _GNU_SOURCE
@@ -82,6 +84,7 @@ errname(int e)
 	case ENOSPC: return "ENOSPC";
 	case EACCES: return "EACCES";
 	case EROFS: return "EROFS";
+	case ENXIO: return "ENXIO";
 	default: return "errno";
 	}
 }
@@ -555,6 +558,20 @@ main(int argc, char **argv)
 		return dio_cmd(argv);
 	if (!strcmp(cmd, "dioalign") && argc == 3)
 		return dioalign_cmd(argv[2]);
+	if (!strcmp(cmd, "seek") && argc == 5) {
+		off_t o;
+
+		fd = open(argv[2], O_RDONLY);
+		if (fd < 0)
+			return fail(argv[2]);
+		o = lseek(fd, strtoll(argv[4], NULL, 0),
+			  !strcmp(argv[3], "data") ? SEEK_DATA : SEEK_HOLE);
+		if (o < 0)
+			return fail("lseek");
+		printf("%lld\n", (long long)o);
+		close(fd);
+		return 0;
+	}
 	fprintf(stderr, "usage: see tests/vm/posixutil.c\n");
 	return 2;
 }
