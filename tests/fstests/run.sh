@@ -96,9 +96,13 @@ LOG=$OUTD/results/check.log
 	# per test: notrun files, .out.bad / fsck failures, the rest passed
 	R=$OUTD/results
 	tests=$(sed -n 's/^\([a-z0-9]*\/[0-9][0-9]*\) .*/\1/p' "$OUTD/check.out" 2>/dev/null | sort -u)
-	pass=0 fail=0 notrun=0
+	pass=0 fail=0 notrun=0 inc=0
 	for t in $tests; do
-		if [ -f "$R/$t.notrun" ]; then
+		if ! grep -qE "^$t +[^ ]" "$OUTD/check.out"; then
+			# no verdict: the guest stopped during this test
+			inc=$((inc + 1))
+			echo "  incomplete: $t"
+		elif [ -f "$R/$t.notrun" ]; then
 			notrun=$((notrun + 1))
 			echo "  not run: $t: $(cat "$R/$t.notrun")"
 		elif grep -qE "^$t .*(output mismatch|\[failed|inconsistent)" "$OUTD/check.out" ||
@@ -109,7 +113,7 @@ LOG=$OUTD/results/check.log
 			pass=$((pass + 1))
 		fi
 	done
-	echo "passed $pass, failed $fail, not run $notrun"
+	echo "passed $pass, failed $fail, not run $notrun, incomplete $inc"
 } >"$OUTD/summary"
 cat "$OUTD/summary"
 [ -s "$LOG" ] || echo "run.sh: no $LOG (console: $OUTD/console.log)"
