@@ -98,7 +98,8 @@ usage(FILE *f)
 "      --max-open N          open zones GAZE may use (may only lower a\n"
 "                            zoned device's own limit)\n"
 "  -s, --size SIZE           image files: create the file if missing and\n"
-"                            set its size (sparse)\n"
+"                            set its size (sparse); block devices: use\n"
+"                            only the first SIZE (whole zones)\n"
 "  -d, --root-dir DIR        copy the tree under DIR into the filesystem\n"
 "  -q, --quiet               print nothing but errors\n"
 "  -v, --verbose             print more (table sizes; twice: every file)\n"
@@ -558,6 +559,24 @@ layout_for(struct mkfs_ctx *c, struct gaze_dev *dev)
 	g->max_open = dev->max_open;
 	g->max_active = dev->max_active;
 	g->model = dev->model;
+	if (c->o.size && c->exists && S_ISBLK(c->st.st_mode)) {
+		/* -s on a block device: its first whole zones only */
+		u64 zb = (u64)g->zone_blocks * GAZE_BLOCK_SIZE;
+
+		if (c->o.size > (u64)g->nr_blocks * GAZE_BLOCK_SIZE) {
+			dev_error(c->o.device, "-s %s is larger than the device (%s)",
+				  gaze_size_human(c->o.size, h1, sizeof(h1)),
+				  gaze_size_human((u64)g->nr_blocks *
+						  GAZE_BLOCK_SIZE, h2,
+						  sizeof(h2)));
+			return -EINVAL;
+		}
+		if (c->o.size / zb < g->nr_zones) {
+			g->nr_zones = (u32)(c->o.size / zb);
+			g->nr_blocks = (u64)g->nr_zones * g->zone_blocks;
+			g->nr_conv = min(g->nr_conv, g->nr_zones);
+		}
+	}
 	ret = gaze_layout_compute(&c->p, &c->l, &why);
 	if (ret)
 		dev_error(c->o.device, "%s", why ? why : strerror(-ret));
@@ -721,12 +740,10 @@ check_target(struct mkfs_ctx *c)
 		}
 		if (S_ISREG(c->st.st_mode) && image_lock(c))
 			return MKFS_EXIT_FAIL;
-		if (o->size && !S_ISREG(c->st.st_mode)) {
-			dev_error(o->device,
-				  "-s applies to image files, not to block devices");
-			return MKFS_EXIT_FAIL;
-		}
-		c->resize = o->size && (u64)c->st.st_size != o->size;
+		/* a block device keeps its size: -s limits the filesystem
+		 * to its first zones (layout_for) */
+		c->resize = o->size && S_ISREG(c->st.st_mode) &&
+			    (u64)c->st.st_size != o->size;
 	}
 
 	if (o->root_dir) {
@@ -754,7 +771,8 @@ check_target(struct mkfs_ctx *c)
 			  where[0] ? where : "(unknown)");
 		return MKFS_EXIT_FAIL;
 	}
-	if (o->size && (u64)c->st.st_size > o->size && !o->force) {
+	if (o->size && S_ISREG(c->st.st_mode) &&
+	    (u64)c->st.st_size > o->size && !o->force) {
 		dev_error(o->device,
 			  "is larger than %s; will not shrink it without -f",
 			  gaze_size_human(o->size, h, sizeof(h)));
@@ -766,7 +784,7 @@ check_target(struct mkfs_ctx *c)
 
 out_size:
 	/* an image that cannot hold one zone: say so before opening it */
-	if (o->size || S_ISREG(c->st.st_mode)) {
+	if (S_ISREG(c->st.st_mode) || !c->exists) {
 		u64 size = o->size ? o->size : (u64)c->st.st_size;
 		u64 zb = o->zone_bytes ? o->zone_bytes :
 			 (u64)gaze_zdev_default_zone_blocks(size) *
@@ -951,6 +969,7 @@ do_format(struct mkfs_ctx *c)
 	struct gaze_dev *dev = NULL;
 	struct gaze_fs *fs = NULL;
 	struct gaze_attr root;
+	u32 rest;
 	int ret;
 
 	if (c->resize) {
@@ -966,6 +985,16 @@ do_format(struct mkfs_ctx *c)
 	if (ret)
 		goto out_dev;
 
+	/* -s left zones of a zoned device out: none stays open there */
+	rest = max(c->l.nr_zones, dev->nr_conv);
+	if (dev->model == GAZE_ZM_HOST_MANAGED && rest < dev->nr_zones) {
+		ret = dev->ops->reset(dev, rest, dev->nr_zones - rest);
+		if (ret) {
+			dev_error(o->device, "cannot reset the zones past the filesystem: %s",
+				  strerror(-ret));
+			goto out_dev;
+		}
+	}
 	root_attr_init(&root, c->p.mkfs_time);
 	ret = gaze_fs_format(dev, &c->p, &root, &fs);
 	if (ret) {

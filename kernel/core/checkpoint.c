@@ -315,7 +315,7 @@ gaze_cp_verify_pack(const struct gaze_super *sb,
 /*
  * The pack whose head is at block `off` of the zone: 0 when it is valid
  * (buf: head and rest, *nb its blocks, *seq), -ENODATA when the block is
- * no checkpoint head at all (*zero: it is all zeros), else the verifier's
+ * no checkpoint head of this filesystem (*zero: it is all zeros), else the verifier's
  * error with *why, and *seq / *nb from the head when the head itself
  * verified (0 otherwise).
  */
@@ -338,6 +338,17 @@ cp_try(struct gaze_dev *dev, const struct gaze_super *sb, u32 zone, u32 off,
 		*zero = gaze_fmt_is_zero(head, GAZE_BLOCK_SIZE);
 		*why = *zero ? "the block is all zeros" :
 			       "the block is not a checkpoint head";
+		return -ENODATA;
+	}
+	/*
+	 * A head whose checksum holds but whose uuid is not ours was
+	 * written by an earlier filesystem on this device (a conventional
+	 * zone keeps it across mkfs): no block of ours, so no claim.
+	 */
+	if (le32_to_cpu(head->hdr.crc) == gaze_fmt_block_crc(head) &&
+	    memcmp(head->hdr.uuid, gaze_sb_meta_uuid(sb),
+		   sizeof(head->hdr.uuid))) {
+		*why = "a checkpoint of an earlier filesystem";
 		return -ENODATA;
 	}
 	/* what the head claims, verified or not: a damaged pack that

@@ -1052,6 +1052,10 @@ struct gaze_attr {
 #define GAZE_SET_MTIME	0x20
 #define GAZE_SET_CTIME	0x40
 #define GAZE_SET_CRTIME	0x80
+/* the flags a user may change (chattr); the others stay the core's */
+#define GAZE_SET_FLAGS	0x100
+#define GAZE_IF_USER	(GAZE_IF_APPEND | GAZE_IF_IMMUTABLE | GAZE_IF_NOATIME | \
+			 GAZE_IF_NODUMP | GAZE_IF_SYNC)
 
 typedef int (*gaze_filldir_t)(void *ctx, const char *name, u32 len, u32 ino,
 			      u8 dtype, u64 cookie);

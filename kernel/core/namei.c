@@ -197,6 +197,10 @@ ns_attr_store(struct gaze_inode *in, const struct gaze_attr *a, u32 mask)
 	if (mask & GAZE_SET_CRTIME)
 		ns_time_set(&in->crtime, &in->crtime_nsec, a->crtime,
 			    a->crtime_nsec);
+	if (mask & GAZE_SET_FLAGS)
+		in->flags = cpu_to_le32((le32_to_cpu(in->flags) &
+					 ~GAZE_IF_USER) |
+					(a->flags & GAZE_IF_USER));
 }
 
 static void

@@ -27,7 +27,8 @@
  * gaze_shutdown: GAZE_IOC_SHUTDOWN (uapi/gaze_ioctl.h, dispatched by
  * ioctl.c).
  *
- * O_DIRECT: see gaze_direct_IO.  Not yet: large folios.
+ * O_DIRECT: see gaze_direct_IO.  SEEK_DATA / SEEK_HOLE: gaze_seek_data_hole.
+ * Not yet: large folios.
  */
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -157,11 +158,24 @@ static void gaze_readahead(struct readahead_control *rac)
  * page cache, write it back and invalidate it before returning: on a
  * zoned device every write goes to a log head anyway, and this keeps one
  * write path.  Inline files are read through the page cache too.
+ *
+ * Both directions require what a read from the device requires: file
+ * offset, length and buffer aligned to the device's logical block size
+ * (gaze_dio_align, reported by statx as STATX_DIOALIGN), else EINVAL, so
+ * a program that probes with a write learns what reads accept too.
  */
+unsigned int gaze_dio_align(struct inode *inode)
+{
+	return bdev_logical_block_size(inode->i_sb->s_bdev);
+}
+
 static ssize_t gaze_direct_IO(struct kiocb *iocb, struct iov_iter *iter)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
+	unsigned int mask = gaze_dio_align(inode) - 1;
 
+	if ((iocb->ki_pos | iov_iter_alignment(iter)) & mask)
+		return -EINVAL;
 	if (iov_iter_rw(iter) == WRITE || gaze_is_inline(inode))
 		return 0;
 	return blockdev_direct_IO(iocb, inode, iter, gaze_get_block);
@@ -661,8 +675,74 @@ int gaze_shutdown(struct super_block *sb, u32 how)
 	return ret;
 }
 
+/*
+ * SEEK_DATA / SEEK_HOLE from the core's block map.  Dirty pages are
+ * written back first, so data not yet in the core is not taken for a
+ * hole; every mapped block is data (a log-structured file has no
+ * unwritten extents).  An inline file is all data.
+ */
+static loff_t gaze_seek_data_hole(struct file *file, loff_t off, int whence)
+{
+	struct inode *inode = file_inode(file);
+	bool data = whence == SEEK_DATA;
+	loff_t isize, pos = -1;
+	unsigned int nofs;
+	u64 fblk, end, addr;
+	u32 nr;
+	int ret;
+
+	inode_lock_shared(inode);
+	isize = i_size_read(inode);
+	if (off < 0 || off >= isize) {
+		inode_unlock_shared(inode);
+		return -ENXIO;
+	}
+	ret = filemap_write_and_wait(inode->i_mapping);
+	fblk = off >> GAZE_BLOCK_SHIFT;
+	end = DIV_ROUND_UP(isize, GAZE_BLOCK_SIZE);
+	while (!ret && fblk < end) {
+		nofs = gaze_nofs_begin();
+		ret = gaze_file_map(gaze_ifs(inode), inode->i_ino, fblk,
+				    min_t(u64, end - fblk, U32_MAX), &addr, &nr);
+		gaze_nofs_end(nofs);
+		if (ret == -ENODATA) {		/* inline: all data */
+			ret = 0;
+			pos = data ? off : isize;
+			break;
+		}
+		if (ret) {
+			ret = gaze_error(inode->i_sb, ret, "seek");
+			break;
+		}
+		if (!nr) {
+			ret = -EIO;
+			break;
+		}
+		if (!!addr == data) {
+			pos = max_t(loff_t, off, (loff_t)fblk << GAZE_BLOCK_SHIFT);
+			break;
+		}
+		fblk += nr;
+	}
+	inode_unlock_shared(inode);
+	if (ret)
+		return ret;
+	if (pos < 0 || (!data && pos > isize))	/* no data, or the EOF hole */
+		pos = data ? -ENXIO : isize;
+	if (pos < 0)
+		return pos;
+	return vfs_setpos(file, pos, inode->i_sb->s_maxbytes);
+}
+
+static loff_t gaze_file_llseek(struct file *file, loff_t off, int whence)
+{
+	if (whence == SEEK_DATA || whence == SEEK_HOLE)
+		return gaze_seek_data_hole(file, off, whence);
+	return generic_file_llseek(file, off, whence);
+}
+
 const struct file_operations gaze_file_operations = {
-	.llseek		= generic_file_llseek,
+	.llseek		= gaze_file_llseek,
 	.read_iter	= generic_file_read_iter,
 	.write_iter	= generic_file_write_iter,
 	.mmap		= gaze_file_mmap,
@@ -678,6 +758,8 @@ const struct file_operations gaze_file_operations = {
 const struct inode_operations gaze_file_inode_operations = {
 	.setattr	= gaze_setattr,
 	.getattr	= gaze_getattr,
+	.fileattr_get	= gaze_fileattr_get,
+	.fileattr_set	= gaze_fileattr_set,
 	.listxattr	= gaze_listxattr,
 	GAZE_IOP_ACL,
 };

@@ -187,6 +187,10 @@ int gaze_setattr(gaze_idmap_t *idmap, struct dentry *dentry,
 		 struct iattr *attr);
 int gaze_getattr(gaze_idmap_t *idmap, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
+/* FS_IOC_GETFLAGS / SETFLAGS: append, immutable, noatime, nodump, sync */
+int gaze_fileattr_get(struct dentry *dentry, struct fileattr *fa);
+int gaze_fileattr_set(gaze_idmap_t *idmap, struct dentry *dentry,
+		      struct fileattr *fa);
 /* super_operations.evict_inode: frees an orphan at its last reference */
 void gaze_evict_inode(struct inode *inode);
 /* maps a core error to what the VFS should see, handling errors= */
@@ -225,6 +229,8 @@ int gaze_acl_init(struct inode *inode, struct posix_acl *dacl,
  * read-only and nothing more reaches the device, not even at unmount.
  */
 int gaze_shutdown(struct super_block *sb, u32 how);
+/* file.c: the O_DIRECT alignment (offset, length, buffer) in bytes */
+unsigned int gaze_dio_align(struct inode *inode);
 
 /* gc.c: background GC thread; start is a no-op when the option is off
  * or it runs already; the caller starts it only on a read-write instance */

@@ -11,7 +11,36 @@
 #include <linux/pagemap.h>
 #include <linux/uidgid.h>
 #include <linux/posix_acl.h>
+#include <linux/fileattr.h>
 #include "gaze_kern.h"
+
+/*
+ * chattr flags: the core keeps GAZE_IF_USER in the inode, the VFS acts on
+ * S_APPEND, S_IMMUTABLE (refuses writes, truncation, renames, links,
+ * xattr and attribute changes), S_NOATIME and S_SYNC (every write is
+ * followed by an fsync).  NODUMP is only kept.
+ */
+static const struct {
+	u32 gaze, fs;
+	unsigned int s;
+} gaze_flag_map[] = {
+	{ GAZE_IF_APPEND,	FS_APPEND_FL,		S_APPEND },
+	{ GAZE_IF_IMMUTABLE,	FS_IMMUTABLE_FL,	S_IMMUTABLE },
+	{ GAZE_IF_NOATIME,	FS_NOATIME_FL,		S_NOATIME },
+	{ GAZE_IF_NODUMP,	FS_NODUMP_FL,		0 },
+	{ GAZE_IF_SYNC,		FS_SYNC_FL,		S_SYNC },
+};
+
+static void gaze_flags_to_inode(struct inode *inode, u32 flags)
+{
+	unsigned int s = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(gaze_flag_map); i++)
+		if (flags & gaze_flag_map[i].gaze)
+			s |= gaze_flag_map[i].s;
+	inode_set_flags(inode, s, S_APPEND | S_IMMUTABLE | S_NOATIME | S_SYNC);
+}
 
 void gaze_attr_to_inode(struct inode *inode, const struct gaze_attr *a)
 {
@@ -25,6 +54,7 @@ void gaze_attr_to_inode(struct inode *inode, const struct gaze_attr *a)
 	gaze_set_mtime(inode, (struct timespec64){ a->mtime, a->mtime_nsec });
 	gaze_set_ctime(inode, (struct timespec64){ a->ctime, a->ctime_nsec });
 	inode->i_generation = a->generation;
+	gaze_flags_to_inode(inode, a->flags);
 }
 
 /* the VFS inode's three times, for a gaze_ns_setattr() */
@@ -109,6 +139,65 @@ static void gaze_refresh(struct inode *inode, bool size)
 		return;
 	}
 	inode->i_blocks = a.blocks << (GAZE_BLOCK_SHIFT - 9);
+}
+
+int gaze_fileattr_get(struct dentry *dentry, struct fileattr *fa)
+{
+	struct inode *inode = d_inode(dentry);
+	struct gaze_attr a;
+	unsigned int nofs;
+	u32 fl = 0;
+	size_t i;
+	int ret;
+
+	nofs = gaze_nofs_begin();
+	ret = gaze_ns_getattr(GAZE_FS(inode->i_sb), inode->i_ino, &a);
+	gaze_nofs_end(nofs);
+	if (ret)
+		return gaze_error(inode->i_sb, ret, "getflags");
+	for (i = 0; i < ARRAY_SIZE(gaze_flag_map); i++)
+		if (a.flags & gaze_flag_map[i].gaze)
+			fl |= gaze_flag_map[i].fs;
+	fileattr_fill_flags(fa, fl);
+	return 0;
+}
+
+/* the VFS checked ownership and CAP_LINUX_IMMUTABLE, and holds i_rwsem */
+int gaze_fileattr_set(gaze_idmap_t *idmap, struct dentry *dentry,
+		      struct fileattr *fa)
+{
+	struct inode *inode = d_inode(dentry);
+	struct gaze_attr a = { 0 };
+	unsigned int nofs;
+	u32 known = 0;
+	size_t i;
+	int ret;
+
+	if (fileattr_has_fsx(fa))
+		return -EOPNOTSUPP;
+	for (i = 0; i < ARRAY_SIZE(gaze_flag_map); i++) {
+		known |= gaze_flag_map[i].fs;
+		if (fa->flags & gaze_flag_map[i].fs)
+			a.flags |= gaze_flag_map[i].gaze;
+	}
+	if (fa->flags & ~known)
+		return -EOPNOTSUPP;
+	if (sb_rdonly(inode->i_sb))
+		return -EROFS;
+	if (!inode->i_nlink && S_ISDIR(inode->i_mode))
+		return -ESTALE;		/* see gaze_setattr */
+	gaze_set_ctime_current(inode);
+	gaze_inode_times_to_attr(inode, &a);
+	nofs = gaze_nofs_begin();
+	ret = gaze_ns_setattr(GAZE_FS(inode->i_sb), inode->i_ino, &a,
+			      GAZE_SET_FLAGS | GAZE_SET_CTIME);
+	gaze_nofs_end(nofs);
+	if (ret) {
+		gaze_refresh(inode, true);
+		return gaze_error(inode->i_sb, ret, "setflags");
+	}
+	gaze_flags_to_inode(inode, a.flags);
+	return 0;
 }
 
 int gaze_setattr(gaze_idmap_t *idmap, struct dentry *dentry,
@@ -202,6 +291,16 @@ int gaze_getattr(gaze_idmap_t *idmap, const struct path *path,
 
 	gaze_fillattr(idmap, request_mask, inode, stat);
 	stat->blksize = GAZE_BLOCK_SIZE;
+	if (IS_APPEND(inode))
+		stat->attributes |= STATX_ATTR_APPEND;
+	if (IS_IMMUTABLE(inode))
+		stat->attributes |= STATX_ATTR_IMMUTABLE;
+	stat->attributes_mask |= STATX_ATTR_APPEND | STATX_ATTR_IMMUTABLE;
+	if ((request_mask & STATX_DIOALIGN) && S_ISREG(inode->i_mode)) {
+		stat->dio_mem_align = gaze_dio_align(inode);
+		stat->dio_offset_align = stat->dio_mem_align;
+		stat->result_mask |= STATX_DIOALIGN;
+	}
 	return 0;
 }
 

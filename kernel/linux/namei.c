@@ -346,6 +346,8 @@ const struct inode_operations gaze_dir_inode_operations = {
 	.rename		= gaze_rename,
 	.setattr	= gaze_setattr,
 	.getattr	= gaze_getattr,
+	.fileattr_get	= gaze_fileattr_get,
+	.fileattr_set	= gaze_fileattr_set,
 	.listxattr	= gaze_listxattr,
 	GAZE_IOP_ACL,
 };

@@ -32,6 +32,12 @@
  *                  supplementary groups)
  *   posixutil shutdown PATH default|logflush|nologflush
  *                  the GAZE_IOC_SHUTDOWN ioctl (kernel/uapi/gaze_ioctl.h)
+ *   posixutil dio FILE read|write OFF LEN
+ *                  one O_DIRECT pread/pwrite of LEN bytes at OFF from a
+ *                  page-aligned buffer (the write: bytes 0x5a)
+ *   posixutil dioalign FILE    statx STATX_DIOALIGN: "MEM OFFSET"
+ *   posixutil seek FILE data|hole OFF   lseek SEEK_DATA / SEEK_HOLE: the
+ *                  offset on stdout (ENXIO: none)
  * Exit 0, or 1 with "posixutil: what: ERRNO_NAME (message)" on stderr.
  */
 #define _GNU_SOURCE
@@ -39,6 +45,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +84,7 @@ errname(int e)
 	case ENOSPC: return "ENOSPC";
 	case EACCES: return "EACCES";
 	case EROFS: return "EROFS";
+	case ENXIO: return "ENXIO";
 	default: return "errno";
 	}
 }
@@ -384,6 +392,52 @@ shutdown_cmd(const char *path, const char *how)
 	return 0;
 }
 
+static int
+dio_cmd(char **argv)
+{
+	bool wr = !strcmp(argv[3], "write");
+	off_t off = strtoll(argv[4], NULL, 0);
+	size_t len = strtoull(argv[5], NULL, 0);
+	void *buf;
+	ssize_t n;
+	int fd;
+
+	if (posix_memalign(&buf, 4096, len ? len : 1))
+		return fail("posix_memalign");
+	memset(buf, 0x5a, len);
+	fd = open(argv[2], (wr ? O_WRONLY | O_CREAT : O_RDONLY) | O_DIRECT,
+		  0644);
+	if (fd < 0)
+		return fail(argv[2]);
+	n = wr ? pwrite(fd, buf, len, off) : pread(fd, buf, len, off);
+	if (n < 0)
+		return fail(wr ? "O_DIRECT pwrite" : "O_DIRECT pread");
+	close(fd);
+	free(buf);
+	return 0;
+}
+
+static int
+dioalign_cmd(const char *path)
+{
+#ifdef STATX_DIOALIGN
+	struct statx st;
+
+	if (statx(AT_FDCWD, path, 0, STATX_DIOALIGN, &st))
+		return fail("statx");
+	if (!(st.stx_mask & STATX_DIOALIGN)) {
+		fprintf(stderr, "posixutil: statx: no STATX_DIOALIGN\n");
+		return 1;
+	}
+	printf("%u %u\n", st.stx_dio_mem_align, st.stx_dio_offset_align);
+	return 0;
+#else
+	(void)path;
+	fprintf(stderr, "posixutil: built without STATX_DIOALIGN\n");
+	return 1;
+#endif
+}
+
 int
 main(int argc, char **argv)
 {
@@ -500,6 +554,24 @@ main(int argc, char **argv)
 		return asuser_cmd(argv);
 	if (!strcmp(cmd, "shutdown") && argc == 4)
 		return shutdown_cmd(argv[2], argv[3]);
+	if (!strcmp(cmd, "dio") && argc == 6)
+		return dio_cmd(argv);
+	if (!strcmp(cmd, "dioalign") && argc == 3)
+		return dioalign_cmd(argv[2]);
+	if (!strcmp(cmd, "seek") && argc == 5) {
+		off_t o;
+
+		fd = open(argv[2], O_RDONLY);
+		if (fd < 0)
+			return fail(argv[2]);
+		o = lseek(fd, strtoll(argv[4], NULL, 0),
+			  !strcmp(argv[3], "data") ? SEEK_DATA : SEEK_HOLE);
+		if (o < 0)
+			return fail("lseek");
+		printf("%lld\n", (long long)o);
+		close(fd);
+		return 0;
+	}
 	fprintf(stderr, "usage: see tests/vm/posixutil.c\n");
 	return 2;
 }

@@ -11,6 +11,7 @@
 #   -z MB     NVMe controller with a zoned namespace of MB (nsid 1)
 #   -Z MIB    zone size (default 16)   -C MIB  zone capacity (default = size)
 #   -N PROPS  extra nvme-ns properties, e.g. zoned.max_open=6
+#   -y MB     a second zoned namespace of MB (nsid 2, same geometry)
 #   -d MB     a regular virtio disk of MB (/dev/vda in the guest)
 #   -b BYTES  logical/physical block size of that disk (default 512)
 #   -e N=V    environment for SCRIPT (repeatable)
@@ -25,19 +26,19 @@
 # keeps busy.
 set -uo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
-OUTD= TMO=600 MEM=2G ZNS=0 DISK=0 DLBS=512 ZSZ=16 ZCAP= PROPS= ENVS=() XDIRS=()
-while getopts o:t:m:z:Z:C:N:e:x:d:b: opt; do
+OUTD= TMO=600 MEM=2G ZNS=0 ZNS2=0 DISK=0 DLBS=512 ZSZ=16 ZCAP= PROPS= ENVS=() XDIRS=()
+while getopts o:t:m:z:Z:C:N:e:x:d:b:y: opt; do
 	case $opt in
 	o) OUTD=$OPTARG ;; t) TMO=$OPTARG ;; m) MEM=$OPTARG ;;
 	z) ZNS=$OPTARG ;; Z) ZSZ=$OPTARG ;; C) ZCAP=$OPTARG ;;
 	N) PROPS=,$OPTARG ;; e) ENVS+=("$OPTARG") ;; d) DISK=$OPTARG ;;
-	b) DLBS=$OPTARG ;;
+	b) DLBS=$OPTARG ;; y) ZNS2=$OPTARG ;;
 	x) XDIRS+=("$(readlink -f "$OPTARG")") ;;
-	*) sed -n 4,25p "$0"; exit 2 ;;
+	*) sed -n 4,26p "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] && [ -n "$OUTD" ] || { sed -n 4,25p "$0"; exit 2; }
+[ $# -eq 1 ] && [ -n "$OUTD" ] || { sed -n 4,26p "$0"; exit 2; }
 case ${GAZE_VM_TIMEOUT_SCALE:-1} in
 ''|*[!0-9]*|0) echo "run-guest: GAZE_VM_TIMEOUT_SCALE=$GAZE_VM_TIMEOUT_SCALE: not a whole number > 0" >&2; exit 2 ;;
 esac
@@ -82,6 +83,10 @@ make_images()
 		rm -f "$OUTD/zns.img"
 		truncate -s "${ZNS}M" "$OUTD/zns.img"
 	fi
+	if [ "$ZNS2" -gt 0 ]; then
+		rm -f "$OUTD/zns2.img"
+		truncate -s "${ZNS2}M" "$OUTD/zns2.img"
+	fi
 	if [ "$DISK" -gt 0 ]; then
 		rm -f "$OUTD/disk.img"
 		truncate -s "${DISK}M" "$OUTD/disk.img"
@@ -97,6 +102,10 @@ if [ "$ZNS" -gt 0 ]; then
 	DEV=(-device nvme,id=nvme0,serial=gazezns0
 	     -drive "file=$OUTD/zns.img,id=zns0,format=raw,if=none,cache=unsafe"
 	     -device "nvme-ns,drive=zns0,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=${ZSZ}M,zoned.zone_capacity=${ZCAP:-$ZSZ}M$PROPS")
+	if [ "$ZNS2" -gt 0 ]; then
+		DEV+=(-drive "file=$OUTD/zns2.img,id=zns1,format=raw,if=none,cache=unsafe"
+		      -device "nvme-ns,drive=zns1,bus=nvme0,nsid=2,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=${ZSZ}M,zoned.zone_capacity=${ZCAP:-$ZSZ}M$PROPS")
+	fi
 fi
 if [ "$DISK" -gt 0 ]; then
 	DEV+=(-drive "file=$OUTD/disk.img,id=disk0,if=none,format=raw,cache=unsafe"
@@ -130,14 +139,14 @@ while :; do
 		"${SHARES[@]}" "${DEV[@]}" </dev/null >"$LOG" 2>&1
 	QRC=$?
 	[ "$QRC" -ne 124 ] && [ "$QRC" -ne 137 ] && [ "$attempt" -lt 3 ] &&
-		! grep -qa '^gz: starting ' "$LOG" && grep -qaE "$PAT" "$LOG" ||
+		! grep -qa 'gz: starting ' "$LOG" && grep -qaE "$PAT" "$LOG" ||
 		break
 	cp "$LOG" "$OUTD/console.bootfail-$attempt.log"
 	echo "run-guest: the kernel failed while booting, before the script started; booting again (console: $OUTD/console.bootfail-$attempt.log):" >&2
 	grep -aE "$PAT" "$LOG" | head -3 >&2
 	attempt=$((attempt + 1))
 done
-rm -f "$OUTD/zns.img" "$OUTD/disk.img"
+rm -f "$OUTD/zns.img" "$OUTD/zns2.img" "$OUTD/disk.img"
 if [ "$QRC" -eq 124 ] || [ "$QRC" -eq 137 ]; then
 	echo "run-guest: timed out after ${TMO}s (console: $LOG)" >&2
 	exit 124

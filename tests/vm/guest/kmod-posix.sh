@@ -267,6 +267,23 @@ must_err ENOSPC $PU fallocate $M/fa alloc 0 $(( ($(stat -f -c %f $M) + 1000) * 4
 must_err EOPNOTSUPP $PU fallocate $M/fa collapse 0 4096
 ok "allocate: size, KEEP_SIZE, ENOSPC; COLLAPSE_RANGE EOPNOTSUPP"
 
+# ---- O_DIRECT: reads and writes take the same alignment ---------------------
+LBS=$(cat /sys/block/${D#/dev/}/queue/logical_block_size)
+must "$PU" dioalign $M/rand
+[ "$(cat $W/out)" = "$LBS $LBS" ] || fail "STATX_DIOALIGN: $(cat $W/out), device block $LBS"
+must "$PU" dio $M/dio write 0 $((LBS * 4))
+must "$PU" dio $M/dio read $LBS $((LBS * 2))
+must "$PU" dio $M/dio write $((LBS * 2)) $LBS
+[ "$(stat -c %s $M/dio)" = $((LBS * 4)) ] || fail "O_DIRECT write size"
+if [ "$LBS" -gt 512 ]; then
+	for rw in read write; do
+		must_err EINVAL "$PU" dio $M/dio $rw $((LBS - 512)) 512
+		must_err EINVAL "$PU" dio $M/dio $rw 0 512
+	done
+fi
+cmp -n $((LBS * 4)) $M/dio /dev/zero >/dev/null 2>&1 && fail "O_DIRECT write lost"
+ok "O_DIRECT: STATX_DIOALIGN $LBS/$LBS; aligned reads and writes work, 512-byte ones are EINVAL both ways"
+
 # ---- POSIX ACLs -------------------------------------------------------------
 both "umask 027 && echo u > %P/um && mkdir %P/umd"
 [ "$(stat -c %a $M/um) $(stat -c %a $M/umd)" = "640 750" ] ||
@@ -317,6 +334,69 @@ getacls() {
 }
 getacls >$W/acl.before
 
+# ---- SEEK_DATA / SEEK_HOLE -------------------------------------------------
+seekis() {
+	must "$PU" seek $1 $2 $3
+	[ "$(cat $W/out)" = "$4" ] || fail "seek $2 from $3 in $1: $(cat $W/out), not $4"
+}
+# sparse: a 100 MiB hole, then 3 bytes
+seekis $M/sparse data 0 104857600
+seekis $M/sparse hole 0 0
+seekis $M/sparse hole 104857600 104857603
+seekis $M/sparse data 104857601 104857601
+must_err ENXIO "$PU" seek $M/sparse data 104857603
+must_err ENXIO "$PU" seek $M/sparse hole 104857603
+# dirty pages not yet written back are data; so is an inline file
+both "$PU pwrite %P/seekf 1048576 x && $PU pwrite %P/seekf 3145728 y"
+seekis $M/seekf data 0 1048576
+seekis $M/seekf hole 1048576 1052672
+seekis $M/seekf data 1052672 3145728
+seekis $M/seekf hole 3145728 3145729
+seekis $M/hello data 0 0
+seekis $M/hello hole 0 $(stat -c %s $M/hello)
+ok "SEEK_DATA / SEEK_HOLE: holes, data, EOF, unwritten dirty pages, inline files"
+
+# ---- chattr: FS_IOC_GETFLAGS / SETFLAGS ------------------------------------
+# must fail with "Operation not permitted" (shell tools)
+must_eperm() {
+	run sh -c "$*"
+	[ $rc -ne 0 ] && grep -q 'Operation not permitted' $W/err ||
+		fail "$* should fail with EPERM (exit $rc)"
+}
+echo frozen >$M/imm
+mkdir $M/immdir
+echo inside >$M/immdir/f
+must chattr +i $M/imm $M/immdir
+must lsattr -d $M/imm $M/immdir
+[ "$(grep -c '^----i-' $W/out)" = 2 ] || fail "lsattr after chattr +i: $(cat $W/out)"
+must_eperm "echo x >$M/imm"
+must_eperm "echo x >>$M/imm"
+must_eperm "truncate -s 0 $M/imm"
+must_eperm "rm -f $M/imm"
+must_eperm "mv $M/imm $M/imm2"
+must_eperm "ln $M/imm $M/imm2"
+must_eperm "chmod 600 $M/imm"
+must_eperm "touch $M/immdir/new"
+must_eperm "rm -f $M/immdir/f"
+[ "$(cat $M/imm)" = frozen ] && [ "$(cat $M/immdir/f)" = inside ] || fail "immutable contents"
+must chattr -i $M/imm $M/immdir
+must rm $M/imm
+must touch $M/immdir/new
+ok "chattr +i: writes, truncate, unlink, rename, link, chmod, creating in the directory refused; -i undoes it"
+echo one >$M/flagged
+must chattr +a $M/flagged
+must sh -c "echo two >>$M/flagged"
+must_eperm "echo x >$M/flagged"
+must_eperm "truncate -s 0 $M/flagged"
+must_eperm "rm -f $M/flagged"
+[ "$(cat $M/flagged)" = "$(printf 'one\ntwo')" ] || fail "append-only contents"
+must chattr +dA $M/flagged
+must lsattr $M/flagged
+grep -q '^-----adA' $W/out || fail "lsattr of +a +d +A: $(cat $W/out)"
+run chattr +c $M/rand
+grep -q 'Operation not supported' $W/err || fail "chattr +c should be EOPNOTSUPP: $(cat $W/err)"
+ok "chattr +a: appends only; +d +A kept; an unsupported flag (+c) is EOPNOTSUPP"
+
 # ---- persistence ---------------------------------------------------------
 snap() {
 	(cd $M && find . -path ./big -prune -o -print | grep -v '^./huge$' |
@@ -336,6 +416,7 @@ snap() {
 		echo "$x=$($PU getxattr $M/attr $x)"
 	done
 	echo "user.dir=$($PU getxattr $M/d1 user.dir)"
+	lsattr $M/flagged
 	) >"$1" 2>&1
 }
 snap $W/before

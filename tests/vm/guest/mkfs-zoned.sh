@@ -87,4 +87,18 @@ run "$CTL" extract $D $W/x/out
 run "$TREECMP" $T $W/x/out
 [ $rc -eq 0 ] || fail "round trip differs"
 ok "round trip through $D is exact"
+
+# -s on a block device: the filesystem takes its first whole zones only
+ZB=$(($(cat $Q/chunk_sectors) * 512))
+run "$MKFS" -f -s $((ZB * 20 + 4096)) $D
+[ $rc -eq 0 ] || fail "mkfs.gaze -s on $D: exit $rc"
+grep -Eq '^Zones: +20 x' $W/out || fail "mkfs -s $((ZB * 20 + 4096)): not 20 zones"
+run "$CTL" ls $D /
+[ $rc -eq 0 ] || fail "gazectl ls after mkfs -s: exit $rc"
+run "$B/fsck/fsck.gaze" -n $D
+[ $rc -eq 0 ] || fail "fsck.gaze -n after mkfs -s: exit $rc"
+run "$MKFS" -f -s $(($(cat $Q/../size) * 512 + ZB)) $D
+[ $rc -ne 0 ] && grep -q 'larger than the device' $W/err ||
+	fail "mkfs -s larger than $D should be refused (exit $rc)"
+ok "mkfs.gaze -s on $D: 20 whole zones; larger than the device refused"
 echo "1..$n"
