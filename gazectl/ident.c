@@ -11,10 +11,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "gaze_util.h"
 #include "gaze_core.h"
@@ -97,6 +101,34 @@ gaze_cmd_probe(const struct gaze_cmd *cmd, int argc, char **argv)
 }
 
 /*
+ * After a change on a block device: a "change" uevent, so udev probes it
+ * again and moves the by-label / by-uuid links.  udev's own watch (a
+ * change event when a device written to is closed) misses a write that
+ * closes while udev still handles the previous event, e.g. gazectl uuid
+ * right after gazectl label.  Best effort: nothing to do for images, and
+ * without udev or sysfs nothing listens.
+ */
+static void
+id_udev_change(const char *path)
+{
+	char sys[64];
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st) || !S_ISBLK(st.st_mode))
+		return;
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/uevent",
+		 major(st.st_rdev), minor(st.st_rdev));
+	fd = open(sys, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, "change", 6) != 6) {
+		/* nothing listens, or not allowed: the watch may still see it */
+	}
+	close(fd);
+}
+
+/*
  * Refuses a mounted device; opens it read-write, exclusively and locked,
  * and changes what is asked.
  */
@@ -155,6 +187,7 @@ id_set(const char *path, const char *label, const u8 *uuid)
 				strerror(-ret));
 		return GAZE_EXIT_FAIL;
 	}
+	id_udev_change(path);
 	return GAZE_EXIT_OK;
 }
 
