@@ -11,12 +11,14 @@
 #     version stamp (tests/vm/readfastutil.c), while a loop drops the
 #     caches and compacts memory: zero violations, and the fast path
 #     served reads;
-#  3. the same with the re-validation switched off (module parameter
-#     readfast_torture=3: no checks after the copy, and a 20 us window
-#     between lookup and copy): violations are expected; if none showed
-#     in BAD_SECS the TAP line says so (SKIP), it is not counted a pass
-#     of the detector;
-#  4. umount, fsck.gaze -fn.
+#  3. the same with the race window widened (module parameter
+#     readfast_torture=2: 20 us between lookup and copy) for WIDE_SECS:
+#     still zero violations;
+#  4. the same with the re-validation switched off as well
+#     (readfast_torture=3: no checks after the copy): violations are
+#     expected; if none showed in BAD_SECS the TAP line says so (SKIP),
+#     it is not counted a pass of the detector;
+#  5. umount, fsck.gaze -fn.
 # TAP out.
 set -u
 B=$GAZE_BUILDDIR
@@ -26,6 +28,7 @@ FSCK=$B/fsck/fsck.gaze
 CTL=$B/gazectl/gazectl
 RF=$B/tests/vm/readfastutil
 SECS=${SECS:-20}
+WIDE_SECS=${WIDE_SECS:-10}
 BAD_SECS=${BAD_SECS:-15}
 READERS=${READERS:-2}
 . "$GAZE_SRCDIR/tests/vm/guest/lib.sh"
@@ -109,7 +112,16 @@ hits=$(echo "$l" | sed -n 's/^on, \([0-9]*\) reads.*/\1/p')
 [ "${hits:-0}" -gt "$h1" ] || fail "the fast path served no torture read: $l"
 ok "torture ${SECS}s, 2 files x (1 writer + $READERS readers), drop_caches + compact_memory: zero violations; fast path: $l"
 
-# 3. the detector: re-validation off
+# 3. the window widened, the checks on
+echo 2 >$P || fail "cannot set $P"
+torture $WIDE_SECS wide
+echo 0 >$P
+sed 's/^/# /' $W/t0 $W/t1 | head -12
+[ $r0 -eq 0 ] && [ $r1 -eq 0 ] ||
+	fail "violations (or an error) with the window widened and the re-validation on: exit $r0 $r1"
+ok "race window widened (readfast_torture=2) for ${WIDE_SECS}s, re-validation on: zero violations; fast path: $(info_line)"
+
+# 4. the detector: re-validation off
 echo 3 >$P || fail "cannot set $P"
 torture $BAD_SECS bad
 echo 0 >$P
@@ -123,7 +135,7 @@ else
 	ok "# SKIP re-validation off (readfast_torture=3) for ${BAD_SECS}s: no violation seen under this emulator in that time; the detector is not shown here"
 fi
 
-# 4.
+# 5.
 run umount $M
 [ $rc -eq 0 ] || fail "umount"
 run "$FSCK" -fn $D
