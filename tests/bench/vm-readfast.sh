@@ -4,7 +4,8 @@
 # vm-readfast.sh [VCPUS] - the read fast path (kernel/linux/readfast.c)
 # against the normal page cache path, ext4 and F2FS, in one QEMU guest
 # with VCPUS vCPUs (default 2): N threads, one fd each, pread of cached
-# data for SECS seconds (environment, default 5) each:
+# data for SECS seconds (environment, default 5) per run, each figure the
+# median of REPS runs (default 3; GAZE's on and off runs alternate):
 #   hot16    16 bytes of one cached page (the seed's test)
 #   hot4k    4 KiB of that page (longer than the fast path takes: the
 #            cost of trying it)
@@ -40,13 +41,13 @@ vm_kmod "$BUILD/kmod" || exit 1
 make -C "$BUILD" tests/vm/readfastutil gazectl/gazectl >"$OUT/helper.log" 2>&1 ||
 	{ echo "vm-readfast: building the helpers failed ($OUT/helper.log)"; exit 1; }
 GAZE_VM_SMP=$VCPUS "$HERE/run-guest.sh" -o "$OUT/rf" -t 3600 -m 2G \
-	-e GAZE_BUILDDIR="$BUILD" -e GAZE_SRCDIR="$SRC" -e SECS="$SECS" \
+	-e GAZE_BUILDDIR="$BUILD" -e GAZE_SRCDIR="$SRC" -e SECS="$SECS" -e REPS="${REPS:-3}" \
 	-e THREADS="$THREADS" -x "$SRC" -x "$BUILD" -z 512 -Z 16 -d 1024 \
 	-b 4096 "$SRC/tests/bench/guest/readfast-bench.sh"
 rc=$?
 tr -d '\r' <"$OUT/rf/console.log" | grep -aE '^# ' | tee "$OUT/rf.figures"
 [ $rc -eq 0 ] || { echo "vm-readfast: guest exit $rc (console: $OUT/rf/console.log)"; exit 1; }
-echo "# read fast path, $VCPUS vCPUs (kernel $VM_KVER), reads/s over ${SECS} s"
+echo "# read fast path, $VCPUS vCPUs (kernel $VM_KVER), reads/s, median of ${REPS:-3} runs of ${SECS} s"
 printf '%-8s %3s %12s %12s %12s %12s %8s %8s %8s\n' load thr gaze-on \
 	gaze-off ext4 f2fs on/off on/ext4 on/f2fs
 fig() { awk -v k="$1 $2 $3" '$1 == "#" && $2 == "rf" && ($3" "$4" "$5) == k { print $6 }' "$OUT/rf.figures"; }

@@ -6,8 +6,10 @@
 # virtio disk past its first 64 MiB, F2FS zoned on the namespace (reset)
 # with its metadata on the virtio disk's first 64 MiB and mq-deadline.
 # For each: a 1-page and a 4 MiB file, read once into the cache, then
-# tests/vm/readfastutil bench / cold.  Prints "# rf FS LOAD THREADS R"
-# lines (reads/s).
+# tests/vm/readfastutil bench / cold, each figure the median of REPS
+# runs; on GAZE the runs with read_fastpath on and off alternate, so a
+# drift in the host's load (other guests) hits both alike.  Prints
+# "# rf FS LOAD THREADS R" lines (reads/s).
 set -u
 . "$GAZE_SRCDIR/tests/bench/guest/lib.sh"
 B=$GAZE_BUILDDIR
@@ -29,7 +31,7 @@ while { [ ! -b /dev/nvme0n1 ] || [ ! -b /dev/vda ]; } && [ $i -lt 100 ]; do
 done
 Z=/dev/nvme0n1
 warm_ram
-echo "# $(nproc) vCPUs, threads: $THREADS, $SECS s per figure"
+echo "# $(nproc) vCPUs, threads: $THREADS, $SECS s per run, median of ${REPS:-3}"
 
 files()
 {
@@ -39,19 +41,46 @@ files()
 	cat $M/hot $M/many >/dev/null
 }
 
-# runs FS: every load at every thread count
+REPS=${REPS:-3}
+
+# one LOAD THREADS: reads/s of one run
+one()
+{
+	case $1 in
+	hot16)	"$RF" bench $M/hot $2 $SECS 16 1 ;;
+	hot4k)	"$RF" bench $M/hot $2 $SECS 4096 1 ;;
+	many16)	"$RF" bench $M/many $2 $SECS 16 1024 ;;
+	cold16)	"$RF" cold $M/hot $SECS ;;
+	esac | sed -n 's/^reads_per_sec //p'
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# runs FS...: every load at every thread count, REPS runs each; with
+# two names (gaze-on gaze-off) the switch alternates between runs
 runs()
 {
-	for t in $THREADS; do
-		r=$("$RF" bench $M/hot $t $SECS 16 1 | sed -n 's/^reads_per_sec //p')
-		echo "# rf $1 hot16 $t $r"
-		r=$("$RF" bench $M/hot $t $SECS 4096 1 | sed -n 's/^reads_per_sec //p')
-		echo "# rf $1 hot4k $t $r"
-		r=$("$RF" bench $M/many $t $SECS 16 1024 | sed -n 's/^reads_per_sec //p')
-		echo "# rf $1 many16 $t $r"
+	for load in hot16 hot4k many16 cold16; do
+		thr=$THREADS
+		[ $load = cold16 ] && thr=1
+		for t in $thr; do
+			for fs in "$@"; do : >$W/r.$fs; done
+			i=0
+			while [ $i -lt $REPS ]; do
+				for fs in "$@"; do
+					case $fs in
+					gaze-on) "$CTL" tune $M read_fastpath=1 >/dev/null ;;
+					gaze-off) "$CTL" tune $M read_fastpath=0 >/dev/null ;;
+					esac
+					one $load $t >>$W/r.$fs
+				done
+				i=$((i + 1))
+			done
+			for fs in "$@"; do
+				echo "# rf $fs $load $t $(median <$W/r.$fs) (runs: $(tr '\n' ' ' <$W/r.$fs))"
+			done
+		done
 	done
-	r=$("$RF" cold $M/hot $SECS | sed -n 's/^reads_per_sec //p')
-	echo "# rf $1 cold16 1 $r"
 }
 
 # GAZE
@@ -59,9 +88,7 @@ runs()
 mount -t gaze $Z $M || { echo "# FAILED: mount gaze"; exit 1; }
 files
 "$CTL" tune $M read_fastpath=1 >/dev/null || exit 1
-runs gaze-on
-"$CTL" tune $M read_fastpath=0 >/dev/null || exit 1
-runs gaze-off
+runs gaze-on gaze-off
 "$CTL" info $M | sed -n 's/^read fast path: */# gaze counters: /p'
 umount $M
 
