@@ -114,10 +114,24 @@ static void gaze_rf_bump(pgoff_t index)
 	smp_mb__after_atomic();
 }
 
-/* aops->free_folio: called after removal from the page cache */
+/*
+ * aops->free_folio: called after removal from the page cache.  GAZE
+ * caches only small folios, but a large one (khugepaged's collapse of
+ * read-only file pages) covers many indices: each of its indices' counters
+ * is bumped, every counter for one of GAZE_RF_SEQS pages or more.
+ */
 void gaze_free_folio(struct folio *folio)
 {
-	gaze_rf_bump(folio->index);
+	long i, nr = folio_nr_pages(folio);
+
+	if (nr >= GAZE_RF_SEQS) {
+		for (i = 0; i < GAZE_RF_SEQS; i++)
+			atomic_long_inc(&gaze_rf_seqs[i].seq);
+		smp_mb__after_atomic();
+		return;
+	}
+	for (i = 0; i < nr; i++)
+		gaze_rf_bump(folio->index + i);
 }
 
 /* aops->migrate_folio: the source is freed after this returns */
