@@ -91,9 +91,21 @@ static const char *const ctl_policy_names[] = { "greedy", "cost-benefit" };
 #define CTL_NAME(tab, i) \
 	((i) < sizeof(tab) / sizeof(tab[0]) ? tab[i] : "unknown")
 
+/* gaze_ioc_info.read_fallback[], by GAZE_RF_* */
+static const char *const ctl_rf_names[GAZE_RF_REASONS] = {
+	[GAZE_RF_LONG]	= "long",
+	[GAZE_RF_MISS]	= "miss",
+	[GAZE_RF_EOF]	= "eof",
+	[GAZE_RF_RACE]	= "race",
+	[GAZE_RF_FAULT]	= "fault",
+	[GAZE_RF_OTHER]	= "other",
+};
+
 static void
 info_text(const struct gaze_ioc_info *in)
 {
+	int i;
+
 	uint64_t mib = 1024 * 1024 / in->block_size;
 	char uuid[37], label[65];
 
@@ -141,6 +153,13 @@ info_text(const struct gaze_ioc_info *in)
 	       " by checkpoint; %" PRIu64 " nodes replayed at mount\n",
 	       (uint64_t)in->fsyncs_rollforward,
 	       (uint64_t)in->fsyncs_checkpoint, (uint64_t)in->replayed_nodes);
+	printf("read fast path:   %s, %" PRIu64 " reads; normal path:",
+	       in->read_fastpath ? "on" : "off",
+	       (uint64_t)in->read_fast_hits);
+	for (i = 0; i < GAZE_RF_REASONS; i++)
+		printf(" %s %" PRIu64, ctl_rf_names[i],
+		       (uint64_t)in->read_fallback[i]);
+	putchar('\n');
 }
 
 static void
@@ -148,6 +167,7 @@ info_json(const struct gaze_ioc_info *in)
 {
 	struct gaze_json j;
 	char uuid[37], label[65];
+	int i;
 
 	gaze_uuid_unparse(in->uuid, uuid);
 	memcpy(label, in->label, 64);
@@ -196,6 +216,14 @@ info_json(const struct gaze_ioc_info *in)
 	gaze_json_u64(&j, "rollforward", in->fsyncs_rollforward);
 	gaze_json_u64(&j, "checkpoint", in->fsyncs_checkpoint);
 	gaze_json_u64(&j, "replayed_nodes", in->replayed_nodes);
+	gaze_json_obj_end(&j);
+	gaze_json_obj_begin(&j, "read_fastpath");
+	gaze_json_bool(&j, "on", in->read_fastpath);
+	gaze_json_u64(&j, "hits", in->read_fast_hits);
+	gaze_json_obj_begin(&j, "fallback");
+	for (i = 0; i < GAZE_RF_REASONS; i++)
+		gaze_json_u64(&j, ctl_rf_names[i], in->read_fallback[i]);
+	gaze_json_obj_end(&j);
 	gaze_json_obj_end(&j);
 	gaze_json_obj_end(&j);
 	gaze_json_finish(&j);

@@ -29,6 +29,9 @@
  *
  * O_DIRECT: see gaze_direct_IO.  SEEK_DATA / SEEK_HOLE: gaze_seek_data_hole.
  * Not yet: large folios.
+ *
+ * Buffered reads: gaze_read_iter (readfast.c) copies short reads from a
+ * cached page without a folio reference, else generic_file_read_iter.
  */
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -505,7 +508,9 @@ const struct address_space_operations gaze_aops = {
 	/* reserved pages carry folio private (resv.c) */
 	.invalidate_folio = gaze_invalidate_folio,
 	.release_folio	= gaze_release_folio,
-	.migrate_folio	= filemap_migrate_folio,
+	/* both tell the read fast path a folio left (readfast.c) */
+	.free_folio	= gaze_free_folio,
+	.migrate_folio	= gaze_migrate_folio,
 };
 
 static int gaze_fsync(struct file *file, loff_t start, loff_t end,
@@ -743,7 +748,7 @@ static loff_t gaze_file_llseek(struct file *file, loff_t off, int whence)
 
 const struct file_operations gaze_file_operations = {
 	.llseek		= gaze_file_llseek,
-	.read_iter	= generic_file_read_iter,
+	.read_iter	= gaze_read_iter,
 	.write_iter	= generic_file_write_iter,
 	.mmap		= gaze_file_mmap,
 	.open		= generic_file_open,

@@ -40,6 +40,7 @@
 #include <linux/sched/mm.h>
 #include "compat.h"
 #include "gaze_core.h"
+#include "gaze_ioctl.h"
 
 #define GAZE_SUPER_MAGIC	0x455a4147	/* "GAZE" little-endian */
 
@@ -62,6 +63,13 @@ struct gaze_mount_opts {
 	unsigned int	gc_pool;	/* gc_pool=on|off */
 	bool		selective_blocking;	/* selective_blocking=on|off */
 	unsigned int	dirty_limit;	/* dirty_limit=PCT, 0 = superblock's */
+	bool		read_fastpath;	/* read_fastpath=on|off (readfast.c) */
+};
+
+/* the read fast path's counters, per CPU (readfast.c); GAZE_RF_* */
+struct gaze_rf_stats {
+	u64		hits;
+	u64		fallback[GAZE_RF_REASONS];
 };
 
 struct gaze_sb_info {
@@ -115,6 +123,13 @@ struct gaze_sb_info {
 	spinlock_t		blocked_lock;
 	u64			writers_blocked;
 	u64			blocked_ns_total, blocked_ns_max;
+	/*
+	 * Reads without a folio reference (readfast.c): the switch
+	 * (mount option and tunable, READ_ONCE) and per-CPU counters,
+	 * summed by gaze_rf_stats_sum for GAZE_IOC_INFO.
+	 */
+	unsigned int		read_fastpath;
+	struct gaze_rf_stats __percpu *rf_stats;
 };
 
 /*
@@ -202,6 +217,15 @@ extern const struct file_operations gaze_dir_operations;
 extern const struct inode_operations gaze_file_inode_operations;
 extern const struct file_operations gaze_file_operations;
 extern const struct address_space_operations gaze_aops;
+
+/* readfast.c: reads without a folio reference (read_fastpath=on) */
+ssize_t gaze_read_iter(struct kiocb *iocb, struct iov_iter *to);
+void gaze_free_folio(struct folio *folio);
+int gaze_migrate_folio(struct address_space *mapping, struct folio *dst,
+		       struct folio *src, enum migrate_mode mode);
+int gaze_rf_init(struct gaze_sb_info *sbi);
+void gaze_rf_exit(struct gaze_sb_info *sbi);
+void gaze_rf_stats_sum(struct gaze_sb_info *sbi, struct gaze_rf_stats *sum);
 extern const struct inode_operations gaze_symlink_inode_operations;
 extern const struct inode_operations gaze_special_inode_operations;
 extern const struct xattr_handler *gaze_xattr_handlers[];

@@ -100,6 +100,18 @@ static void gaze_info_space(struct gaze_fs *fs, struct gaze_ioc_info *in)
 	in->replayed_nodes = fs->rf_recovered;
 }
 
+static void gaze_info_readfast(struct gaze_sb_info *sbi,
+			       struct gaze_ioc_info *in)
+{
+	struct gaze_rf_stats sum;
+
+	BUILD_BUG_ON(sizeof(in->read_fallback) != sizeof(sum.fallback));
+	gaze_rf_stats_sum(sbi, &sum);
+	in->read_fastpath = READ_ONCE(sbi->read_fastpath);
+	in->read_fast_hits = sum.hits;
+	memcpy(in->read_fallback, sum.fallback, sizeof(sum.fallback));
+}
+
 static void gaze_info_fill(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 			   struct gaze_ioc_info *in)
 {
@@ -131,6 +143,7 @@ static void gaze_info_fill(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 			    le32_to_cpu(s->victim_policy) : (u32)fs->gc_policy;
 	in->user_blocks = le64_to_cpu(s->user_blocks);
 	gaze_info_space(fs, in);
+	gaze_info_readfast(sbi, in);
 }
 
 static long gaze_ioc_info(struct super_block *sb, void __user *arg)
@@ -287,6 +300,18 @@ static int gaze_tset_gap(struct gaze_sb_info *sbi, u64 v)
 	return 0;
 }
 
+static u64 gaze_tget_readfast(struct gaze_sb_info *sbi)
+{
+	return READ_ONCE(sbi->read_fastpath);
+}
+
+/* readers see it at their next read (readfast.c) */
+static int gaze_tset_readfast(struct gaze_sb_info *sbi, u64 v)
+{
+	WRITE_ONCE(sbi->read_fastpath, (unsigned int)v);
+	return 0;
+}
+
 /* selective blocking's tunables belong to resv.c */
 static u64 gaze_tget_resv(struct gaze_sb_info *sbi, const char *name)
 {
@@ -349,6 +374,9 @@ static const struct gaze_tunable gaze_tunables[] = {
 	{ "dirty_limit_pct", 1, 90,
 	  "dirty file data the filesystem accepts, in % of RAM",
 	  gaze_tget_dirty, gaze_tset_dirty },
+	{ "read_fastpath", 0, 1,
+	  "short cached reads copied without a folio reference (1)",
+	  gaze_tget_readfast, gaze_tset_readfast },
 };
 
 static void gaze_tune_fill(struct gaze_sb_info *sbi,

@@ -31,6 +31,9 @@
  *   dirty_limit=PCT               cap on reserved (dirty) pages, % of RAM
  *                                 (1..90; default the superblock's
  *                                 dirty_limit_pct)
+ *   read_fastpath=on|off          short buffered reads from a cached page
+ *                                 without a folio reference (default on;
+ *                                 readfast.c; also a tunable)
  *
  * Remount: rw -> ro writes a clean checkpoint and makes the core instance
  * read-only in place; ro -> rw opens a new read-write instance on the same
@@ -108,6 +111,7 @@ static void gaze_put_super(struct super_block *sb)
 	gaze_nofs_end(nofs);
 	gaze_bdev_close(sbi->dev);
 	sb->s_fs_info = NULL;
+	gaze_rf_exit(sbi);
 	kfree(sbi);
 }
 
@@ -232,6 +236,8 @@ static int gaze_show_options(struct seq_file *seq, struct dentry *root)
 		   o->selective_blocking ? "on" : "off");
 	if (o->dirty_limit)
 		seq_printf(seq, ",dirty_limit=%u", o->dirty_limit);
+	seq_printf(seq, ",read_fastpath=%s",
+		   READ_ONCE(GAZE_SB(root->d_sb)->read_fastpath) ? "on" : "off");
 	return 0;
 }
 
@@ -293,7 +299,8 @@ static const struct super_operations gaze_sops = {
 /* ---------------------------------------------------------------- */
 
 enum { Opt_errors, Opt_background_gc, Opt_discard, Opt_acl, Opt_gc_pipeline,
-       Opt_gc_pool, Opt_selective_blocking, Opt_dirty_limit };
+       Opt_gc_pool, Opt_selective_blocking, Opt_dirty_limit,
+       Opt_read_fastpath };
 
 static const struct constant_table gaze_param_onoff[] = {
 	{ "off",	0 },
@@ -325,6 +332,7 @@ static const struct fs_parameter_spec gaze_param_specs[] = {
 	fsparam_enum("selective_blocking", Opt_selective_blocking,
 		     gaze_param_onoff),
 	fsparam_u32("dirty_limit", Opt_dirty_limit),
+	fsparam_enum("read_fastpath", Opt_read_fastpath, gaze_param_onoff),
 	{}
 };
 
@@ -362,6 +370,9 @@ static int gaze_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_selective_blocking:
 		o->selective_blocking = r.uint_32;
+		break;
+	case Opt_read_fastpath:
+		o->read_fastpath = r.uint_32;
 		break;
 	case Opt_dirty_limit:
 		if (r.uint_32 < 1 || r.uint_32 > 90)
@@ -448,6 +459,10 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->opts = *o;
 	INIT_LIST_HEAD(&sbi->retired);
 	mutex_init(&sbi->tune_lock);
+	sbi->read_fastpath = o->read_fastpath;
+	ret = gaze_rf_init(sbi);
+	if (ret)
+		goto out_free;
 	if (!sb_set_blocksize(sb, GAZE_BLOCK_SIZE)) {
 		pr_err("gaze: %s: cannot use a block size of %u\n", sb->s_id,
 		       GAZE_BLOCK_SIZE);
@@ -536,6 +551,7 @@ out_fs:
 out_bdev:
 	gaze_bdev_close(sbi->dev);
 out_free:
+	gaze_rf_exit(sbi);
 	kfree(sbi);
 	return ret;
 }
@@ -615,6 +631,7 @@ static int gaze_reconfigure(struct fs_context *fc)
 	sbi->opts = *o;
 	WRITE_ONCE(sbi->gc_pipeline, o->gc_pipeline);
 	WRITE_ONCE(sbi->gc_pool, o->gc_pool);
+	WRITE_ONCE(sbi->read_fastpath, o->read_fastpath);
 	sbi->error_logged = false;
 	WRITE_ONCE(sbi->selective, o->selective_blocking);
 	WRITE_ONCE(sbi->dirty_pct, o->dirty_limit ? o->dirty_limit :
@@ -653,6 +670,8 @@ static int gaze_init_fs_context(struct fs_context *fc)
 		/* the switches as tuned since */
 		o->gc_pipeline = READ_ONCE(GAZE_SB(fc->root->d_sb)->gc_pipeline);
 		o->gc_pool = READ_ONCE(GAZE_SB(fc->root->d_sb)->gc_pool);
+		o->read_fastpath =
+			READ_ONCE(GAZE_SB(fc->root->d_sb)->read_fastpath);
 	} else {
 		o->errors = GAZE_ERRORS_RO;
 		o->background_gc = GAZE_BGGC_ON;
@@ -660,6 +679,7 @@ static int gaze_init_fs_context(struct fs_context *fc)
 		o->gc_pipeline = 1;
 		o->gc_pool = 1;
 		o->selective_blocking = true;
+		o->read_fastpath = true;
 	}
 	fc->fs_private = o;
 	fc->ops = &gaze_context_ops;

@@ -32,6 +32,15 @@
 #define GAZE_INFO_BG_ON		1
 #define GAZE_INFO_BG_SYNC	2
 
+/* gaze_ioc_info.read_fallback[]: why a read took the normal path */
+#define GAZE_RF_LONG		0	/* longer than 256 bytes, crosses a page, O_DIRECT */
+#define GAZE_RF_MISS		1	/* page not cached or not uptodate */
+#define GAZE_RF_EOF		2	/* reaches past i_size */
+#define GAZE_RF_RACE		3	/* the page changed under the copy */
+#define GAZE_RF_FAULT		4	/* a copy faulted */
+#define GAZE_RF_OTHER		5	/* large or highmem folio */
+#define GAZE_RF_REASONS		6
+
 struct gaze_ioc_info {
 	__u32	version;		/* in: GAZE_IOC_VERSION */
 	__u32	flags;			/* in: 0 */
@@ -71,7 +80,14 @@ struct gaze_ioc_info {
 	__u64	fsyncs_rollforward;	/* made durable without a checkpoint */
 	__u64	fsyncs_checkpoint;	/* that wrote a checkpoint */
 	__u64	replayed_nodes;		/* nodes the mount rolled forward */
-	__u64	reserved_out[13];
+	/* reads without a folio reference (read_fastpath=on): the switch
+	 * now, reads served, and reads sent to the normal path by reason
+	 * (GAZE_RF_*); older modules leave these 0 (they were reserved_out) */
+	__u32	read_fastpath;		/* 0 off, 1 on */
+	__u32	pad1;
+	__u64	read_fast_hits;
+	__u64	read_fallback[GAZE_RF_REASONS];
+	__u64	reserved_out[5];
 };
 
 /* ---- GAZE_IOC_GC_STATS: garbage collector counters ---------------------- */
