@@ -35,3 +35,20 @@ f2fs_zoned_sched()
 		exit 1
 	}
 }
+
+# bench_devices KO: loads gaze.ko (KO), the F2FS, ext4, NVMe, virtio and
+# device-mapper drivers, and waits for /dev/nvme0n1 and /dev/vda
+bench_devices()
+{
+	modprobe libcrc32c
+	insmod "$1" || { echo "# FAILED: insmod $1"; exit 1; }
+	modprobe f2fs || { echo "# FAILED: no f2fs module"; exit 1; }
+	modprobe ext4
+	modprobe nvme
+	modprobe virtio_blk
+	modprobe dm-mod
+	_i=0
+	while { [ ! -b /dev/nvme0n1 ] || [ ! -b /dev/vda ]; } && [ $_i -lt 100 ]; do
+		sleep 0.1; _i=$((_i + 1))
+	done
+}

@@ -18,17 +18,7 @@ CTL=$B/gazectl/gazectl
 W=/tmp/bench
 M=$W/mnt
 mkdir -p $M
-modprobe libcrc32c
-insmod "$B/kmod/gaze.ko" || { echo "# FAILED: insmod"; exit 1; }
-modprobe f2fs
-modprobe ext4
-modprobe nvme
-modprobe virtio_blk
-modprobe dm-mod
-i=0
-while { [ ! -b /dev/nvme0n1 ] || [ ! -b /dev/vda ]; } && [ $i -lt 100 ]; do
-	sleep 0.1; i=$((i + 1))
-done
+bench_devices "$B/kmod/gaze.ko"
 Z=/dev/nvme0n1
 warm_ram
 echo "# $(nproc) vCPUs, threads: $THREADS, $SECS s per run, median of ${REPS:-3}"

@@ -20,16 +20,7 @@ B=$GAZE_BUILDDIR
 W=/tmp/bench
 M=$W/mnt
 mkdir -p $M $W/src
-modprobe libcrc32c
-insmod "$B/kmod/gaze.ko" || { echo "insmod failed"; exit 1; }
-modprobe f2fs || { echo "no f2fs module"; exit 1; }
-modprobe nvme
-modprobe virtio_blk
-modprobe dm-mod
-i=0
-while { [ ! -b /dev/nvme0n1 ] || [ ! -b /dev/vda ]; } && [ $i -lt 100 ]; do
-	sleep 0.1; i=$((i + 1))
-done
+bench_devices "$B/kmod/gaze.ko"
 Z=/dev/nvme0n1
 # inputs in tmpfs, so reading them costs the same for both
 SEQ_MIB=$((ZNS_MIB / 8))

@@ -23,11 +23,8 @@ ROUNDS=${ROUNDS:-6}
 M=/tmp/gz/mnt
 mkdir -p $M
 
-[ -f "$KO" ] || fail "$KO not built"
 [ -x "$FSX" ] || fail "$FSX not built"
-modprobe libcrc32c
-run insmod "$KO"
-[ $rc -eq 0 ] || fail "insmod $KO"
+gz_insmod "$KO"
 gz_device "$DEV"
 
 fsck_clean() # what

@@ -26,10 +26,7 @@ FSCK=$B/fsck/fsck.gaze
 M=/tmp/gz/mnt
 mkdir -p $M
 
-[ -f "$KO" ] || fail "$KO not built"
-modprobe libcrc32c
-run insmod "$KO"
-[ $rc -eq 0 ] || fail "insmod $KO"
+gz_insmod "$KO"
 gz_device nvme
 DEVMB=$(($(cat /sys/block/${D#/dev/}/size) / 2048))
 ok "$D: $(cat /sys/block/${D#/dev/}/queue/zoned), $DEVMB MiB, zone $(($(cat /sys/block/${D#/dev/}/queue/chunk_sectors) / 2048)) MiB"

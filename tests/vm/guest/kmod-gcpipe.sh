@@ -34,10 +34,7 @@ M=/tmp/gz/mnt
 S=$W/model.json
 mkdir -p $M
 
-[ -f "$KO" ] || fail "$KO not built"
-modprobe libcrc32c
-run insmod "$KO"
-[ $rc -eq 0 ] || fail "insmod $KO"
+gz_insmod "$KO"
 gz_device nvme
 ok "$D: $(cat /sys/block/${D#/dev/}/queue/zoned), zone $(($(cat /sys/block/${D#/dev/}/queue/chunk_sectors) / 2048)) MiB"
 

@@ -33,11 +33,8 @@ WA_MAX=3.5
 M=/tmp/gz/mnt
 mkdir -p $M
 
-[ -f "$KO" ] || fail "$KO not built"
 command -v fio >/dev/null || fail "fio is not installed"
-modprobe libcrc32c
-run insmod "$KO"
-[ $rc -eq 0 ] || fail "insmod $KO"
+gz_insmod "$KO"
 gz_device nvme
 ZMB=$(($(cat /sys/block/nvme0n1/queue/chunk_sectors) / 2048))
 NZ=$(cat /sys/block/nvme0n1/queue/nr_zones)

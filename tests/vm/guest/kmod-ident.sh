@@ -70,10 +70,7 @@ link()
 }
 umount_q() { umount $M 2>/dev/null; }
 
-[ -f "$KO" ] || fail "$KO not built"
-modprobe libcrc32c
-run insmod "$KO"
-[ $rc -eq 0 ] || fail "insmod $KO"
+gz_insmod "$KO"
 gz_device nvme
 Z=$D
 gz_device virtio

@@ -36,11 +36,8 @@ M=/tmp/gz/mnt
 P=/sys/module/gaze/parameters/readfast_torture
 mkdir -p $M
 
-[ -f "$KO" ] || fail "$KO not built"
 [ -x "$RF" ] || fail "$RF not built"
-modprobe libcrc32c
-run insmod "$KO"
-[ $rc -eq 0 ] || fail "insmod $KO"
+gz_insmod "$KO"
 gz_device "$DEV"
 
 run "$MKFS" -f $D

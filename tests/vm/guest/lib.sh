@@ -4,6 +4,7 @@
 #   ok MSG / fail MSG    TAP lines; fail prints the last command's output
 #                        and the kernel's last messages, then exits 1
 #   run CMD...           runs CMD; $rc, output in $W/out and $W/err
+#   gz_insmod KO         loads gaze.ko from the build tree (and libcrc32c)
 #   gz_device NAME       nvme | nullb | virtio: loads the driver, waits for
 #                        the device and sets D to its path; with $SCHED
 #                        set (none, mq-deadline), gives the device that
@@ -21,6 +22,14 @@ fail() {
 	exit 1
 }
 run() { "$@" </dev/null >$W/out 2>$W/err; rc=$?; }
+
+gz_insmod()
+{
+	[ -f "$1" ] || fail "$1 not built"
+	modprobe libcrc32c
+	run insmod "$1"
+	[ $rc -eq 0 ] || fail "insmod $1"
+}
 
 gz_device()
 {
