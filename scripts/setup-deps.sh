@@ -44,7 +44,9 @@ if [ -z "$K612" ]; then
 	echo "setup-deps: no linux-headers-6.12.*+deb12-amd64 in the package lists" >&2
 	exit 1
 fi
-PKGS+=("linux-image-$K612-unsigned" "linux-headers-$K612")
+# the kernel itself from either image package (signed or -unsigned)
+[ -e "/boot/vmlinuz-$K612" ] || PKGS+=("linux-image-$K612-unsigned")
+PKGS+=("linux-headers-$K612")
 
 missing=()
 for p in "${PKGS[@]}"; do
