@@ -25,13 +25,13 @@ k612_installed()
 {
 	dpkg-query -W -f='${Package} ${Status}\n' 'linux-headers-6.12.*+deb12-amd64' \
 		2>/dev/null | sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb12-amd64\) install ok installed$/\1/p' |
-		sort -V | tail -1
+		sort -V | tail -1 || true	# no such package: dpkg-query fails
 }
 k612_available()
 {
 	apt-cache pkgnames linux-headers-6.12. 2>/dev/null |
 		sed -n 's/^linux-headers-\(6\.12\.[0-9]*+deb12-amd64\)$/\1/p' |
-		sort -V | tail -1
+		sort -V | tail -1 || true
 }
 UPDATED=0
 K612=$(k612_installed)
