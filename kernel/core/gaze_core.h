@@ -1073,6 +1073,24 @@ int __must_check gaze_ns_symlink(struct gaze_fs *fs, u32 dir, const char *name, 
 		    u32 *ino);
 int __must_check gaze_ns_link(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 		 u32 ino);
+/*
+ * gaze_ns_link with flags.  GAZE_NS_LINK_ORPHAN: an orphan (nlink 0,
+ * GAZE_IF_ORPHAN) may be given a name, and stops being one; without it,
+ * and for an inode with no links that is not an orphan, -ENOENT.  The
+ * module passes it for linkat(2) of an O_TMPFILE file (the VFS refuses
+ * the unlinked files that may not get a name back, I_LINKABLE).
+ */
+#define GAZE_NS_LINK_ORPHAN	0x200
+int __must_check gaze_ns_link_flags(struct gaze_fs *fs, u32 dir, const char *name,
+		       u32 len, u32 ino, u32 flags);
+/*
+ * open(O_TMPFILE): a regular file (a->mode, -EINVAL for another type)
+ * with no name, its parent dir, created an orphan: nlink 0, on the orphan
+ * list, freed by gaze_ns_orphan_evict (last close) or at the next
+ * read-write open after a crash, unless gaze_ns_link_flags names it.
+ */
+int __must_check gaze_ns_tmpfile(struct gaze_fs *fs, u32 dir,
+		    const struct gaze_attr *a, u32 *ino);
 /* unlink a non-directory, or remove an empty directory */
 int __must_check gaze_ns_unlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len);
 /*
@@ -1302,6 +1320,9 @@ void gaze_dir_forget(struct gaze_fs *fs, struct gaze_mbuf *dmb);
  * orphan.  Consumes the ref.
  */
 int gaze_inode_drop(struct gaze_fs *fs, struct gaze_mbuf *imb, bool in_use);
+/* an orphan got a name (nlink 0 -> 1 by the caller): off the list, flag
+ * cleared; dirties */
+void gaze_orphan_adopt(struct gaze_fs *fs, struct gaze_mbuf *imb);
 /* checkpoint: writes up to GAZE_ORPHANS_MAX inode numbers, returns how many */
 u32 gaze_orphans_fill(struct gaze_fs *fs, __le64 *slots);
 /* open: reads the committed checkpoint's list into memory */

@@ -398,14 +398,81 @@ gaze_ns_symlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 	return gaze_ns_leave(fs, NULL, true, err);
 }
 
+/* a new regular file with no name, an orphan from the start */
+static int
+ns_tmpfile(struct gaze_fs *fs, u32 dir, const struct gaze_attr *a, u32 *ino)
+{
+	struct gaze_mbuf *dmb, *imb;
+	struct gaze_attr na = *a;
+	int err;
+
+	if (!GAZE_S_ISREG(a->mode))
+		return -EINVAL;
+	err = ns_get_dir(fs, dir, &dmb);
+	if (err)
+		return err;
+	na.nlink = 0;
+	err = gaze_inode_create(fs, 0, &na, dir, &imb);
+	gaze_mbuf_put(fs, dmb);
+	if (err)
+		return err;
+	*ino = imb->id;
+	/* on the orphan list, GAZE_IF_ORPHAN; consumes the ref */
+	err = gaze_inode_drop(fs, imb, true);
+	if (err) {
+		/* not tracked, so not kept: free it again */
+		if (!gaze_inode_get(fs, *ino, &imb))
+			gaze_inode_evict(fs, imb);
+	}
+	return err;
+}
+
+int
+gaze_ns_tmpfile(struct gaze_fs *fs, u32 dir, const struct gaze_attr *a,
+		u32 *ino)
+{
+	int err;
+
+	mutex_lock(&fs->lock);
+	if (fs->flags & GAZE_FS_RDONLY)
+		err = -EROFS;
+	else
+		err = ns_tmpfile(fs, dir, a, ino);
+	return gaze_ns_leave(fs, NULL, true, err);
+}
+
 int
 gaze_ns_link(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 	     u32 ino)
+{
+	return gaze_ns_link_flags(fs, dir, name, len, ino, 0);
+}
+
+/* may inode in get a new name (link flags) */
+static int
+ns_link_ok(const struct gaze_inode *in, u32 flags)
+{
+	if (GAZE_S_ISDIR(le16_to_cpu(in->mode)))
+		return -EPERM;
+	/* an orphan: its last name is gone, unless the caller adopts it */
+	if (!in->nlink && (!(flags & GAZE_NS_LINK_ORPHAN) ||
+			   !(le32_to_cpu(in->flags) & GAZE_IF_ORPHAN)))
+		return -ENOENT;
+	if (le32_to_cpu(in->nlink) >= 0xffffffffu)
+		return -EMLINK;
+	return 0;
+}
+
+int
+gaze_ns_link_flags(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
+		   u32 ino, u32 flags)
 {
 	struct gaze_mbuf *dmb, *imb;
 	struct gaze_inode *in;
 	int err;
 
+	if (flags & ~GAZE_NS_LINK_ORPHAN)
+		return -EINVAL;
 	err = ns_enter_dir(fs, dir, name, len, &dmb);
 	if (err)
 		return err;
@@ -413,18 +480,9 @@ gaze_ns_link(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 	if (err)
 		goto out_dir;
 	in = imb->data;
-	if (GAZE_S_ISDIR(le16_to_cpu(in->mode))) {
-		err = -EPERM;
+	err = ns_link_ok(in, flags);
+	if (err)
 		goto out_inode;
-	}
-	if (!in->nlink) {
-		err = -ENOENT;		/* an orphan: its last name is gone */
-		goto out_inode;
-	}
-	if (le32_to_cpu(in->nlink) >= 0xffffffffu) {
-		err = -EMLINK;
-		goto out_inode;
-	}
 	err = ns_name_unused(fs, dmb, name, len);
 	if (err)
 		goto out_inode;
@@ -432,6 +490,8 @@ gaze_ns_link(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 			   GAZE_MODE_DTYPE(le16_to_cpu(in->mode)));
 	if (err)
 		goto out_inode;
+	if (!in->nlink)
+		gaze_orphan_adopt(fs, imb);
 	ns_nlink_add(fs, imb, 1);
 	gaze_inode_touch(fs, imb, false);
 	gaze_inode_touch(fs, dmb, true);

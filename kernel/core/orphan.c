@@ -16,6 +16,11 @@
  * Only non-directories become orphans: a removed directory is empty, the
  * VFS refuses new entries in it, and the core frees it at once.
  *
+ * O_TMPFILE files are born orphans (gaze_ns_tmpfile: nlink 0, listed), so
+ * one never linked is freed like an unlinked open file; linkat(2) gives
+ * one its first name (gaze_ns_link_flags with GAZE_NS_LINK_ORPHAN, which
+ * takes it off the list: gaze_orphan_adopt).
+ *
  * The list is a plain array (orphans are few: open files that were
  * deleted); a checkpoint records at most GAZE_ORPHANS_MAX of them.  More
  * stay correct while mounted, but those past the cap are not in the
@@ -108,6 +113,16 @@ gaze_inode_drop(struct gaze_fs *fs, struct gaze_mbuf *imb, bool in_use)
 	gaze_mbuf_dirty(fs, imb);
 	gaze_mbuf_put(fs, imb);
 	return 0;
+}
+
+void
+gaze_orphan_adopt(struct gaze_fs *fs, struct gaze_mbuf *imb)
+{
+	struct gaze_inode *in = imb->data;
+
+	orphan_list_del(fs, imb->id);
+	in->flags = cpu_to_le32(le32_to_cpu(in->flags) & ~GAZE_IF_ORPHAN);
+	gaze_mbuf_dirty(fs, imb);
 }
 
 /* frees orphan ino if it still is one (flag set, no links) */

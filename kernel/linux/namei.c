@@ -19,7 +19,8 @@
  * POSIX ACLs: a new inode gets the directory's default ACL, or the
  * umask (gaze_acl_prepare / gaze_acl_init in xattr.c).
  *
- * Not yet: O_TMPFILE.
+ * O_TMPFILE: the core creates the file an orphan; linkat(2) names it
+ * (gaze_tmpfile, gaze_link).
  *
  * readdir: ctx->pos is the core's cookie ('.' 0, '..' 1, then
  * max(2, hash >> 1)).  Entries are gathered into a buffer under the core
@@ -146,6 +147,32 @@ static void gaze_new_attr(gaze_idmap_t *idmap, struct inode *dir,
 	a->rdev_minor = MINOR(rdev);
 }
 
+/*
+ * The attributes of a new inode, and with acl the umask or the
+ * directory's default ACL (gaze_acl_prepare; released by the caller)
+ */
+static int gaze_new_begin(gaze_idmap_t *idmap, struct inode *dir,
+			  umode_t mode, dev_t rdev, bool acl,
+			  struct gaze_attr *a, struct posix_acl **dacl,
+			  struct posix_acl **aclp)
+{
+	umode_t m;
+	int ret;
+
+	if (!uid_valid(mapped_fsuid(idmap, i_user_ns(dir))) ||
+	    !gid_valid(mapped_fsgid(idmap, i_user_ns(dir))))
+		return -EOVERFLOW;
+	gaze_new_attr(idmap, dir, mode, rdev, a);
+	if (!acl)
+		return 0;
+	m = a->mode;
+	ret = gaze_acl_prepare(dir, &m, dacl, aclp);
+	if (ret)
+		return ret;
+	a->mode = m;
+	return 0;
+}
+
 /* creates any inode type (a symlink when target is set) */
 static int gaze_new(gaze_idmap_t *idmap, struct inode *dir,
 		    struct dentry *dentry, umode_t mode, dev_t rdev,
@@ -156,22 +183,12 @@ static int gaze_new(gaze_idmap_t *idmap, struct inode *dir,
 	struct gaze_attr a;
 	struct inode *inode;
 	unsigned int nofs;
-	umode_t m;
 	u32 ino;
 	int ret, err;
 
-	if (!uid_valid(mapped_fsuid(idmap, i_user_ns(dir))) ||
-	    !gid_valid(mapped_fsgid(idmap, i_user_ns(dir))))
-		return -EOVERFLOW;
-	gaze_new_attr(idmap, dir, mode, rdev, &a);
-	if (!target) {
-		/* the umask, or the directory's default ACL */
-		m = a.mode;
-		ret = gaze_acl_prepare(dir, &m, &dacl, &acl);
-		if (ret)
-			return ret;
-		a.mode = m;
-	}
+	ret = gaze_new_begin(idmap, dir, mode, rdev, !target, &a, &dacl, &acl);
+	if (ret)
+		return ret;
 	nofs = gaze_nofs_begin();
 	if (target)
 		ret = gaze_ns_symlink(fs, dir->i_ino, dentry->d_name.name,
@@ -241,6 +258,57 @@ static int gaze_symlink(gaze_idmap_t *idmap, struct inode *dir,
 	return gaze_new(idmap, dir, dentry, S_IFLNK | 0777, 0, target);
 }
 
+/*
+ * open(O_TMPFILE).  The core creates the file an orphan (nlink 0, on the
+ * orphan list); d_tmpfile() drops the one link the VFS expects a new
+ * inode to have, so it gets that first.  linkat(2) may name it later
+ * (gaze_link); otherwise its last close frees it (gaze_evict_inode), or
+ * the next read-write mount after a crash.
+ */
+static int gaze_tmpfile(gaze_idmap_t *idmap, struct inode *dir,
+			struct file *file, umode_t mode)
+{
+	struct posix_acl *dacl = NULL, *acl = NULL;
+	struct gaze_attr a;
+	struct inode *inode;
+	unsigned int nofs;
+	u32 ino;
+	int ret;
+
+	ret = gaze_new_begin(idmap, dir, S_IFREG | (mode & 07777), 0, true,
+			     &a, &dacl, &acl);
+	if (ret)
+		return ret;
+	nofs = gaze_nofs_begin();
+	ret = gaze_ns_tmpfile(gaze_ifs(dir), dir->i_ino, &a, &ino);
+	gaze_nofs_end(nofs);
+	if (ret) {
+		ret = gaze_error(dir->i_sb, ret, "tmpfile");
+		goto out_acl;
+	}
+	inode = gaze_iget(dir->i_sb, ino);
+	if (IS_ERR(inode)) {
+		ret = PTR_ERR(inode);
+		goto out_acl;
+	}
+	ret = gaze_acl_init(inode, dacl, acl);
+	if (ret) {
+		iput(inode);		/* nlink 0: frees it */
+		goto out_acl;
+	}
+	set_nlink(inode, 1);
+	d_tmpfile(file, inode);
+	ret = finish_open_simple(file, 0);
+out_acl:
+	posix_acl_release(dacl);
+	posix_acl_release(acl);
+	return ret;
+}
+
+/*
+ * The VFS refuses a name for an inode without links unless it is an
+ * O_TMPFILE one (I_LINKABLE), so the core may adopt an orphan here.
+ */
 static int gaze_link(struct dentry *old_dentry, struct inode *dir,
 		     struct dentry *dentry)
 {
@@ -249,8 +317,9 @@ static int gaze_link(struct dentry *old_dentry, struct inode *dir,
 	int ret;
 
 	nofs = gaze_nofs_begin();
-	ret = gaze_ns_link(gaze_ifs(dir), dir->i_ino, dentry->d_name.name,
-			   dentry->d_name.len, inode->i_ino);
+	ret = gaze_ns_link_flags(gaze_ifs(dir), dir->i_ino,
+				 dentry->d_name.name, dentry->d_name.len,
+				 inode->i_ino, GAZE_NS_LINK_ORPHAN);
 	gaze_nofs_end(nofs);
 	if (ret)
 		return gaze_error(dir->i_sb, ret, "link");
@@ -344,6 +413,7 @@ const struct inode_operations gaze_dir_inode_operations = {
 	.unlink		= gaze_unlink,
 	.rmdir		= gaze_rmdir,
 	.rename		= gaze_rename,
+	.tmpfile	= gaze_tmpfile,
 	.setattr	= gaze_setattr,
 	.getattr	= gaze_getattr,
 	.fileattr_get	= gaze_fileattr_get,

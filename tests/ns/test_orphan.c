@@ -7,7 +7,8 @@
  * data until gaze_ns_orphan_evict; a checkpoint records the orphan list,
  * so a power cut between the unlink and the last close frees the space
  * at the next read-write open (free block counts are checked), and a
- * read-only open leaves orphans alone.  TAP output; exit status 1 on any
+ * read-only open leaves orphans alone.  O_TMPFILE files (gaze_ns_tmpfile)
+ * are born orphans and linkat (GAZE_NS_LINK_ORPHAN) names them.  TAP output; exit status 1 on any
  * failure.
  */
 #define _GNU_SOURCE
@@ -390,6 +391,94 @@ test_whiteout(void)
 	gaze_dev_close(d);
 }
 
+static u32
+mktmp(struct gaze_fs *fs, u32 mode)
+{
+	struct gaze_attr a;
+	u32 ino = 0;
+	int err;
+
+	memset(&a, 0, sizeof(a));
+	a.mode = mode;
+	err = gaze_ns_tmpfile(fs, GAZE_ROOT_INO, &a, &ino);
+	if (err)
+		tap_diag("tmpfile: %d", err);
+	return err ? 0 : ino;
+}
+
+/* O_TMPFILE: born an orphan; linkat names it; unnamed ones are freed */
+static void
+test_tmpfile(void)
+{
+	struct gaze_dev *d = dev_new();
+	struct gaze_fs *fs = fs_new(d);
+	struct gaze_attr a;
+	u64 free0, free1;
+	u32 ino, gone, x;
+
+	memset(&a, 0, sizeof(a));
+	a.mode = 040755;
+	tap_ok(gaze_ns_tmpfile(fs, GAZE_ROOT_INO, &a, &x) == -EINVAL,
+	       "a directory tmpfile: -EINVAL");
+	a.mode = 0100600;
+	tap_ok(gaze_ns_tmpfile(fs, 99999, &a, &x) == -ENOENT,
+	       "in a directory that does not exist: -ENOENT");
+	TAP_MUST(gaze_fs_sync(fs));
+	free0 = gaze_space_free_blocks(fs);
+	ino = mktmp(fs, 0100600);
+	tap_ok(ino && !gaze_ns_getattr(fs, ino, &a) && a.nlink == 0 &&
+	       (a.flags & GAZE_IF_ORPHAN) && fs->nr_orphans == 1,
+	       "a tmpfile is an orphan: nlink 0, listed");
+	tap_ok(fill(fs, ino, 7) && check(fs, ino, 7), "it reads and writes");
+	tap_ok(gaze_ns_link(fs, GAZE_ROOT_INO, "t", 1, ino) == -ENOENT,
+	       "plain link refuses it");
+	tap_ok(gaze_ns_link_flags(fs, GAZE_ROOT_INO, "t", 1, ino, 0x4000) ==
+	       -EINVAL, "an unknown link flag: -EINVAL");
+	tap_ok(!gaze_ns_link_flags(fs, GAZE_ROOT_INO, "t", 1, ino,
+				   GAZE_NS_LINK_ORPHAN) &&
+	       !gaze_ns_getattr(fs, ino, &a) && a.nlink == 1 &&
+	       !(a.flags & GAZE_IF_ORPHAN) && !fs->nr_orphans,
+	       "linkat names it: nlink 1, no longer an orphan");
+	tap_ok(!gaze_ns_lookup(fs, GAZE_ROOT_INO, "t", 1, &x, NULL) && x == ino,
+	       "the name finds it");
+	tap_ok(gaze_ns_orphan_evict(fs, ino) == -ENOENT,
+	       "the last close does not free it");
+	tap_ok(gaze_ns_link_flags(fs, GAZE_ROOT_INO, "t2", 2, GAZE_ROOT_INO,
+				  GAZE_NS_LINK_ORPHAN) == -EPERM,
+	       "the flag does not allow linking a directory");
+
+	/* one never named: the checkpoint lists it, a power cut frees it */
+	gone = mktmp(fs, 0100644);
+	tap_ok(gone && fill(fs, gone, 8), "a second tmpfile, written");
+	tap_ok(!gaze_fs_sync(fs) && le32_to_cpu(fs->cp.nr_orphans) == 1,
+	       "the checkpoint records it as an orphan");
+	free1 = gaze_space_free_blocks(fs);
+	power_cut(fs, d, 5);
+	fs = fs_open(d, 0);
+	tap_ok(gaze_ns_getattr(fs, gone, &a) == -ENOENT && !fs->nr_orphans &&
+	       gaze_space_free_blocks(fs) >= free1 + NBLK,
+	       "the next read-write open frees it (free %llu -> %llu)",
+	       (unsigned long long)free1,
+	       (unsigned long long)gaze_space_free_blocks(fs));
+	tap_ok(!gaze_ns_lookup(fs, GAZE_ROOT_INO, "t", 1, &x, NULL) &&
+	       x == ino && check(fs, ino, 7),
+	       "the named one survives with its data");
+
+	/* closed unnamed: freed at once */
+	gone = mktmp(fs, 0100644);
+	fill(fs, gone, 9);
+	tap_ok(!gaze_ns_orphan_evict(fs, gone) &&
+	       gaze_ns_getattr(fs, gone, &a) == -ENOENT &&
+	       gaze_space_free_blocks(fs) + NBLK + 8 >= free0,
+	       "a tmpfile closed without a name is freed");
+	fs->flags |= GAZE_FS_RDONLY;
+	tap_ok(gaze_ns_tmpfile(fs, GAZE_ROOT_INO, &a, &x) == -EROFS,
+	       "read-only: -EROFS");
+	fs->flags &= ~GAZE_FS_RDONLY;
+	gaze_fs_close(fs);
+	gaze_dev_close(d);
+}
+
 int
 main(void)
 {
@@ -398,5 +487,6 @@ main(void)
 	test_rename_over();
 	test_many();
 	test_whiteout();
+	test_tmpfile();
 	return tap_done();
 }

@@ -18,6 +18,12 @@
  *                  open, writes and reads through the descriptor (fsync
  *                  in between), and checks with statfs that the space is
  *                  held until close and free after it
+ *   posixutil tmpfile DIR NBLOCKS NAME|-|excl
+ *                  open(DIR, O_TMPFILE), writes NBLOCKS 4 KiB blocks (nlink
+ *                  must be 0 and the space held), then: NAME: linkat(2)
+ *                  names it (nlink 1), the name reads back the same
+ *                  bytes; -: close, the space must come back; excl:
+ *                  opened O_EXCL too, so linkat must fail with ENOENT
  *   posixutil renameopen OLD NEW
  *                  opens NEW, renames OLD over it, reads the old NEW
  *                  through the descriptor, and checks that its space
@@ -144,6 +150,7 @@ seekdir_check(const char *path)
 	return 0;
 }
 
+/* free blocks of the filesystem holding path's directory */
 static unsigned long long
 free_blocks(const char *path)
 {
@@ -164,6 +171,80 @@ bad(const char *what)
 {
 	fprintf(stderr, "posixutil: %s\n", what);
 	return 1;
+}
+
+/* the rest of tmpfile_check once the file is written: name it or not */
+static int
+tmpfile_end(int fd, const char *dir, const char *name, const char *a,
+	    size_t len, unsigned long long f1)
+{
+	char fdpath[64], *b = malloc(len);
+	unsigned long long f2;
+	struct stat st;
+	int rfd;
+
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	if (!strcmp(name, "excl")) {
+		char target[4200];
+
+		snprintf(target, sizeof(target), "%s/excl-must-fail", dir);
+		if (!linkat(AT_FDCWD, fdpath, AT_FDCWD, target,
+			    AT_SYMLINK_FOLLOW))
+			return bad("linkat of an O_EXCL tmpfile succeeded");
+		if (errno != ENOENT)
+			return fail("linkat of an O_EXCL tmpfile (not ENOENT)");
+	} else if (strcmp(name, "-")) {
+		if (linkat(AT_FDCWD, fdpath, AT_FDCWD, name, AT_SYMLINK_FOLLOW))
+			return fail("linkat");
+		if (fstat(fd, &st) || st.st_nlink != 1)
+			return bad("nlink after linkat is not 1");
+	}
+	if (close(fd))
+		return fail("close");
+	f2 = free_blocks(dir);	/* dir: "DIR/." */
+	printf("free blocks: %llu written, %llu closed\n", f1, f2);
+	if (strcmp(name, "-") && strcmp(name, "excl")) {
+		rfd = open(name, O_RDONLY);
+		if (rfd < 0)
+			return fail(name);
+		if (!b || pread(rfd, b, len, 0) != (ssize_t)len ||
+		    memcmp(a, b, len))
+			return bad("the linked tmpfile reads differently");
+		close(rfd);
+	} else if (f2 < f1 + len / 4096) {
+		return bad("the space of an unnamed tmpfile did not come back at close");
+	}
+	free(b);
+	return 0;
+}
+
+static int
+tmpfile_check(const char *dir, long nblk, const char *name)
+{
+	size_t len = (size_t)nblk * 4096, i;
+	char *a = malloc(len), probe[4096];
+	int fd, excl = !strcmp(name, "excl") ? O_EXCL : 0;
+	unsigned long long f0, f1;
+	struct stat st;
+
+	if (!a || nblk <= 0)
+		return bad("tmpfile: bad size");
+	snprintf(probe, sizeof(probe), "%s/.", dir);
+	for (i = 0; i < len; i++)
+		a[i] = (char)(i * 13 + (i >> 12));
+	f0 = free_blocks(probe);
+	fd = open(dir, O_TMPFILE | O_RDWR | excl, 0640);
+	if (fd < 0)
+		return fail("open O_TMPFILE");
+	if (fstat(fd, &st) || st.st_nlink != 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_mode & 07777) != (0640 & ~umask(0)))
+		return bad("a new tmpfile is not a regular file with nlink 0 and the mode asked for");
+	if (pwrite(fd, a, len, 0) != (ssize_t)len || fsync(fd))
+		return fail("write");
+	f1 = free_blocks(probe);
+	if (f1 + (unsigned long long)nblk / 2 > f0)
+		return bad("the tmpfile's data took no space");
+	return tmpfile_end(fd, probe, name, a, len, f1);
 }
 
 static int
@@ -542,6 +623,9 @@ main(int argc, char **argv)
 		return seekdir_check(argv[2]);
 	if (!strcmp(cmd, "orphan") && argc == 4)
 		return orphan_check(argv[2], strtol(argv[3], NULL, 0));
+	if (!strcmp(cmd, "tmpfile") && argc == 5)
+		return tmpfile_check(argv[2], strtol(argv[3], NULL, 0),
+				     argv[4]);
 	if (!strcmp(cmd, "renameopen") && argc == 4)
 		return renameopen_check(argv[2], argv[3]);
 	if (!strcmp(cmd, "fallocate") && argc == 6)

@@ -14,7 +14,16 @@ W=/tmp/gz
 n=0
 mkdir -p $W
 
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
+# each ok line says how long its step took when that was 5 s or more
+# (a TAP comment), so a slow CI run shows where the time went
+gz_t0=$(cut -d. -f1 /proc/uptime)
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $*"
+	gz_t1=$(cut -d. -f1 /proc/uptime)
+	[ $((gz_t1 - gz_t0)) -lt 5 ] || echo "#   ($((gz_t1 - gz_t0)) s)"
+	gz_t0=$gz_t1
+}
 fail() {
 	echo "not ok $((n + 1)) - $*"
 	for f in $W/out $W/err; do [ -s $f ] && sed 's/^/# /' $f; done
