@@ -112,9 +112,25 @@ gaze_bmap_release(struct gaze_fs *fs, struct gaze_mbuf *imb,
 		gaze_mbuf_put(fs, owner);
 }
 
-int
-gaze_bmap_slot(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
-	       bool create, struct gaze_mbuf **owner, u32 *ofs)
+/* first file block past the node of level lvl on path p */
+static u64
+bmap_node_end(const struct bmap_path *p, u32 lvl)
+{
+	u64 span = BMAP_DN;
+	u32 i;
+
+	for (i = lvl + 1; i < p->height; i++)
+		span *= BMAP_NI;
+	return p->first[lvl] + span;
+}
+
+/*
+ * gaze_bmap_slot; without create, a missing node also gives *hole_end
+ * (when not NULL): the first file block past that node's whole range
+ */
+static int
+bmap_slot(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, bool create,
+	  struct gaze_mbuf **owner, u32 *ofs, u64 *hole_end)
 {
 	struct gaze_inode *in = imb->data;
 	u32 ino = le32_to_cpu(in->hdr.nid);
@@ -151,6 +167,8 @@ gaze_bmap_slot(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 				goto out_put;
 		} else {
 			if (!create) {
+				if (hole_end)
+					*hole_end = bmap_node_end(&p, lvl);
 				err = 0;
 				goto out_put;
 			}
@@ -180,6 +198,13 @@ gaze_bmap_slot(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 out_put:
 	gaze_bmap_release(fs, imb, parent);
 	return err;
+}
+
+int
+gaze_bmap_slot(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+	       bool create, struct gaze_mbuf **owner, u32 *ofs)
+{
+	return bmap_slot(fs, imb, fblk, create, owner, ofs, NULL);
 }
 
 int
@@ -341,6 +366,83 @@ gaze_bmap_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from)
 		}
 		first += span;
 	}
+	return err;
+}
+
+/* what a slot holds, as gaze_bmap_run sees it: an address or a hole */
+static u64
+bmap_run_value(u64 a)
+{
+	return GAZE_ADDR_IS_REAL(a) ? a : GAZE_NULL_ADDR;
+}
+
+/* does slot value v, n blocks into a run that starts with first, go on */
+static bool
+bmap_run_continues(u64 first, u64 n, u64 v)
+{
+	return first ? v == first + n : !v;
+}
+
+/*
+ * The slots of one node window from fblk: extends the run (*first, *n)
+ * over at most cnt of them; false once the run ended in the window
+ */
+static bool
+bmap_run_window(struct gaze_mbuf *owner, u32 ofs, u64 cnt, u64 *first,
+		u64 *n)
+{
+	__le64 *addrs = gaze_bmap_addrs(owner);
+	u64 i, v;
+
+	for (i = 0; i < cnt; i++) {
+		v = bmap_run_value(le64_to_cpu(addrs[ofs + i]));
+		if (!*n)
+			*first = v;
+		else if (!bmap_run_continues(*first, *n, v))
+			return false;
+		(*n)++;
+	}
+	return true;
+}
+
+int
+gaze_bmap_run(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u64 max,
+	      u64 *addr, u64 *nr)
+{
+	struct gaze_mbuf *owner;
+	struct bmap_path p;
+	u64 first = GAZE_NULL_ADDR, n = 0, pos, end;
+	u32 ofs;
+	bool more = true;
+	int err = 0;
+
+	while (n < max && more) {
+		pos = fblk + n;
+		end = pos + 1;
+		err = bmap_slot(fs, imb, pos, false, &owner, &ofs, &end);
+		if (err)
+			break;
+		if (!owner) {		/* a missing node: a hole to end */
+			if (n && first != GAZE_NULL_ADDR)
+				break;
+			first = GAZE_NULL_ADDR;
+			n = min(end - fblk, max);
+			continue;
+		}
+		if (pos < BMAP_DIRECT) {
+			end = BMAP_DIRECT;
+		} else {
+			bmap_path_of(pos, &p);
+			end = bmap_node_end(&p, p.height - 1);
+		}
+		more = bmap_run_window(owner, ofs, min(end - pos, max - n),
+				       &first, &n);
+		gaze_bmap_release(fs, imb, owner);
+	}
+	if (n)
+		err = 0;	/* a failed lookup past the run ends it */
+	*addr = first;
+	*nr = n;
 	return err;
 }
 

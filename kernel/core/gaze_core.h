@@ -1288,6 +1288,15 @@ int gaze_bmap_set(struct gaze_fs *fs, struct gaze_mbuf *imb,
 		  struct gaze_mbuf *owner, u32 ofs, u64 addr);
 int gaze_bmap_lookup(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 		     u64 *addr);
+/*
+ * The run of file blocks from fblk (at most max) mapped to consecutive
+ * device blocks (*addr the first), or a hole (*addr GAZE_NULL_ADDR); an
+ * address that is not a real one counts as hole.  Missing nodes are
+ * skipped whole.  An error on fblk itself is returned; one past the run
+ * only ends it.
+ */
+int gaze_bmap_run(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u64 max,
+		  u64 *addr, u64 *nr);
 /* frees data blocks >= from and nodes wholly beyond it */
 int gaze_bmap_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from);
 /* counts mapped blocks in [from, to) into *mapped; clear: unmaps them */

@@ -742,8 +742,7 @@ gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
 	      u32 *nr)
 {
 	struct gaze_mbuf *imb;
-	u64 a, first = GAZE_NULL_ADDR;
-	u32 n = 0;
+	u64 n = 0;
 	int err;
 
 	*addr = GAZE_NULL_ADDR;
@@ -752,28 +751,11 @@ gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
 	if (err)
 		return err;
 	if (le32_to_cpu(((struct gaze_inode *)imb->data)->flags) &
-	    GAZE_IF_INLINE_DATA) {
+	    GAZE_IF_INLINE_DATA)
 		err = -ENODATA;
-		goto out;
-	}
-	for (; n < max; n++) {
-		err = gaze_bmap_lookup(fs, imb, fblk + n, &a);
-		if (err)
-			break;
-		if (!GAZE_ADDR_IS_REAL(a))
-			a = GAZE_NULL_ADDR;
-		if (!n)
-			first = a;
-		else if (first == GAZE_NULL_ADDR ? a != GAZE_NULL_ADDR :
-			 a != first + n)
-			break;
-	}
-	if (n) {
-		err = 0;	/* a failed lookup past the run ends it */
-		*addr = first;
-		*nr = n;
-	}
-out:
+	else if (max)
+		err = gaze_bmap_run(fs, imb, fblk, max, addr, &n);
+	*nr = (u32)n;
 	return gaze_ns_leave(fs, imb, false, err);
 }
 

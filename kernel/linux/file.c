@@ -43,6 +43,7 @@
 #include <linux/mpage.h>
 #include <linux/buffer_head.h>
 #include <linux/falloc.h>
+#include <linux/fiemap.h>
 #include "gaze_kern.h"
 #include "gaze_ioctl.h"
 
@@ -760,7 +761,87 @@ const struct file_operations gaze_file_operations = {
 	.compat_ioctl	= compat_ptr_ioctl,
 };
 
+/*
+ * FIEMAP from the core's block map.  Dirty pages are written back first,
+ * so every extent has its place (no delayed-allocation extents).  GAZE
+ * maps block by block, so each run of consecutive device blocks is one
+ * extent, flagged MERGED as block-mapped filesystems do; physical
+ * offsets are bytes from the start of the device.  A file kept in its
+ * inode is one DATA_INLINE | NOT_ALIGNED extent at physical 0.  Nothing
+ * is allocated ahead of writes (fallocate only checks the space), so
+ * there are no unwritten extents.
+ */
+static int gaze_fiemap_walk(struct inode *inode, struct fiemap_extent_info *fi,
+			    u64 fblk, u64 end)
+{
+	u64 eof = DIV_ROUND_UP(i_size_read(inode), GAZE_BLOCK_SIZE);
+	u64 addr, p_fblk = 0, p_addr = 0, p_nr = 0;
+	unsigned int nofs;
+	bool last = true;
+	u32 nr;
+	int ret = 0;
+
+	while (fblk < eof) {
+		nofs = gaze_nofs_begin();
+		ret = gaze_file_map(gaze_ifs(inode), inode->i_ino, fblk,
+				    min_t(u64, eof - fblk, U32_MAX), &addr, &nr);
+		gaze_nofs_end(nofs);
+		if (ret == -ENODATA)
+			return fiemap_fill_next_extent(fi, 0, 0,
+				i_size_read(inode), FIEMAP_EXTENT_DATA_INLINE |
+				FIEMAP_EXTENT_NOT_ALIGNED | FIEMAP_EXTENT_LAST);
+		if (ret)
+			return gaze_error(inode->i_sb, ret, "fiemap");
+		if (!nr)
+			return -EIO;
+		if (addr && fblk >= end) {
+			last = false;	/* data past the range asked for */
+			break;
+		}
+		if (addr && p_nr) {
+			ret = fiemap_fill_next_extent(fi,
+				p_fblk << GAZE_BLOCK_SHIFT,
+				p_addr << GAZE_BLOCK_SHIFT,
+				p_nr << GAZE_BLOCK_SHIFT, FIEMAP_EXTENT_MERGED);
+			if (ret)
+				return ret;
+		}
+		if (addr) {
+			p_fblk = fblk;
+			p_addr = addr;
+			p_nr = nr;
+		}
+		fblk += nr;
+	}
+	if (!p_nr)
+		return 0;
+	return fiemap_fill_next_extent(fi, p_fblk << GAZE_BLOCK_SHIFT,
+				       p_addr << GAZE_BLOCK_SHIFT,
+				       p_nr << GAZE_BLOCK_SHIFT,
+				       FIEMAP_EXTENT_MERGED |
+				       (last ? FIEMAP_EXTENT_LAST : 0));
+}
+
+static int gaze_fiemap(struct inode *inode, struct fiemap_extent_info *fi,
+		       u64 start, u64 len)
+{
+	int ret;
+
+	ret = fiemap_prep(inode, fi, start, &len, 0);
+	if (ret)
+		return ret;
+	inode_lock_shared(inode);
+	ret = filemap_write_and_wait(inode->i_mapping);
+	if (!ret)
+		ret = gaze_fiemap_walk(inode, fi, start >> GAZE_BLOCK_SHIFT,
+				       DIV_ROUND_UP(start + len,
+						    GAZE_BLOCK_SIZE));
+	inode_unlock_shared(inode);
+	return ret == 1 ? 0 : ret;	/* 1: the caller's array is full */
+}
+
 const struct inode_operations gaze_file_inode_operations = {
+	.fiemap		= gaze_fiemap,
 	.setattr	= gaze_setattr,
 	.getattr	= gaze_getattr,
 	.fileattr_get	= gaze_fileattr_get,

@@ -142,6 +142,55 @@ check_map(struct gaze_fs *fs, u32 ino, const char *what)
 	       (unsigned long long)nblocks, runs, max_run);
 }
 
+/*
+ * A sparse file with one block in the inode, in a direct node, under an
+ * indirect node and under the double indirect one: gaze_file_map walks
+ * from 0 to past the last in 8 runs (holes skip missing nodes whole),
+ * each agreeing with gaze_file_bmap at both ends.
+ */
+static void
+test_sparse_map(struct gaze_fs *fs)
+{
+	const u64 dind = (u64)GAZE_ADDRS_PER_INODE +
+		GAZE_NR_DIRECT_NODES * (u64)GAZE_ADDRS_PER_DNODE +
+		GAZE_NR_INDIRECT_NODES * (u64)GAZE_NIDS_PER_INDIRECT *
+		GAZE_ADDRS_PER_DNODE;
+	const u64 at[4] = { 3, GAZE_ADDRS_PER_INODE + GAZE_ADDRS_PER_DNODE + 7,
+			    dind - 5000, dind + 3 * (u64)GAZE_NIDS_PER_INDIRECT *
+			    GAZE_ADDRS_PER_DNODE + 77 };
+	struct gaze_attr a = { .mode = 0100644 };
+	u64 fblk = 0, addr, want, first, last;
+	u8 blk[BS];
+	u32 ino, nr, runs = 0, bad = 0, i;
+	int err = 0;
+
+	fill(blk, BS, 11);
+	TAP_MUST(gaze_ns_mknod(fs, GAZE_ROOT_INO, "sparse", 6, &a, &ino));
+	for (i = 0; i < 4; i++)
+		TAP_MUST(gaze_file_write_blocks(fs, ino, at[i], 1, blk,
+						(at[i] + 1) * BS));
+	while (fblk <= at[3] && !err) {
+		err = gaze_file_map(fs, ino, fblk, 0xffffffffu, &addr, &nr);
+		if (err || !nr)
+			break;
+		for (i = 0; i < 2; i++) {
+			first = i ? fblk + nr - 1 : fblk;
+			if (gaze_file_bmap(fs, ino, first, &want) ||
+			    want != (addr ? addr + (first - fblk) : 0))
+				bad++;
+		}
+		last = fblk + nr;
+		if (last <= at[3] &&
+		    (gaze_file_bmap(fs, ino, last, &want) || !want == !addr))
+			bad++;		/* the run must end where it changes */
+		runs++;
+		fblk = last;
+	}
+	tap_ok(!err && fblk == at[3] + 1 && runs == 8 && !bad,
+	       "a sparse file over every level of the map: %u runs to block %llu, %u disagree (%d)",
+	       runs, (unsigned long long)fblk, bad, err);
+}
+
 /* scattered blocks fblks[0..nr) with pattern seed, size at least size */
 static int
 wvec(struct gaze_fs *fs, u32 ino, const u64 *fblks, u32 nr, u32 seed,
@@ -411,6 +460,7 @@ main(void)
 	compare(fs, ino, "after the retry");
 
 	test_vec(fs, d, ino);
+	test_sparse_map(fs);
 
 	/* durable: close, open, compare again */
 	tap_ok(!gaze_fs_close(fs), "close");

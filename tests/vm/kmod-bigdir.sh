@@ -20,8 +20,10 @@ vm_kmod "$BUILD/kmod-bigdir"
 
 N=${GAZE_BIGDIR_VM_ENTRIES:-1000000}
 U=$BUILD/tests/vm/bigdirutil
-# the guest reads it from its out dir (run-guest.sh -o)
-IMG=$OUT/bigdir/bigdir.img
+# beside the guest's out dir, not in it: the guest reads it through the
+# host-root share (9p cache=loose); through the out share (no cache), a
+# 6.12 guest copied it at about 1 MB/s (263 s against 5 s on 6.1)
+IMG=$OUT/bigdir.img
 mkdir -p "$OUT/bigdir" || exit 1
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gaze-bigdir.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT

@@ -41,6 +41,9 @@
  *   posixutil dio FILE read|write OFF LEN
  *                  one O_DIRECT pread/pwrite of LEN bytes at OFF from a
  *                  page-aligned buffer (the write: bytes 0x5a)
+ *   posixutil fiemap FILE [START LEN]
+ *                  FS_IOC_FIEMAP (FIEMAP_FLAG_SYNC): one line per extent,
+ *                  "LOGICAL PHYSICAL LENGTH FLAGS" (bytes; flags in hex)
  *   posixutil dioalign FILE    statx STATX_DIOALIGN: "MEM OFFSET"
  *   posixutil seek FILE data|hole OFF   lseek SEEK_DATA / SEEK_HOLE: the
  *                  offset on stdout (ENXIO: none)
@@ -51,6 +54,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,6 +250,37 @@ tmpfile_check(const char *dir, long nblk, const char *name)
 	if (f1 + (unsigned long long)nblk / 2 > f0)
 		return bad("the tmpfile's data took no space");
 	return tmpfile_end(fd, probe, name, a, len, f1);
+}
+
+static int
+fiemap_cmd(int argc, char **argv)
+{
+	const unsigned int max = 256;
+	struct fiemap *fm = calloc(1, sizeof(*fm) +
+				   max * sizeof(struct fiemap_extent));
+	unsigned int i;
+	int fd;
+
+	if (!fm)
+		return bad("fiemap: out of memory");
+	fd = open(argv[2], O_RDONLY);
+	if (fd < 0)
+		return fail(argv[2]);
+	fm->fm_start = argc > 4 ? strtoull(argv[3], NULL, 0) : 0;
+	fm->fm_length = argc > 4 ? strtoull(argv[4], NULL, 0) : ~0ull;
+	fm->fm_flags = FIEMAP_FLAG_SYNC;
+	fm->fm_extent_count = max;
+	if (ioctl(fd, FS_IOC_FIEMAP, fm))
+		return fail("FS_IOC_FIEMAP");
+	for (i = 0; i < fm->fm_mapped_extents; i++)
+		printf("%llu %llu %llu %x\n",
+		       (unsigned long long)fm->fm_extents[i].fe_logical,
+		       (unsigned long long)fm->fm_extents[i].fe_physical,
+		       (unsigned long long)fm->fm_extents[i].fe_length,
+		       fm->fm_extents[i].fe_flags);
+	close(fd);
+	free(fm);
+	return 0;
 }
 
 static int
@@ -640,6 +676,8 @@ main(int argc, char **argv)
 		return shutdown_cmd(argv[2], argv[3]);
 	if (!strcmp(cmd, "dio") && argc == 6)
 		return dio_cmd(argv);
+	if (!strcmp(cmd, "fiemap") && (argc == 3 || argc == 5))
+		return fiemap_cmd(argc, argv);
 	if (!strcmp(cmd, "dioalign") && argc == 3)
 		return dioalign_cmd(argv[2]);
 	if (!strcmp(cmd, "seek") && argc == 5) {

@@ -363,6 +363,43 @@ seekis $M/hello data 0 0
 seekis $M/hello hole 0 $(stat -c %s $M/hello)
 ok "SEEK_DATA / SEEK_HOLE: holes, data, EOF, unwritten dirty pages, inline files"
 
+# ---- FIEMAP: each extent's device blocks hold the file's bytes ---------------
+head -c 24576 /dev/urandom >$W/fm
+dd if=$W/fm of=$M/fm bs=4096 count=4 status=none
+sync
+dd if=$W/fm of=$M/fm bs=4096 skip=4 seek=100 count=2 conv=notrunc status=none
+must $PU fiemap $M/fm
+cp $W/out $W/fm.map
+nb=0
+last=0
+while read -r lo ph len fl; do
+	dd if=$D of=$W/fm.dev bs=4096 skip=$((ph / 4096)) count=$((len / 4096)) iflag=direct status=none ||
+		fail "reading the device at $ph"
+	dd if=$M/fm of=$W/fm.file bs=4096 skip=$((lo / 4096)) count=$((len / 4096)) status=none
+	cmp -s $W/fm.dev $W/fm.file ||
+		fail "fiemap: the device at $ph does not hold the file's bytes at $lo ($(cat $W/fm.map))"
+	[ $((0x$fl & 0x1000)) -ne 0 ] || fail "fiemap: extent at $lo not MERGED ($fl)"
+	nb=$((nb + len / 4096))
+	last=$fl
+done <$W/fm.map
+[ $nb = 6 ] && [ $((0x$last & 1)) = 1 ] ||
+	fail "fiemap: $nb blocks mapped (want 6), last flags $last: $(cat $W/fm.map)"
+[ "$(head -1 $W/fm.map | cut -d' ' -f1)" = 0 ] &&
+	[ "$(tail -1 $W/fm.map | cut -d' ' -f1)" -ge 409600 ] ||
+	fail "fiemap: logical offsets $(cat $W/fm.map)"
+must $PU fiemap $M/fm 0 4096
+[ "$(wc -l <$W/out)" = 1 ] && [ $((0x$(cut -d' ' -f4 $W/out) & 1)) = 0 ] ||
+	fail "fiemap of the first block: $(cat $W/out) (one extent, not LAST)"
+echo inline >$M/fmi
+must $PU fiemap $M/fmi
+[ "$(wc -l <$W/out)" = 1 ] && [ $((0x$(cut -d' ' -f4 $W/out) & 0x201)) = $((0x201)) ] ||
+	fail "fiemap of an inline file: $(cat $W/out) (one DATA_INLINE | LAST extent)"
+truncate -s 1G $M/fmh
+must $PU fiemap $M/fmh
+[ ! -s $W/out ] || fail "fiemap of a hole: $(cat $W/out)"
+rm -f $M/fm $M/fmi $M/fmh
+ok "FIEMAP: $(wc -l <$W/fm.map) extents, the device holds the file's bytes at each (synced and dirty data), LAST, inline, holes"
+
 # ---- chattr: FS_IOC_GETFLAGS / SETFLAGS ------------------------------------
 # must fail with "Operation not permitted" (shell tools)
 must_eperm() {
