@@ -173,6 +173,23 @@ static int gaze_new_begin(gaze_idmap_t *idmap, struct inode *dir,
 	return 0;
 }
 
+/* the VFS inode of a new core inode, with the ACLs it was created with */
+static struct inode *gaze_new_inode(struct inode *dir, u32 ino,
+				    struct posix_acl *dacl,
+				    struct posix_acl *acl)
+{
+	struct inode *inode = gaze_iget(dir->i_sb, ino);
+	int ret;
+
+	if (IS_ERR(inode))
+		return inode;
+	ret = gaze_acl_init(inode, dacl, acl);
+	if (!ret)
+		return inode;
+	iput(inode);
+	return ERR_PTR(ret);
+}
+
 /* creates any inode type (a symlink when target is set) */
 static int gaze_new(gaze_idmap_t *idmap, struct inode *dir,
 		    struct dentry *dentry, umode_t mode, dev_t rdev,
@@ -203,15 +220,10 @@ static int gaze_new(gaze_idmap_t *idmap, struct inode *dir,
 		goto out_acl;
 	}
 	gaze_ns_refresh(dir);
-	inode = gaze_iget(dir->i_sb, ino);
+	inode = gaze_new_inode(dir, ino, dacl, acl);
 	if (IS_ERR(inode)) {
+		/* never leave a name without the ACL it was created with */
 		ret = PTR_ERR(inode);
-		goto out_acl;
-	}
-	ret = gaze_acl_init(inode, dacl, acl);
-	if (ret) {
-		/* never leave it without the ACL it was created with */
-		iput(inode);
 		nofs = gaze_nofs_begin();
 		err = gaze_ns_unlink(fs, dir->i_ino, dentry->d_name.name,
 				     dentry->d_name.len);
@@ -286,14 +298,9 @@ static int gaze_tmpfile(gaze_idmap_t *idmap, struct inode *dir,
 		ret = gaze_error(dir->i_sb, ret, "tmpfile");
 		goto out_acl;
 	}
-	inode = gaze_iget(dir->i_sb, ino);
+	inode = gaze_new_inode(dir, ino, dacl, acl);	/* iput frees it */
 	if (IS_ERR(inode)) {
 		ret = PTR_ERR(inode);
-		goto out_acl;
-	}
-	ret = gaze_acl_init(inode, dacl, acl);
-	if (ret) {
-		iput(inode);		/* nlink 0: frees it */
 		goto out_acl;
 	}
 	set_nlink(inode, 1);

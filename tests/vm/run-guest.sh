@@ -120,7 +120,7 @@ for d in "${XDIRS[@]}"; do
 	XARGS="$XARGS gz.x$i=$d"
 	i=$((i + 1))
 done
-APPEND="console=ttyS0,115200 panic=-1 oops=panic quiet loglevel=5 tsc=reliable mitigations=off ${GAZE_VM_APPEND:-} gz.cmd=$SCRIPT gz.out=$OUTD$XARGS"
+APPEND="console=ttyS0,115200 panic=-1 oops=panic quiet loglevel=5 tsc=reliable mitigations=off gz.cmd=$SCRIPT gz.out=$OUTD$XARGS"
 PAT='Kernel panic|BUG:|Oops:|WARNING:|general protection fault|Call Trace:|blocked for more than|soft lockup|hard LOCKUP|RCU stall'
 # A kernel that dies while it boots, before SCRIPT starts (no "gz:
 # starting" line; gaze.ko is not loaded yet), is the emulator's failure,
