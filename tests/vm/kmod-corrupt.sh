@@ -14,5 +14,6 @@
 . "$(dirname "$0")/lib.sh"
 vm_init kmod-corrupt
 vm_kmod "$BUILD/kmod-corrupt"
-vm_guest matrix "$HERE/guest/kmod-corrupt.sh" -d 256 -e KMOD=kmod-corrupt
+vm_guest matrix "$HERE/guest/kmod-corrupt.sh" -d 256 -e KMOD=kmod-corrupt \
+	-e GAZE_VM_SHARE="${GAZE_VM_SHARE:-}"
 exit $vm_fail

@@ -12,5 +12,6 @@
 . "$(dirname "$0")/lib.sh"
 vm_init kmod-gc
 vm_kmod "$BUILD/kmod-gc"
-vm_guest zns "$HERE/guest/kmod-gc.sh" -z 64 -Z 2 -e KMOD=kmod-gc
+vm_guest zns "$HERE/guest/kmod-gc.sh" -z 64 -Z 2 -e KMOD=kmod-gc \
+	-e GC_WRITE_X="${GC_WRITE_X:-5}"
 exit $vm_fail

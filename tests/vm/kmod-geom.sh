@@ -13,5 +13,6 @@
 vm_init kmod-geom
 vm_kmod "$BUILD/kmod-geom"
 vm_guest zns "$HERE/guest/kmod-geom.sh" -z 4096 -Z 256 -t 1200 \
-	-N zoned.max_open=14,zoned.max_active=14 -e KMOD=kmod-geom
+	-N zoned.max_open=14,zoned.max_active=14 -e KMOD=kmod-geom \
+	-e GEOM_IO_PCT="${GEOM_IO_PCT:-150}"
 exit $vm_fail

@@ -100,5 +100,5 @@ echo "ok - image made ($(du -k "$OUT/base.img" | cut -f1) KiB used of 64 MiB) an
 vm_guest hostile "$HERE/guest/kmod-hostile.sh" -t 900 -e KMOD=kmod-hostile \
 	-e HOSTILE_BASE="$OUT/base.img" -e HOSTILE_SUMS="$OUT/tree.sums" \
 	-e HOSTILE_KINDS="${HOSTILE_KINDS:-}" -e HOSTILE_SEED="${HOSTILE_SEED:-1}" \
-	-e HOSTILE_EVERY="${HOSTILE_EVERY:-1}"
+	-e GAZE_VM_SHARE="${GAZE_VM_SHARE:-}"
 exit $vm_fail

@@ -5,7 +5,8 @@
 # loads gaze.ko and runs tests/corrupt/matrix.sh with MATRIX_MOUNT=1 on
 # a set of kinds, its scratch space on an ext4 file system on the virtio
 # disk (the tree carries user xattrs, which this kernel's tmpfs lacks).
-# The matrix's own TAP lines are the result.
+# The matrix's own TAP lines are the result.  GAZE_VM_SHARE=K/N takes
+# every Nth kind from the Kth (gz_share).
 set -u
 B=$GAZE_BUILDDIR
 KO=$B/${KMOD:-kmod-corrupt}/gaze.ko
@@ -24,10 +25,10 @@ mkdir -p /tmp/scratch
 run mount -t ext4 $D /tmp/scratch
 [ $rc -eq 0 ] || fail "mount $D"
 TMPDIR=/tmp/scratch MATRIX_MOUNT=1 GAZE_BUILDDIR=$B \
-MATRIX_KINDS="${MATRIX_KINDS:-sb-primary-crc cp-log-behind orphan-live
-	imap-garbage zinfo-valid-low usage-bit-unowned summary-owner
-	inode-size-small inode-addr-dup dnode-crc dirent-reclen dirent-free-ino
-	unreachable dir-loop xattr-node-crc}" \
+MATRIX_KINDS=$(gz_share sb-primary-crc cp-log-behind orphan-live \
+	imap-garbage zinfo-valid-low usage-bit-unowned summary-owner \
+	inode-size-small inode-addr-dup dnode-crc dirent-reclen dirent-free-ino \
+	unreachable dir-loop xattr-node-crc) \
 	sh "$GAZE_SRCDIR/tests/corrupt/matrix.sh"
 rc=$?
 umount /tmp/scratch

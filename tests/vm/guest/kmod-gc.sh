@@ -8,7 +8,7 @@
 # randomly chosen ones (alternately truncating with cat and in place with
 # dd conv=notrunc; syncfs every 4th, whose error would fail the test)
 # from four random sources until more than 5x the device has been
-# written.  Each zone holds two files, so most
+# written (GC_WRITE_X, default 5).  Each zone holds two files, so most
 # overwrites leave zones half valid: only GC can reclaim them.  Every 16th
 # overwrite compares a file with its source, and at the end every file is
 # compared before and after umount + mount.
@@ -78,7 +78,7 @@ phase() # background_gc value
 	written=$((NF * 1024))
 	r=0
 	x=12345
-	while [ $written -le $((5 * DEVMB * 1024)) ]; do
+	while [ $written -le $((${GC_WRITE_X:-5} * DEVMB * 1024)) ]; do
 		x=$(((x * 1103515245 + 12345) % 2147483648))
 		i=$(((x / 65536) % NF))
 		k=$(((r + i) % 4))

@@ -9,7 +9,8 @@
 #   2. a file of 70% of df's available space, written sequentially in
 #      4 KiB blocks by fio with a checksum in every block;
 #   3. 4 KiB buffered random overwrites (fio, uniformly random offsets,
-#      every block checksummed) of 1.5 times the usable space, then sync;
+#      every block checksummed) of 1.5 times the usable space (GEOM_IO_PCT,
+#      default 150), then sync;
 #      meanwhile the gc-stats ioctl is called every second and must
 #      answer within one (GC never holds it up);
 #   4. gc-stats: zones were reclaimed, none in the foreground freed less
@@ -82,7 +83,7 @@ print(n, int(slow * 1000))
 EOP
 python3 $W/poll.py $M $W/stop >$W/poll 2>&1 &
 POLL=$!
-IO=$((USABLE * 3 / 2))
+IO=$((USABLE * ${GEOM_IO_PCT:-150} / 100))
 t0=$(date +%s)
 $FIO --rw=randwrite --norandommap --random_generator=tausworthe64 \
 	--io_size=${IO}M --do_verify=0 </dev/null >$W/out 2>$W/err

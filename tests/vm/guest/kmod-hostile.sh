@@ -40,7 +40,7 @@
 # Environment: GAZE_BUILDDIR, GAZE_SRCDIR, KMOD (module dir),
 # HOSTILE_BASE (the image), HOSTILE_SUMS (hostileutil sums of the source
 # tree), HOSTILE_KINDS (default: none + gaze-corrupt --list),
-# HOSTILE_EVERY (N: every Nth of those only; default 1), HOSTILE_SEED.
+# GAZE_VM_SHARE (K/N: every Nth of those from the Kth), HOSTILE_SEED.
 set -u
 B=$GAZE_BUILDDIR
 KO=$B/${KMOD:-kmod-hostile}/gaze.ko
@@ -134,14 +134,7 @@ run insmod "$KO"
 cp --sparse=always "$HOSTILE_BASE" $W/base || fail "copying the image"
 kinds=${HOSTILE_KINDS:-}
 [ -n "$kinds" ] || kinds="none $("$CORRUPT" --list | awk '{ print $1 }')"
-if [ "${HOSTILE_EVERY:-1}" -gt 1 ]; then
-	i=0 sel=
-	for k in $kinds; do
-		[ $((i % HOSTILE_EVERY)) -eq 0 ] && sel="$sel $k"
-		i=$((i + 1))
-	done
-	kinds=$sel
-fi
+kinds=$(gz_share $kinds)
 total=0
 for k in $kinds; do total=$((total + 1)); done
 echo "1..$total"

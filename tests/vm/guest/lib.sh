@@ -4,6 +4,7 @@
 #   ok MSG / fail MSG    TAP lines; fail prints the last command's output
 #                        and the kernel's last messages, then exits 1
 #   run CMD...           runs CMD; $rc, output in $W/out and $W/err
+#   gz_share WORD...     the cases this run takes ($GAZE_VM_SHARE=K/N)
 #   gz_insmod KO         loads gaze.ko from the build tree (and libcrc32c)
 #   gz_device NAME       nvme | nullb | virtio: loads the driver, waits for
 #                        the device and sets D to its path; with $SCHED
@@ -31,6 +32,20 @@ fail() {
 	exit 1
 }
 run() { "$@" </dev/null >$W/out 2>$W/err; rc=$?; }
+# gz_share WORD...: the words (cases) this run takes.  With
+# GAZE_VM_SHARE=K/N, every Nth from the Kth (0-based); unset, all.
+# scripts/test-all.sh gives the 6.1 and 6.12 passes complementary
+# shares of the case lists (0/2 and 1/2), so CI covers every case once
+gz_share()
+{
+	[ -n "${GAZE_VM_SHARE:-}" ] || { echo "$*"; return; }
+	gz_k=${GAZE_VM_SHARE%/*} gz_n=${GAZE_VM_SHARE#*/} gz_i=0 gz_out=
+	for gz_w in "$@"; do
+		[ $((gz_i % gz_n)) -eq "$gz_k" ] && gz_out="$gz_out $gz_w"
+		gz_i=$((gz_i + 1))
+	done
+	echo "$gz_out"
+}
 
 gz_insmod()
 {
