@@ -124,6 +124,18 @@ bmap_node_end(const struct bmap_path *p, u32 lvl)
 	return p->first[lvl] + span;
 }
 
+/* first file block past the array (inode or dnode) holding fblk's slot */
+static u64
+bmap_window_end(u64 fblk)
+{
+	struct bmap_path p;
+
+	if (fblk < BMAP_DIRECT)
+		return BMAP_DIRECT;
+	bmap_path_of(fblk, &p);
+	return bmap_node_end(&p, p.height - 1);
+}
+
 /*
  * gaze_bmap_slot; without create, a missing node also gives *hole_end
  * (when not NULL): the first file block past that node's whole range
@@ -410,7 +422,6 @@ gaze_bmap_run(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u64 max,
 	      u64 *addr, u64 *nr)
 {
 	struct gaze_mbuf *owner;
-	struct bmap_path p;
 	u64 first = GAZE_NULL_ADDR, n = 0, pos, end;
 	u32 ofs;
 	bool more = true;
@@ -429,12 +440,7 @@ gaze_bmap_run(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u64 max,
 			n = min(end - fblk, max);
 			continue;
 		}
-		if (pos < BMAP_DIRECT) {
-			end = BMAP_DIRECT;
-		} else {
-			bmap_path_of(pos, &p);
-			end = bmap_node_end(&p, p.height - 1);
-		}
+		end = bmap_window_end(pos);
 		more = bmap_run_window(owner, ofs, min(end - pos, max - n),
 				       &first, &n);
 		gaze_bmap_release(fs, imb, owner);
@@ -447,7 +453,8 @@ gaze_bmap_run(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u64 max,
 }
 
 /*
- * Walks file blocks [from, to) node by node: counts the mapped blocks in
+ * Walks file blocks [from, to) node by node (a missing node skipped
+ * whole): counts the mapped blocks in
  * *mapped and, with clear, turns them into holes (fallocate's punch and
  * zero range).  A missing node is skipped whole.  Nodes left empty stay
  * (truncate and evict free them).
@@ -457,7 +464,6 @@ gaze_bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
 		bool clear, u64 *mapped)
 {
 	struct gaze_mbuf *owner;
-	struct bmap_path p;
 	__le64 *addrs;
 	u64 fblk = from, end;
 	u32 ofs, i, n;
@@ -466,14 +472,9 @@ gaze_bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
 	*mapped = 0;
 	to = min_t(u64, to, GAZE_BMAP_MAX_BLOCKS);
 	while (fblk < to && !err) {
-		if (fblk < BMAP_DIRECT) {
-			end = BMAP_DIRECT;
-		} else {
-			bmap_path_of(fblk, &p);
-			end = p.first[p.height - 1] + BMAP_DN;
-		}
+		end = bmap_window_end(fblk);
+		err = bmap_slot(fs, imb, fblk, false, &owner, &ofs, &end);
 		end = min(end, to);
-		err = gaze_bmap_slot(fs, imb, fblk, false, &owner, &ofs);
 		if (err || !owner) {
 			fblk = end;
 			continue;
