@@ -682,6 +682,27 @@ int gaze_shutdown(struct super_block *sb, u32 how)
 }
 
 /*
+ * The run of blocks at @fblk, up to @eof, for the walks below: @addr 0 is
+ * a hole.  -ENODATA: the file is inline (all data, no blocks).  A failed
+ * map is reported as a filesystem error named after @what.
+ */
+static int gaze_map_run(struct inode *inode, u64 fblk, u64 eof, u64 *addr,
+			u32 *nr, const char *what)
+{
+	unsigned int nofs = gaze_nofs_begin();
+	int ret;
+
+	ret = gaze_file_map(gaze_ifs(inode), inode->i_ino, fblk,
+			    min_t(u64, eof - fblk, U32_MAX), addr, nr);
+	gaze_nofs_end(nofs);
+	if (ret == -ENODATA)
+		return ret;
+	if (ret)
+		return gaze_error(inode->i_sb, ret, what);
+	return *nr ? 0 : -EIO;
+}
+
+/*
  * SEEK_DATA / SEEK_HOLE from the core's block map.  Dirty pages are
  * written back first, so data not yet in the core is not taken for a
  * hole; every mapped block is data (a log-structured file has no
@@ -692,7 +713,6 @@ static loff_t gaze_seek_data_hole(struct file *file, loff_t off, int whence)
 	struct inode *inode = file_inode(file);
 	bool data = whence == SEEK_DATA;
 	loff_t isize, pos = -1;
-	unsigned int nofs;
 	u64 fblk, end, addr;
 	u32 nr;
 	int ret;
@@ -707,23 +727,14 @@ static loff_t gaze_seek_data_hole(struct file *file, loff_t off, int whence)
 	fblk = off >> GAZE_BLOCK_SHIFT;
 	end = DIV_ROUND_UP(isize, GAZE_BLOCK_SIZE);
 	while (!ret && fblk < end) {
-		nofs = gaze_nofs_begin();
-		ret = gaze_file_map(gaze_ifs(inode), inode->i_ino, fblk,
-				    min_t(u64, end - fblk, U32_MAX), &addr, &nr);
-		gaze_nofs_end(nofs);
+		ret = gaze_map_run(inode, fblk, end, &addr, &nr, "seek");
 		if (ret == -ENODATA) {		/* inline: all data */
 			ret = 0;
 			pos = data ? off : isize;
 			break;
 		}
-		if (ret) {
-			ret = gaze_error(inode->i_sb, ret, "seek");
+		if (ret)
 			break;
-		}
-		if (!nr) {
-			ret = -EIO;
-			break;
-		}
 		if (!!addr == data) {
 			pos = max_t(loff_t, off, (loff_t)fblk << GAZE_BLOCK_SHIFT);
 			break;
@@ -776,24 +787,18 @@ static int gaze_fiemap_walk(struct inode *inode, struct fiemap_extent_info *fi,
 {
 	u64 eof = DIV_ROUND_UP(i_size_read(inode), GAZE_BLOCK_SIZE);
 	u64 addr, p_fblk = 0, p_addr = 0, p_nr = 0;
-	unsigned int nofs;
 	bool last = true;
 	u32 nr;
 	int ret = 0;
 
 	while (fblk < eof) {
-		nofs = gaze_nofs_begin();
-		ret = gaze_file_map(gaze_ifs(inode), inode->i_ino, fblk,
-				    min_t(u64, eof - fblk, U32_MAX), &addr, &nr);
-		gaze_nofs_end(nofs);
+		ret = gaze_map_run(inode, fblk, eof, &addr, &nr, "fiemap");
 		if (ret == -ENODATA)
 			return fiemap_fill_next_extent(fi, 0, 0,
 				i_size_read(inode), FIEMAP_EXTENT_DATA_INLINE |
 				FIEMAP_EXTENT_NOT_ALIGNED | FIEMAP_EXTENT_LAST);
 		if (ret)
-			return gaze_error(inode->i_sb, ret, "fiemap");
-		if (!nr)
-			return -EIO;
+			return ret;
 		if (addr && fblk >= end) {
 			last = false;	/* data past the range asked for */
 			break;
