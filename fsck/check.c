@@ -121,6 +121,7 @@ fsck_fini(struct fsck *f)
 {
 	u32 t, i, j;
 
+	fsck_scan_stop(f->scan);	/* its thread may still be reading */
 	for (t = 0; t < GAZE_NR_TABLES; t++) {
 		for (i = 0; f->tib[t] && i < f->tib_n[t]; i++) {
 			struct fsck_tib *tb = f->tib[t][i];

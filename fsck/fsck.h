@@ -248,6 +248,9 @@ struct fsck {
 	struct fsck_opts	o;
 	struct gaze_dev		*dev;
 	const char		*name;
+	/* pass 1's node scan while it runs (its worker thread reads dev):
+	 * fsck_fini stops it first, when a signal ends the run mid-scan */
+	struct fsck_scan	*scan;
 	struct gaze_super	sb;		/* copy in use */
 	struct gaze_layout	lay;
 	u8			uuid[16];	/* what headers carry:
@@ -451,6 +454,7 @@ struct fsck_scan_ent {
 	const char	*why;
 };
 struct fsck_scan;
+/* one scan at a time: f->scan */
 int fsck_scan_start(struct fsck *f, struct fsck_scan **sp);
 /* the next entry, NULL at the end */
 const struct fsck_scan_ent *fsck_scan_next(struct fsck_scan *s);

@@ -335,6 +335,7 @@ fsck_scan_start(struct fsck *f, struct fsck_scan **sp)
 	if (cpus > 1 && !getenv("GAZE_FSCK_ONE_THREAD") &&
 	    !pthread_create(&s->th, NULL, scan_worker, s))
 		s->have_th = true;
+	f->scan = s;
 	*sp = s;
 	return 0;
 out_free:
@@ -351,6 +352,8 @@ fsck_scan_stop(struct fsck_scan *s)
 
 	if (!s)
 		return;
+	if (s->f->scan == s)
+		s->f->scan = NULL;
 	if (s->have_th) {
 		pthread_mutex_lock(&s->mu);
 		s->stop = true;
