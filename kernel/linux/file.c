@@ -2,8 +2,10 @@
 /*
  * file.c - regular files through the page cache, and symlinks.
  *
- * The page cache holds file data; the core is called to fill a folio
- * (gaze_file_read, zeroes past EOF and in holes) and to write back the
+ * The page cache holds file data; the core maps the blocks that fill a
+ * folio (gaze_file_map; the read itself runs without the core's lock,
+ * and an inline file is copied by gaze_file_read) and is called to write
+ * back the
  * dirty bytes of a folio, clipped to i_size (gaze_file_write, which
  * extends the core's size).  Readahead and writeback work on runs of
  * folios (mpage over gaze_file_map; gaze_file_write_vec), so large
@@ -44,6 +46,7 @@
 #include <linux/buffer_head.h>
 #include <linux/falloc.h>
 #include <linux/fiemap.h>
+#include <linux/bio.h>
 #include "gaze_kern.h"
 #include "gaze_ioctl.h"
 
@@ -52,10 +55,28 @@ static inline struct gaze_fs *gaze_ifs(struct inode *inode)
 	return GAZE_FS(inode->i_sb);
 }
 
+/* one block from the device into @page; no filesystem lock is held */
+static int gaze_read_block(struct inode *inode, u64 addr, struct page *page)
+{
+	struct bio *bio;
+	int ret;
+
+	bio = bio_alloc(inode->i_sb->s_bdev, 1, REQ_OP_READ, GFP_NOFS);
+	bio->bi_iter.bi_sector = addr << GAZE_SECT_SHIFT;
+	__bio_add_page(bio, page, GAZE_BLOCK_SIZE, 0);
+	ret = submit_bio_wait(bio);
+	bio_put(bio);
+	return ret;
+}
+
 /*
- * Fills a locked page from the core: bytes past i_size read as zero.
- * An inode whose last link is gone is an orphan in the core until its
- * last reference, so it still reads and writes.
+ * Fills a locked page: bytes past i_size read as zero.  The core maps the
+ * block (under its lock, no I/O once the map is cached) and the block is
+ * read after, without the lock, as readahead reads: a block the garbage
+ * collector moves meanwhile keeps its bytes at the old address until two
+ * checkpoints have passed.  An inline file is copied from its inode.  An
+ * inode whose last link is gone is an orphan in the core until its last
+ * reference, so it still reads and writes.
  */
 static int gaze_fill_page(struct inode *inode, struct page *page)
 {
@@ -64,11 +85,28 @@ static int gaze_fill_page(struct inode *inode, struct page *page)
 	unsigned int nofs;
 	void *kaddr;
 	s64 n = 0;
+	u64 addr;
+	u32 nr;
+	int ret;
 
 	if (pos < isize)
 		want = min_t(loff_t, PAGE_SIZE, isize - pos);
-	kaddr = kmap_local_page(page);
 	if (want) {
+		nofs = gaze_nofs_begin();
+		ret = gaze_file_map(gaze_ifs(inode), inode->i_ino,
+				    pos >> GAZE_BLOCK_SHIFT, 1, &addr, &nr);
+		gaze_nofs_end(nofs);
+		if (ret && ret != -ENODATA)
+			return gaze_error(inode->i_sb, ret, "read");
+		if (!ret && addr) {
+			ret = gaze_read_block(inode, addr, page);
+			if (ret)
+				return ret;
+			n = want;
+		}
+	}
+	kaddr = kmap_local_page(page);
+	if (want && ret == -ENODATA) {		/* inline */
 		nofs = gaze_nofs_begin();
 		n = gaze_file_read(gaze_ifs(inode), inode->i_ino, kaddr, want,
 				   pos);

@@ -5,7 +5,7 @@
 # by tests/fstests/run.sh: prepares what fstests expects of a machine
 # (its users and groups, /dev/fd, a writable copy of the fstests tree,
 # mkfs.gaze and fsck.gaze where mkfs -t and fsck -t look) and runs
-# fstests' ./check on two zoned NVMe namespaces.
+# fstests' ./check on two NVMe namespaces (zoned unless run.sh -r).
 # Environment: GAZE_BUILDDIR, KO, FSTESTS_DIR, GZ_FSTYP (gaze or ext4),
 # GZ_TESTS (tests or -g groups for ./check), GZ_EXCLUDE (a file of tests
 # to leave out, "#" comments allowed), GZ_OUT (results go there).
@@ -84,9 +84,10 @@ export FSTYP TEST_DEV=/dev/nvme0n1 TEST_DIR=/tmp/test \
 	SCRATCH_DEV=/dev/nvme0n2 SCRATCH_MNT=/tmp/scratch \
 	RESULT_BASE=$GZ_OUT/results
 case $FSTYP in
-gaze) export MKFS_OPTIONS=${MKFS_OPTIONS:--f} ;;
+gaze) export MKFS_OPTIONS=${MKFS_OPTIONS:--f}; FORCE= ;;
+*) FORCE=-F ;;	# ext4: mke2fs asks before it overwrites
 esac
-mkfs -t $FSTYP ${MKFS_OPTIONS:-} $TEST_DEV >/tmp/gz-mkfs.log 2>&1 ||
+mkfs -t $FSTYP $FORCE ${MKFS_OPTIONS:-} $TEST_DEV >/tmp/gz-mkfs.log 2>&1 ||
 	{ cat /tmp/gz-mkfs.log; die "mkfs -t $FSTYP $TEST_DEV"; }
 log "$FSTYP on $TEST_DEV and $SCRATCH_DEV ($(($(cat /sys/block/nvme0n1/size) / 2048)) MiB each, zoned: $(cat /sys/block/nvme0n1/queue/zoned)), kernel $(uname -r)"
 XF=

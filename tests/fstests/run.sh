@@ -21,8 +21,13 @@
 #   TEST...      tests or ./check arguments (default: the sample, every
 #                tenth test of the generic quick group, and generic/366);
 #                e.g. "-g quick" or generic/001 generic/366
+#   -f FSTYP     the filesystem: gaze (default), or ext4 to measure the
+#                same tests on a filesystem fstests knows well (ext4
+#                cannot use zoned devices: -r is implied)
+#   -r           regular (not zoned) namespaces (gaze then emulates zones)
 #   -x FILE      exclude the tests listed in FILE (one a line, "#" starts
-#                a comment; default tests/fstests/exclude-gaze)
+#                a comment; default tests/fstests/exclude-gaze, for gaze
+#                only)
 #   -X           exclude nothing
 #   -t SECS      wall-clock limit of the guest (default 7200)
 #   -z MB        size of each namespace (default 2048)
@@ -35,10 +40,11 @@
 # Exit: 0 when no test failed, 1 when one did, 2 on set-up errors.
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-usage() { sed -n 4,39p "$0"; exit 2; }
-EXCL=$SRC/tests/fstests/exclude-gaze TMO=7200 ZMB=2048 ZONE=32 OUTD=
-while getopts x:Xt:z:Z:o:h opt; do
+usage() { sed -n 4,40p "$0"; exit 2; }
+EXCL=default TMO=7200 ZMB=2048 ZONE=32 OUTD= FSTYP=gaze REGULAR=
+while getopts f:rx:Xt:z:Z:o:h opt; do
 	case $opt in
+	f) FSTYP=$OPTARG ;; r) REGULAR=-r ;;
 	x) EXCL=$(readlink -f "$OPTARG") ;; X) EXCL= ;;
 	t) TMO=$OPTARG ;; z) ZMB=$OPTARG ;; Z) ZONE=$OPTARG ;;
 	o) OUTD=$OPTARG ;;
@@ -46,6 +52,11 @@ while getopts x:Xt:z:Z:o:h opt; do
 	esac
 done
 shift $((OPTIND - 1))
+case $FSTYP in
+gaze) [ "$EXCL" != default ] || EXCL=$SRC/tests/fstests/exclude-gaze ;;
+ext4) REGULAR=-r; [ "$EXCL" != default ] || EXCL= ;;
+*) echo "run.sh: -f $FSTYP: gaze or ext4" >&2; usage ;;
+esac
 [ -n "${FSTESTS_DIR:-}" ] || { echo "run.sh: set FSTESTS_DIR to an fstests tree" >&2; usage; }
 FSTESTS_DIR=$(readlink -f "$FSTESTS_DIR")
 [ -x "$FSTESTS_DIR/check" ] || { echo "run.sh: $FSTESTS_DIR has no ./check" >&2; exit 2; }
@@ -78,20 +89,20 @@ cp "$BUILD/mkfs/mkfs.gaze" "$BUILD/fsck/fsck.gaze" "$BUILD/gazectl/gazectl" \
 	"$BUILD/kmod-fstests/gaze.ko" "$OUTD/sbin/" || exit 2
 ENVS=(-e GAZE_BUILDDIR="$BUILD" -e GAZE_SRCDIR="$SRC" -e KO="$OUTD/sbin/gaze.ko"
       -e GZ_SBIN="$OUTD/sbin"
-      -e FSTESTS_DIR="$FSTESTS_DIR" -e GZ_FSTYP=gaze -e "GZ_TESTS=$*")
+      -e FSTESTS_DIR="$FSTESTS_DIR" -e GZ_FSTYP="$FSTYP" -e "GZ_TESTS=$*")
 if [ -n "$EXCL" ]; then
 	grep -o '^[^#[:space:]]\+' "$EXCL" >"$OUTD/exclude" 2>/dev/null || :
 	ENVS+=(-e GZ_EXCLUDE="$OUTD/exclude")
 fi
-echo "run.sh: fstests $(git -C "$FSTESTS_DIR" describe --always 2>/dev/null) on gaze, $# argument(s), output in $OUTD"
+echo "run.sh: fstests $(git -C "$FSTESTS_DIR" describe --always 2>/dev/null) on $FSTYP, $# argument(s), output in $OUTD"
 start=$(date +%s)
-"$SRC/tests/vm/run-guest.sh" -o "$OUTD" -t "$TMO" -m 3G -z "$ZMB" -y "$ZMB" -Z "$ZONE" \
+"$SRC/tests/vm/run-guest.sh" -o "$OUTD" -t "$TMO" -m 3G -z "$ZMB" -y "$ZMB" -Z "$ZONE" $REGULAR \
 	-x "$SRC" -x "$BUILD" -x "$FSTESTS_DIR" "${ENVS[@]}" "$SRC/tests/fstests/guest.sh"
 grc=$?
 secs=$(($(date +%s) - start))
 LOG=$OUTD/results/check.log
 {
-	echo "fstests $(git -C "$FSTESTS_DIR" rev-parse --short HEAD 2>/dev/null), FSTYP=gaze, kernel ${GAZE_KVER:-newest}, ${ZMB} MiB namespaces, ${ZONE} MiB zones, guest exit $grc, ${secs} s"
+	echo "fstests $(git -C "$FSTESTS_DIR" rev-parse --short HEAD 2>/dev/null), FSTYP=$FSTYP, kernel ${GAZE_KVER:-newest}, ${ZMB} MiB namespaces, $([ -n "$REGULAR" ] && echo "not zoned" || echo "${ZONE} MiB zones"), guest exit $grc, ${secs} s"
 	sed -n '/^Ran:\|^Not run:\|^Failures:\|^Failed \|^Passed /p' "$OUTD/check.out" 2>/dev/null
 	# per test: notrun files, .out.bad / fsck failures, the rest passed
 	R=$OUTD/results

@@ -12,6 +12,7 @@
 #   -Z MIB    zone size (default 16)   -C MIB  zone capacity (default = size)
 #   -N PROPS  extra nvme-ns properties, e.g. zoned.max_open=6
 #   -y MB     a second zoned namespace of MB (nsid 2, same geometry)
+#   -r        the namespaces of -z and -y are regular (not zoned)
 #   -d MB     a regular virtio disk of MB (/dev/vda in the guest)
 #   -b BYTES  logical/physical block size of that disk (default 512)
 #   -e N=V    environment for SCRIPT (repeatable)
@@ -28,18 +29,19 @@
 set -uo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 OUTD= TMO=600 MEM=2G ZNS=0 ZNS2=0 DISK=0 DLBS=512 ZSZ=16 ZCAP= PROPS= ENVS=() XDIRS=()
-while getopts o:t:m:z:Z:C:N:e:x:d:b:y: opt; do
+ZONED=1
+while getopts o:t:m:z:Z:C:N:e:x:d:b:y:r opt; do
 	case $opt in
 	o) OUTD=$OPTARG ;; t) TMO=$OPTARG ;; m) MEM=$OPTARG ;;
 	z) ZNS=$OPTARG ;; Z) ZSZ=$OPTARG ;; C) ZCAP=$OPTARG ;;
 	N) PROPS=,$OPTARG ;; e) ENVS+=("$OPTARG") ;; d) DISK=$OPTARG ;;
-	b) DLBS=$OPTARG ;; y) ZNS2=$OPTARG ;;
+	b) DLBS=$OPTARG ;; y) ZNS2=$OPTARG ;; r) ZONED=0 ;;
 	x) XDIRS+=("$(readlink -f "$OPTARG")") ;;
-	*) sed -n 4,27p "$0"; exit 2 ;;
+	*) sed -n 4,28p "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] && [ -n "$OUTD" ] || { sed -n 4,27p "$0"; exit 2; }
+[ $# -eq 1 ] && [ -n "$OUTD" ] || { sed -n 4,28p "$0"; exit 2; }
 case ${GAZE_VM_TIMEOUT_SCALE:-1} in
 ''|*[!0-9]*|0) echo "run-guest: GAZE_VM_TIMEOUT_SCALE=$GAZE_VM_TIMEOUT_SCALE: not a whole number > 0" >&2; exit 2 ;;
 esac
@@ -99,13 +101,15 @@ for e in "${ENVS[@]}"; do
 	printf '%s=%q\n' "${e%%=*}" "${e#*=}" >>"$OUTD/.gz-env"
 done
 DEV=()
+NSPROPS="zoned=true,zoned.zone_size=${ZSZ}M,zoned.zone_capacity=${ZCAP:-$ZSZ}M$PROPS"
+[ "$ZONED" -eq 1 ] || NSPROPS="zoned=false${PROPS}"
 if [ "$ZNS" -gt 0 ]; then
 	DEV=(-device nvme,id=nvme0,serial=gazezns0
 	     -drive "file=$OUTD/zns.img,id=zns0,format=raw,if=none,cache=unsafe"
-	     -device "nvme-ns,drive=zns0,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=${ZSZ}M,zoned.zone_capacity=${ZCAP:-$ZSZ}M$PROPS")
+	     -device "nvme-ns,drive=zns0,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,$NSPROPS")
 	if [ "$ZNS2" -gt 0 ]; then
 		DEV+=(-drive "file=$OUTD/zns2.img,id=zns1,format=raw,if=none,cache=unsafe"
-		      -device "nvme-ns,drive=zns1,bus=nvme0,nsid=2,logical_block_size=4096,physical_block_size=4096,zoned=true,zoned.zone_size=${ZSZ}M,zoned.zone_capacity=${ZCAP:-$ZSZ}M$PROPS")
+		      -device "nvme-ns,drive=zns1,bus=nvme0,nsid=2,logical_block_size=4096,physical_block_size=4096,$NSPROPS")
 	fi
 fi
 if [ "$DISK" -gt 0 ]; then
