@@ -163,6 +163,24 @@ static inline struct gaze_fs *GAZE_FS(struct super_block *sb)
 	return GAZE_SB(sb)->fs;
 }
 
+/*
+ * The module's in-memory inode (super.c allocates it): the VFS inode and
+ * what the VFS has no field for.
+ * flags: the core's GAZE_IF_* flags as last read or set
+ *	(gaze_attr_to_inode, gaze_fileattr_set, under i_rwsem or before the
+ *	inode is live); getattr reads them without a lock, for the statx
+ *	attributes that have no S_* inode flag (nodump).
+ */
+struct gaze_inode_info {
+	struct inode	vfs;
+	u32		flags;
+};
+
+static inline struct gaze_inode_info *GAZE_I(struct inode *inode)
+{
+	return container_of(inode, struct gaze_inode_info, vfs);
+}
+
 /* bdev.c */
 /*
  * Zoned devices: geometry from the zone report.  Regular devices: zones

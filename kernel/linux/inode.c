@@ -40,6 +40,7 @@ static void gaze_flags_to_inode(struct inode *inode, u32 flags)
 		if (flags & gaze_flag_map[i].gaze)
 			s |= gaze_flag_map[i].s;
 	inode_set_flags(inode, s, S_APPEND | S_IMMUTABLE | S_NOATIME | S_SYNC);
+	WRITE_ONCE(GAZE_I(inode)->flags, flags);
 }
 
 void gaze_attr_to_inode(struct inode *inode, const struct gaze_attr *a)
@@ -295,7 +296,10 @@ int gaze_getattr(gaze_idmap_t *idmap, const struct path *path,
 		stat->attributes |= STATX_ATTR_APPEND;
 	if (IS_IMMUTABLE(inode))
 		stat->attributes |= STATX_ATTR_IMMUTABLE;
-	stat->attributes_mask |= STATX_ATTR_APPEND | STATX_ATTR_IMMUTABLE;
+	if (READ_ONCE(GAZE_I(inode)->flags) & GAZE_IF_NODUMP)
+		stat->attributes |= STATX_ATTR_NODUMP;
+	stat->attributes_mask |= STATX_ATTR_APPEND | STATX_ATTR_IMMUTABLE |
+				 STATX_ATTR_NODUMP;
 	if ((request_mask & STATX_DIOALIGN) && S_ISREG(inode->i_mode)) {
 		stat->dio_mem_align = gaze_dio_align(inode);
 		stat->dio_offset_align = stat->dio_mem_align;

@@ -46,6 +46,7 @@
 #include <linux/statfs.h>
 #include <linux/seq_file.h>
 #include <linux/xattr.h>
+#include <linux/slab.h>
 #include "gaze_kern.h"
 
 struct gaze_retired {
@@ -282,8 +283,35 @@ static int gaze_unfreeze_fs(struct super_block *sb)
 	return 0;
 }
 
+static struct kmem_cache *gaze_inode_cachep;
+
+static struct inode *gaze_alloc_inode(struct super_block *sb)
+{
+	struct gaze_inode_info *gi;
+
+	gi = alloc_inode_sb(sb, gaze_inode_cachep, GFP_KERNEL);
+	if (!gi)
+		return NULL;
+	gi->flags = 0;
+	return &gi->vfs;
+}
+
+/* after an RCU grace period (the VFS's free_inode) */
+static void gaze_free_inode(struct inode *inode)
+{
+	kmem_cache_free(gaze_inode_cachep, GAZE_I(inode));
+}
+
+static void gaze_inode_once(void *p)
+{
+	struct gaze_inode_info *gi = p;
+
+	inode_init_once(&gi->vfs);
+}
+
 static const struct super_operations gaze_sops = {
-	.alloc_inode	= NULL,		/* plain struct inode */
+	.alloc_inode	= gaze_alloc_inode,
+	.free_inode	= gaze_free_inode,
 	.write_inode	= gaze_write_inode,
 	.evict_inode	= gaze_evict_inode,
 	.put_super	= gaze_put_super,
@@ -698,10 +726,23 @@ MODULE_ALIAS_FS("gaze");
 
 int gaze_super_init(void)
 {
-	return register_filesystem(&gaze_fs_type);
+	int ret;
+
+	gaze_inode_cachep = kmem_cache_create("gaze_inode",
+					      sizeof(struct gaze_inode_info), 0,
+					      SLAB_RECLAIM_ACCOUNT |
+					      SLAB_ACCOUNT, gaze_inode_once);
+	if (!gaze_inode_cachep)
+		return -ENOMEM;
+	ret = register_filesystem(&gaze_fs_type);
+	if (ret)
+		kmem_cache_destroy(gaze_inode_cachep);
+	return ret;
 }
 
 void gaze_super_exit(void)
 {
 	unregister_filesystem(&gaze_fs_type);
+	rcu_barrier();		/* inodes freed after a grace period */
+	kmem_cache_destroy(gaze_inode_cachep);
 }

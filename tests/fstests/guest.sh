@@ -17,6 +17,7 @@ die() { echo "fstests-guest: $*"; exit 1; }
 
 modprobe libcrc32c
 insmod "$KO" || die "insmod $KO"
+[ "$FSTYP" = gaze ] || modprobe "$FSTYP" || die "modprobe $FSTYP"
 modprobe nvme
 i=0
 while { [ ! -b /dev/nvme0n1 ] || [ ! -b /dev/nvme0n2 ]; } && [ $i -lt 200 ]; do
@@ -79,6 +80,35 @@ fi
 
 # device-mapper without udev creates its own nodes
 export DM_DISABLE_UDEV=1
+# and no udevd runs to answer fstests' "udevadm wait /dev/mapper/X",
+# which would wait for ever: a udevadm first on PATH waits for the node
+# itself (10 s at most) and takes "settle" as done; the rest goes to the
+# real one
+U=/tmp/gz-bin
+mkdir -p $U
+cat >$U/udevadm <<'EOU'
+#!/bin/sh
+case $1 in
+settle) dmsetup mknodes >/dev/null 2>&1; exit 0 ;;
+wait)
+	shift
+	gone=0
+	[ "$1" = --removed ] && { gone=1; shift; }
+	i=0
+	while [ $i -lt 100 ]; do
+		dmsetup mknodes >/dev/null 2>&1
+		if [ $gone -eq 1 ]; then [ -e "$1" ] || exit 0
+		else [ -e "$1" ] && exit 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	exit 1 ;;
+esac
+exec /usr/bin/udevadm "$@"
+EOU
+chmod +x $U/udevadm
+export PATH=$U:$PATH
 mkdir -p /tmp/test /tmp/scratch
 export FSTYP TEST_DEV=/dev/nvme0n1 TEST_DIR=/tmp/test \
 	SCRATCH_DEV=/dev/nvme0n2 SCRATCH_MNT=/tmp/scratch \

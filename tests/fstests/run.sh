@@ -107,9 +107,11 @@ LOG=$OUTD/results/check.log
 	# per test: notrun files, .out.bad / fsck failures, the rest passed
 	R=$OUTD/results
 	tests=$(sed -n 's/^\([a-z0-9]*\/[0-9][0-9]*\) .*/\1/p' "$OUTD/check.out" 2>/dev/null | sort -u)
-	pass=0 fail=0 notrun=0 inc=0
+	pass=0 fail=0 notrun=0 inc=0 expunged=0
 	for t in $tests; do
-		if ! grep -qE "^$t +[^ ]" "$OUTD/check.out"; then
+		if grep -qE "^$t +\[expunged\]" "$OUTD/check.out"; then
+			expunged=$((expunged + 1))	# in the exclude file
+		elif ! grep -qE "^$t +[^ ]" "$OUTD/check.out"; then
 			# no verdict: the guest stopped during this test
 			inc=$((inc + 1))
 			echo "  incomplete: $t"
@@ -124,10 +126,14 @@ LOG=$OUTD/results/check.log
 			pass=$((pass + 1))
 		fi
 	done
-	echo "passed $pass, failed $fail, not run $notrun, incomplete $inc"
+	echo "passed $pass, failed $fail, not run $notrun, incomplete $inc, excluded $expunged"
 } >"$OUTD/summary"
 cat "$OUTD/summary"
 [ -s "$LOG" ] || echo "run.sh: no $LOG (console: $OUTD/console.log)"
 grep -q '^Failures:' "$OUTD/check.out" 2>/dev/null && exit 1
+if ! grep -qE '^[a-z0-9]+/[0-9]+ ' "$OUTD/check.out" 2>/dev/null; then
+	echo "run.sh: fstests ran no test (console: $OUTD/console.log)" >&2
+	exit 1
+fi
 [ "$grc" -eq 0 ] || exit 1
 exit 0

@@ -45,6 +45,9 @@
  *                  FS_IOC_FIEMAP (FIEMAP_FLAG_SYNC): one line per extent,
  *                  "LOGICAL PHYSICAL LENGTH FLAGS" (bytes; flags in hex)
  *   posixutil dioalign FILE    statx STATX_DIOALIGN: "MEM OFFSET"
+ *   posixutil attrs FILE       statx: the attributes set, then the ones
+ *                  the filesystem supports, each a list of a i d c
+ *                  (append, immutable, nodump, compressed) or "-"
  *   posixutil seek FILE data|hole OFF   lseek SEEK_DATA / SEEK_HOLE: the
  *                  offset on stdout (ENXIO: none)
  * Exit 0, or 1 with "posixutil: what: ERRNO_NAME (message)" on stderr.
@@ -555,6 +558,42 @@ dioalign_cmd(const char *path)
 #endif
 }
 
+static void
+attr_letters(unsigned long long v)
+{
+	static const struct {
+		unsigned long long	bit;
+		char			c;
+	} m[] = {
+		{ STATX_ATTR_APPEND, 'a' }, { STATX_ATTR_IMMUTABLE, 'i' },
+		{ STATX_ATTR_NODUMP, 'd' }, { STATX_ATTR_COMPRESSED, 'c' },
+	};
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (v & m[i].bit) {
+			putchar(m[i].c);
+			any = true;
+		}
+	if (!any)
+		putchar('-');
+}
+
+static int
+attrs_cmd(const char *path)
+{
+	struct statx st;
+
+	if (statx(AT_FDCWD, path, 0, STATX_BASIC_STATS, &st))
+		return fail("statx");
+	attr_letters(st.stx_attributes);
+	putchar(' ');
+	attr_letters(st.stx_attributes_mask);
+	putchar('\n');
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -678,6 +717,8 @@ main(int argc, char **argv)
 		return dio_cmd(argv);
 	if (!strcmp(cmd, "fiemap") && (argc == 3 || argc == 5))
 		return fiemap_cmd(argc, argv);
+	if (!strcmp(cmd, "attrs") && argc == 3)
+		return attrs_cmd(argv[2]);
 	if (!strcmp(cmd, "dioalign") && argc == 3)
 		return dioalign_cmd(argv[2]);
 	if (!strcmp(cmd, "seek") && argc == 5) {

@@ -437,9 +437,14 @@ must_eperm "rm -f $M/flagged"
 must chattr +dA $M/flagged
 must lsattr $M/flagged
 grep -q '^-----adA' $W/out || fail "lsattr of +a +d +A: $(cat $W/out)"
+# statx reports them too, and which ones the filesystem supports
+must "$PU" attrs $M/flagged
+[ "$(cat $W/out)" = "ad aid" ] || fail "statx attributes of +a +d: $(cat $W/out), not 'ad aid'"
+must "$PU" attrs $M/rand
+[ "$(cat $W/out)" = "- aid" ] || fail "statx attributes of a plain file: $(cat $W/out), not '- aid'"
 run chattr +c $M/rand
 grep -q 'Operation not supported' $W/err || fail "chattr +c should be EOPNOTSUPP: $(cat $W/err)"
-ok "chattr +a: appends only; +d +A kept; an unsupported flag (+c) is EOPNOTSUPP"
+ok "chattr +a: appends only; +d +A kept and +a +d in statx's attributes; an unsupported flag (+c) is EOPNOTSUPP"
 
 # ---- persistence ---------------------------------------------------------
 # what snap records of each name but big/* and huge, a few processes in
