@@ -645,6 +645,9 @@ stop_run(struct fsck *cur)
 {
 	struct run *r = &run;
 
+	/* cur may be recheck's own instance: its node scan's thread must
+	 * stop before finish closes the device under it */
+	fsck_scan_stop(cur->scan);
 	fsck_progress_end(cur);
 	fsck_fail(&r->f, "interrupted by %s %s; %s",
 		  stop_sig == SIGTERM ? "SIGTERM" : "SIGINT", r->stage,
