@@ -34,6 +34,8 @@
 #include <linux/pagemap.h>
 #include "gaze_kern.h"
 
+#define GAZE_SECT_SHIFT		(GAZE_BLOCK_SHIFT - SECTOR_SHIFT)
+
 /*
  * Deferred writeback data (zoned devices).  The folios stay under
  * writeback, with a reference, until the bio is submitted and completes

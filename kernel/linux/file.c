@@ -46,27 +46,12 @@
 #include <linux/buffer_head.h>
 #include <linux/falloc.h>
 #include <linux/fiemap.h>
-#include <linux/bio.h>
 #include "gaze_kern.h"
 #include "gaze_ioctl.h"
 
 static inline struct gaze_fs *gaze_ifs(struct inode *inode)
 {
 	return GAZE_FS(inode->i_sb);
-}
-
-/* one block from the device into @page; no filesystem lock is held */
-static int gaze_read_block(struct inode *inode, u64 addr, struct page *page)
-{
-	struct bio *bio;
-	int ret;
-
-	bio = bio_alloc(inode->i_sb->s_bdev, 1, REQ_OP_READ, GFP_NOFS);
-	bio->bi_iter.bi_sector = addr << GAZE_SECT_SHIFT;
-	__bio_add_page(bio, page, GAZE_BLOCK_SIZE, 0);
-	ret = submit_bio_wait(bio);
-	bio_put(bio);
-	return ret;
 }
 
 /*
@@ -98,15 +83,16 @@ static int gaze_fill_page(struct inode *inode, struct page *page)
 		gaze_nofs_end(nofs);
 		if (ret && ret != -ENODATA)
 			return gaze_error(inode->i_sb, ret, "read");
-		if (!ret && addr) {
-			ret = gaze_read_block(inode, addr, page);
-			if (ret)
-				return ret;
-			n = want;
-		}
 	}
 	kaddr = kmap_local_page(page);
-	if (want && ret == -ENODATA) {		/* inline */
+	if (want && !ret && addr) {
+		ret = gaze_bdev_read(inode->i_sb->s_bdev, addr, 1, kaddr);
+		if (ret) {
+			kunmap_local(kaddr);
+			return ret;
+		}
+		n = want;
+	} else if (want && ret == -ENODATA) {		/* inline */
 		nofs = gaze_nofs_begin();
 		n = gaze_file_read(gaze_ifs(inode), inode->i_ino, kaddr, want,
 				   pos);

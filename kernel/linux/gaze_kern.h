@@ -43,8 +43,6 @@
 #include "gaze_ioctl.h"
 
 #define GAZE_SUPER_MAGIC	0x455a4147	/* "GAZE" little-endian */
-/* a block address to a 512-byte sector */
-#define GAZE_SECT_SHIFT		(GAZE_BLOCK_SHIFT - SECTOR_SHIFT)
 
 /* errors= mount option */
 #define GAZE_ERRORS_CONTINUE	0
