@@ -1010,11 +1010,107 @@ struct iwalk {
 	u32	ino;
 	u32	flags;
 	u16	mode;
-	bool	compress;
 	u64	blocks;		/* blocks counted (data + child nodes) */
 	u64	maxf;		/* 1 + highest mapped file block */
 	u8	*buf[4];	/* per level */
+	u32	clog;		/* log2 blocks per cluster; 0: none */
+	u64	compr;		/* blocks packed clusters save */
+	/* the packed cluster being walked (cl_n 0: none) */
+	u64	cl_first;
+	u32	cl_n, cl_owner, cl_slot;
+	u64	cl_addr[GAZE_ADDR_CLUSTER_NR(GAZE_ADDR_CLUSTER(255))];
+	bool	cl_bad;
 };
+
+/*
+ * The packed cluster in w is walked: its stream is read and decoded; a
+ * cluster that does not decode loses its marker (its blocks stay the
+ * file's, and read as what they hold).
+ */
+static void
+cluster_finish(struct fsck *f, struct iwalk *w)
+{
+	u32 n = w->cl_n, k, nblk = 1u << w->clog;
+	const char *why = "a stream block is missing";
+	u8 *stream, *raw;
+	int err = -EFSCORRUPTED;
+
+	w->cl_n = 0;
+	stream = malloc((size_t)n << GAZE_BLOCK_SHIFT);
+	raw = malloc((size_t)nblk << GAZE_BLOCK_SHIFT);
+	if (!stream || !raw) {
+		why = "out of memory";
+		goto out;
+	}
+	for (k = 0; k < n; k++)
+		if (!w->cl_addr[k] ||
+		    fsck_read(f, w->cl_addr[k],
+			      stream + ((size_t)k << GAZE_BLOCK_SHIFT)))
+			goto out;
+	if (w->cl_bad) {
+		why = "a slot after its stream is not empty";
+		goto out;
+	}
+	err = gaze_cluster_decode(stream, n << GAZE_BLOCK_SHIFT, raw,
+				  nblk << GAZE_BLOCK_SHIFT, &why);
+	if (!err)
+		w->compr += nblk - n;
+out:
+	if (err) {
+		fsck_problem(f, PR_cluster_bad, "inode %u: compressed cluster at block %llu: %s (node %u slot %u)",
+			     w->ino, (unsigned long long)w->cl_first, why,
+			     w->cl_owner, w->cl_slot);
+		fsck_add_slot(f, w->ino, w->cl_owner, w->cl_slot, SLOT_ADDR);
+	}
+	free(stream);
+	free(raw);
+}
+
+/* slot fblk (holding a) seen while a packed cluster is being walked */
+static void
+cluster_slot(struct fsck *f, struct iwalk *w, u64 fblk, u64 a)
+{
+	u64 k = fblk - w->cl_first;
+
+	if (fblk >= w->cl_first + (1ull << w->clog)) {
+		cluster_finish(f, w);
+		return;
+	}
+	if (k <= w->cl_n && GAZE_ADDR_IS_REAL(a))
+		w->cl_addr[k - 1] = a;
+	else
+		w->cl_bad = true;
+}
+
+/* slot 0 of a packed cluster, at file block fblk */
+static void
+cluster_start(struct fsck *f, struct iwalk *w, u32 owner, u32 slot, u64 fblk,
+	      u64 a)
+{
+	u32 n = GAZE_ADDR_CLUSTER_NR(a);
+	const char *why = NULL;
+
+	if (!w->clog)
+		why = "in a file without compressed clusters";
+	else if (fblk & ((1ull << w->clog) - 1))
+		why = "not at the start of a cluster";
+	else if (n >= 1u << w->clog)
+		why = "its stream is not shorter than the cluster";
+	if (why) {
+		fsck_problem(f, PR_cluster_bad, "inode %u: compressed cluster marker at block %llu %s (node %u slot %u)",
+			     w->ino, (unsigned long long)fblk, why, owner,
+			     slot);
+		fsck_add_slot(f, w->ino, owner, slot, SLOT_ADDR);
+		return;
+	}
+	memset(w->cl_addr, 0, sizeof(w->cl_addr));
+	w->cl_first = fblk;
+	w->cl_n = n;
+	w->cl_owner = owner;
+	w->cl_slot = slot;
+	w->cl_bad = false;
+	w->maxf = max(w->maxf, fblk + (1ull << w->clog));
+}
 
 static void
 walk_addrs(struct fsck *f, struct iwalk *w, u32 owner, const __le64 *addr,
@@ -1031,14 +1127,10 @@ walk_addrs(struct fsck *f, struct iwalk *w, u32 owner, const __le64 *addr,
 			w->maxf = max(w->maxf, first + i + 1);
 			continue;
 		}
-		if (a == GAZE_ADDR_COMPRESS) {
-			if (!w->compress) {
-				fsck_problem(f, PR_compress_no_feature, "inode %u: compressed cluster in a file without compression (node %u slot %u)",
-					     w->ino, owner, i);
-				fsck_add_slot(f, w->ino, owner, i, SLOT_ADDR);
-			} else {
-				w->maxf = max(w->maxf, first + i + 1);
-			}
+		if (w->cl_n)
+			cluster_slot(f, w, first + i, a);
+		if (GAZE_ADDR_IS_CLUSTER(a)) {
+			cluster_start(f, w, owner, i, first + i, a);
 			continue;
 		}
 		if (!GAZE_ADDR_IS_REAL(a)) {
@@ -1537,9 +1629,14 @@ check_inode(struct fsck *f, u32 nid, u64 addr, const struct gaze_inode *in,
 	w->ino = nid;
 	w->flags = flags;
 	w->mode = mode;
-	w->compress = (flags & GAZE_IF_COMPRESS) &&
-		      (le64_to_cpu(f->sb.feature_incompat) &
-		       GAZE_FEATURE_INCOMPAT_COMPRESSION);
+	w->clog = (le64_to_cpu(f->sb.feature_incompat) &
+		   GAZE_FEATURE_INCOMPAT_COMPRESSION) ?
+		  in->compress_log_cluster : 0;
+	w->compr = 0;
+	w->cl_n = 0;
+	if (in->compress_log_cluster && !w->clog)
+		fsck_problem(f, PR_compress_no_feature, "inode %u: compression settings without the compression feature",
+			     nid);
 	w->blocks = 0;
 	w->maxf = 0;
 	if ((flags & (GAZE_IF_INLINE_DATA | GAZE_IF_INLINE_DENTRY)) &&
@@ -1570,6 +1667,12 @@ check_inode(struct fsck *f, u32 nid, u64 addr, const struct gaze_inode *in,
 				fsck_add_slot(f, nid, nid, k, SLOT_NID);
 			}
 	}
+	if (w->cl_n)
+		cluster_finish(f, w);
+	if (w->compr != le64_to_cpu(in->compr_blocks))
+		fsck_problem(f, PR_compr_count, "inode %u: blocks saved by compression %llu, counted %llu",
+			     nid, (unsigned long long)le64_to_cpu(in->compr_blocks),
+			     (unsigned long long)w->compr);
 	check_inode_xattrs(f, w, in);
 	if (w->blocks != le64_to_cpu(in->blocks))
 		fsck_problem(f, PR_inode_block_count, "inode %u: block count %llu, counted %llu",

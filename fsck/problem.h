@@ -71,6 +71,8 @@
 	X(126, inode_invalid,		1, 0)				\
 	X(127, root_missing,		1, 0)				\
 	X(128, node_unowned,		1, 0)				\
+	X(129, cluster_bad,		1, 0)				\
+	X(130, compr_count,		1, 0)				\
 	X(200, dirent_malformed,	2, 0)				\
 	X(201, dirent_name_bad,		2, 0)				\
 	X(202, dirent_hash_bad,		2, 0)				\

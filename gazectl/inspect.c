@@ -1159,7 +1159,7 @@ bm_flush(struct bm *b)
 		return;
 	if (b->addr == GAZE_ADDR_PREALLOC)
 		sp = "prealloc";
-	else if (b->addr == GAZE_ADDR_COMPRESS)
+	else if (GAZE_ADDR_IS_CLUSTER(b->addr))
 		sp = "compressed";
 	if (o->json) {
 		o_obj(o, NULL);

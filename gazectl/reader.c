@@ -1148,7 +1148,7 @@ xt_data(struct xt_ctx *c, const struct gaze_attr *a, int fd)
 				return xt_fail(c, ret, "mapping block %llu",
 					       (unsigned long long)b);
 			}
-			if (addr == GAZE_ADDR_COMPRESS) {
+			if (GAZE_ADDR_IS_CLUSTER(addr)) {
 				/* the whole cluster holds data */
 				data_end = b + c->cluster;
 				data = true;

@@ -48,6 +48,9 @@
 
 #define MIB			(1ull << 20)
 #define GIB			(1ull << 30)
+/* --cluster-size default: 16 blocks, enough to compress well, small
+ * enough that a 4 KiB overwrite rewrites little */
+#define GAZE_MKFS_CLUSTER_BYTES	(64 * 1024ull)
 
 struct mkfs_opts {
 	bool		force;
@@ -61,6 +64,8 @@ struct mkfs_opts {
 	u64		gc_pool_bytes;	/* 0 = automatic */
 	u32		dirty_pct;
 	const char	*features;
+	const char	*compression;	/* --compression, NULL = none */
+	u64		cluster_bytes;	/* --cluster-size, 0 = default */
 	u32		max_open;	/* 0 = device's own */
 	u64		size;		/* -s, 0 = none */
 	const char	*root_dir;
@@ -95,6 +100,12 @@ usage(FILE *f)
 "                            (default: 20)\n"
 "  -O, --features LIST       comma-separated features to set, ^name to\n"
 "                            clear: %s\n"
+"      --compression ALG[:LEVEL]\n"
+"                            compress new files by default: lz4, zstd[:1-19],\n"
+"                            gzip[:1-9], on (= lz4) or none (sets -O\n"
+"                            compression unless none)\n"
+"      --cluster-size SIZE   bytes compressed as one unit, 16K to 1M\n"
+"                            (default 64K)\n"
 "      --max-open N          open zones GAZE may use (may only lower a\n"
 "                            zoned device's own limit)\n"
 "  -s, --size SIZE           image files: create the file if missing and\n"
@@ -169,6 +180,8 @@ enum {
 	OPT_GC_POOL = 256,
 	OPT_DIRTY_LIMIT,
 	OPT_MAX_OPEN,
+	OPT_COMPRESSION,
+	OPT_CLUSTER_SIZE,
 };
 
 static const struct option long_opts[] = {
@@ -182,6 +195,8 @@ static const struct option long_opts[] = {
 	{ "dirty-limit",	required_argument,	NULL, OPT_DIRTY_LIMIT },
 	{ "features",		required_argument,	NULL, 'O' },
 	{ "max-open",		required_argument,	NULL, OPT_MAX_OPEN },
+	{ "compression",	required_argument,	NULL, OPT_COMPRESSION },
+	{ "cluster-size",	required_argument,	NULL, OPT_CLUSTER_SIZE },
 	{ "size",		required_argument,	NULL, 's' },
 	{ "root-dir",		required_argument,	NULL, 'd' },
 	{ "quiet",		no_argument,		NULL, 'q' },
@@ -242,6 +257,13 @@ parse_args(int argc, char **argv, struct mkfs_opts *o)
 		case 'O':
 			o->features = optarg;
 			break;
+		case OPT_COMPRESSION:
+			o->compression = optarg;
+			break;
+		case OPT_CLUSTER_SIZE:
+			o->cluster_bytes = parse_size_opt("--cluster-size",
+							  optarg);
+			break;
 		case OPT_MAX_OPEN:
 			o->max_open = parse_uint_opt("--max-open", optarg, 1,
 						     UINT32_MAX);
@@ -286,6 +308,38 @@ parse_args(int argc, char **argv, struct mkfs_opts *o)
 }
 
 /* options that only need the option values; exit 2 on error */
+/*
+ * --compression ALG[:LEVEL] (implies -O compression) and --cluster-size:
+ * the filesystem's default, which the root directory takes and passes
+ * on.  -O compression alone means lz4.
+ */
+static void
+compression_params(const struct mkfs_opts *o, struct gaze_mkfs_params *p)
+{
+	u64 cb = o->cluster_bytes ? o->cluster_bytes : GAZE_MKFS_CLUSTER_BYTES;
+	u8 algo = GAZE_COMPRESS_LZ4, level = 0, log;
+
+	if (o->compression &&
+	    gaze_fmt_compress_parse(o->compression, &algo, &level))
+		usage_error("--compression: '%s' is not lz4, zstd[:1-19], gzip[:1-9], on or none",
+			    o->compression);
+	if (o->compression && algo != GAZE_COMPRESS_NONE)
+		p->feature_incompat |= GAZE_FEATURE_INCOMPAT_COMPRESSION;
+	for (log = GAZE_CLUSTER_LOG_MIN; log <= GAZE_CLUSTER_LOG_MAX; log++)
+		if ((u64)GAZE_BLOCK_SIZE << log == cb)
+			break;
+	if (log > GAZE_CLUSTER_LOG_MAX)
+		usage_error("--cluster-size: must be a power of two from 16 KiB to 1 MiB");
+	if (o->cluster_bytes &&
+	    !(p->feature_incompat & GAZE_FEATURE_INCOMPAT_COMPRESSION))
+		usage_error("--cluster-size: needs --compression or -O compression");
+	if (!(p->feature_incompat & GAZE_FEATURE_INCOMPAT_COMPRESSION))
+		return;
+	p->compress_algo = algo;
+	p->compress_level = level;
+	p->compress_log_cluster = log;
+}
+
 static void
 params_from_opts(const struct mkfs_opts *o, struct gaze_mkfs_params *p)
 {
@@ -321,10 +375,7 @@ params_from_opts(const struct mkfs_opts *o, struct gaze_mkfs_params *p)
 				    (int)strcspn(bad, ","), bad, known);
 		}
 	}
-	if (p->feature_incompat & GAZE_FEATURE_INCOMPAT_COMPRESSION) {
-		p->compress_algo = GAZE_COMPRESS_LZ4;
-		p->compress_log_cluster = 2;
-	}
+	compression_params(o, p);
 
 	if (o->uuid && strcmp(o->uuid, "random")) {
 		if (gaze_uuid_parse(o->uuid, p->uuid))

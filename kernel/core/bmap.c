@@ -229,6 +229,8 @@ gaze_bmap_set(struct gaze_fs *fs, struct gaze_mbuf *imb,
 
 	addrs[ofs] = cpu_to_le64(addr);
 	gaze_mbuf_dirty(fs, owner);
+	if (GAZE_ADDR_IS_CLUSTER(old) || GAZE_ADDR_IS_CLUSTER(addr))
+		gaze_cluster_account(fs, imb, old, addr);
 	if (GAZE_ADDR_IS_REAL(old))
 		err = gaze_block_invalidate(fs, old);
 	if (GAZE_ADDR_IS_REAL(old) && !GAZE_ADDR_IS_REAL(addr))
@@ -381,10 +383,15 @@ gaze_bmap_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from)
 	return err;
 }
 
-/* what a slot holds, as gaze_bmap_run sees it: an address or a hole */
+/*
+ * what a slot holds, as gaze_bmap_run sees it: an address, a hole, or
+ * the start of a packed cluster (which ends any run it meets)
+ */
 static u64
 bmap_run_value(u64 a)
 {
+	if (GAZE_ADDR_IS_CLUSTER(a))
+		return GAZE_MAP_ENCODED;
 	return GAZE_ADDR_IS_REAL(a) ? a : GAZE_NULL_ADDR;
 }
 
@@ -392,7 +399,37 @@ bmap_run_value(u64 a)
 static bool
 bmap_run_continues(u64 first, u64 n, u64 v)
 {
+	if (v == GAZE_MAP_ENCODED)
+		return false;
 	return first ? v == first + n : !v;
+}
+
+/*
+ * gaze_bmap_run when fblk lies in a packed cluster: the packed clusters
+ * from there as one GAZE_MAP_ENCODED run; 1 when fblk's is not packed
+ */
+static int
+bmap_run_packed(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u64 max,
+		u64 *addr, u64 *nr)
+{
+	u32 log = ((struct gaze_inode *)imb->data)->compress_log_cluster;
+	u64 size = 1ull << log, first = fblk & ~(size - 1), n = 0, a;
+	int err;
+
+	while (n < max) {
+		err = gaze_bmap_lookup(fs, imb, first, &a);
+		if (err && !n)
+			return err;
+		if (err || !GAZE_ADDR_IS_CLUSTER(a))
+			break;
+		first += size;
+		n = first - fblk;
+	}
+	if (!n)
+		return 1;
+	*addr = GAZE_MAP_ENCODED;
+	*nr = min(n, max);
+	return 0;
 }
 
 /*
@@ -427,6 +464,12 @@ gaze_bmap_run(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u64 max,
 	bool more = true;
 	int err = 0;
 
+	if (((struct gaze_inode *)imb->data)->compress_log_cluster) {
+		err = bmap_run_packed(fs, imb, fblk, max, addr, nr);
+		if (err <= 0)
+			return err;
+		err = 0;
+	}
 	while (n < max && more) {
 		pos = fblk + n;
 		end = pos + 1;

@@ -28,8 +28,6 @@
 #define FMT_S_IFIFO	0010000
 
 #define FMT_DT_MAX		14	/* DT_WHT */
-#define FMT_CLUSTER_MIN		2
-#define FMT_CLUSTER_MAX		8
 #define FMT_CLUSTER_DEFAULT	2
 #define FMT_NO_ZONE		0xffffffffu
 #define FMT_DIR_MAX_BUCKET	(0xffffffffu - GAZE_DIR_BUCKET_BASE)
@@ -114,7 +112,7 @@ static bool
 fmt_data_addr_ok(const struct fmt_area *main, u64 addr)
 {
 	if (addr == GAZE_NULL_ADDR || addr == GAZE_ADDR_PREALLOC ||
-	    addr == GAZE_ADDR_COMPRESS)
+	    GAZE_ADDR_IS_CLUSTER(addr))
 		return true;
 	return fmt_area_has(main, addr);
 }
@@ -269,7 +267,7 @@ fmt_compress_check(u8 algo, u8 level, u8 log_cluster, bool need_cluster,
 			       "compression: level out of range for the algorithm");
 	if (!log_cluster && !need_cluster)
 		return 0;
-	if (log_cluster < FMT_CLUSTER_MIN || log_cluster > FMT_CLUSTER_MAX)
+	if (log_cluster < GAZE_CLUSTER_LOG_MIN || log_cluster > GAZE_CLUSTER_LOG_MAX)
 		return fmt_bad(why,
 			       "compression: cluster size out of range (2^2..2^8 blocks)");
 	return 0;
@@ -303,9 +301,10 @@ fmt_parse_level(const char *s, int max, u8 *level)
 }
 
 /*
- * "none"/"off", "on" (= lz4), "lz4", "zstd", "zstd-1".."zstd-19", "gzip",
- * "gzip-1".."gzip-9".  A name without a level stores level 0, which
- * means the algorithm's own default.
+ * "none"/"off"/"no", "on" (= lz4), "lz4", "zstd", "zstd-1".."zstd-19",
+ * "gzip", "gzip-1".."gzip-9"; ':' may stand for '-' ("zstd:3", as
+ * btrfs writes it).  A name without a level stores level 0, which means
+ * the algorithm's own default.
  */
 int
 gaze_fmt_compress_parse(const char *name, u8 *algo, u8 *level)
@@ -313,7 +312,8 @@ gaze_fmt_compress_parse(const char *name, u8 *algo, u8 *level)
 	size_t n;
 	int a, maxlvl;
 
-	if (!strcmp(name, "off") || !strcmp(name, "none")) {
+	if (!strcmp(name, "off") || !strcmp(name, "none") ||
+	    !strcmp(name, "no")) {
 		*algo = GAZE_COMPRESS_NONE;
 		*level = 0;
 		return 0;
@@ -330,7 +330,7 @@ gaze_fmt_compress_parse(const char *name, u8 *algo, u8 *level)
 		maxlvl = gaze_fmt_compress_max_level(a);
 		if (!name[n]) {
 			*level = 0;
-		} else if (name[n] != '-' || !maxlvl ||
+		} else if ((name[n] != '-' && name[n] != ':') || !maxlvl ||
 			   fmt_parse_level(name + n + 1, maxlvl, level)) {
 			return -EINVAL;
 		}

@@ -17,6 +17,8 @@
  *   fs.c          format / open / close of an instance         (gaze_fs_*)
  *   orphan.c      inodes unlinked while in use: list, checkpoint
  *                 slots, eviction at last close and at open    (gaze_orphan*)
+ *   compress.c    compressed clusters: stream codec, cluster I/O
+ *                                                              (gaze_cluster_*)
  *   inode.c bmap.c dir.c xattr.c namei.c
  *                 namespace: the operations tools and the module share
  *                                                              (gaze_ns_*, gaze_file_*,
@@ -1056,6 +1058,7 @@ struct gaze_attr {
 #define GAZE_SET_FLAGS	0x100
 #define GAZE_IF_USER	(GAZE_IF_APPEND | GAZE_IF_IMMUTABLE | GAZE_IF_NOATIME | \
 			 GAZE_IF_NODUMP | GAZE_IF_SYNC)
+/* GAZE_SET_FLAGS also turns GAZE_IF_COMPRESS on or off (chattr +c) */
 
 typedef int (*gaze_filldir_t)(void *ctx, const char *name, u32 len, u32 ino,
 			      u8 dtype, u64 cookie);
@@ -1256,7 +1259,10 @@ s64 gaze_inode_write(struct gaze_fs *fs, struct gaze_mbuf *imb,
 		     const void *buf, u64 len, u64 off);
 int gaze_inode_write_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb,
 			    u64 fblk, u32 nr, const void *buf, u64 size);
-/* block i is fblks[i], or fblk + i when fblks is NULL */
+/*
+ * block i is fblks[i], or fblk + i when fblks is NULL.  A file with
+ * clusters (compress_log_cluster) writes whole clusters (compress.c).
+ */
 int gaze_inode_write_vec(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 			 const u64 *fblks, u32 nr, void *const *bufs,
 			 u64 size);
@@ -1267,8 +1273,73 @@ int gaze_inode_zero(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off,
 /* gaze_file_fallocate on a held inode */
 int gaze_inode_fallocate(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 mode,
 			 u64 off, u64 len);
+/* gaze_inode_write_vec's block writer: no clusters, size untouched */
+int gaze_inode_write_plain(struct gaze_fs *fs, struct gaze_mbuf *imb,
+			   u64 fblk, const u64 *fblks, u32 nr,
+			   void *const *bufs);
 /* frees a node's nid and drops its cached buffer; consumes the ref */
 int gaze_ns_node_free(struct gaze_fs *fs, struct gaze_mbuf *mb);
+
+/* compress.c: compressed clusters (see the top of compress.c) */
+/* gaze_compress level for a format level (0: the algorithm's default) */
+int gaze_cluster_level(u8 algo, u8 level);
+/* raw (rawlen bytes) into a stream at out: 0 and *len, -E2BIG when the
+ * stream would not fit in cap bytes */
+int gaze_cluster_encode(u8 algo, u8 level, const void *raw, u32 rawlen,
+			void *out, u32 cap, u32 *len);
+/* the stream's header and checksum (-EFSBADCRC), for rawlen bytes */
+int gaze_cluster_check(const void *stream, u32 len, u32 rawlen,
+		       const char **why);
+/* check, then decompress to exactly rawlen bytes; *why on a failure */
+int gaze_cluster_decode(const void *stream, u32 len, void *raw, u32 rawlen,
+			const char **why);
+/* gaze_bmap_set: slot 0 of a cluster goes from old to new */
+void gaze_cluster_account(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 old,
+			  u64 new);
+
+/* one cluster of a held inode being read or rewritten */
+struct gaze_cluster {
+	u64	first;		/* its first file block */
+	u32	nblk;		/* blocks per cluster */
+	bool	loaded;		/* buf holds its content */
+	bool	packed;		/* stored compressed (when loaded) */
+	u64	dirty[4];	/* blocks to store when stored plain */
+	u8	*buf;		/* nblk blocks */
+};
+/* buffer for the cluster holding fblk; gaze_cluster_end frees it */
+int gaze_cluster_begin(struct gaze_mbuf *imb, u64 fblk,
+		       struct gaze_cluster *c);
+void gaze_cluster_end(struct gaze_cluster *c);
+void gaze_cluster_move(struct gaze_cluster *c, u64 fblk);
+/* reads (and unpacks) the cluster into c->buf; holes read as zeros */
+int gaze_cluster_load(struct gaze_fs *fs, struct gaze_mbuf *imb,
+		      struct gaze_cluster *c);
+/*
+ * Stores c->buf for a file of size bytes: packed when may_pack, the file
+ * compresses, the cluster lies below size and the stream saves a block;
+ * else plain: the dirty blocks, or every block below size when it was
+ * packed.
+ */
+int gaze_cluster_store(struct gaze_fs *fs, struct gaze_mbuf *imb,
+		       struct gaze_cluster *c, u64 size, bool may_pack);
+/* is the cluster holding fblk packed (false for a file without them) */
+int gaze_cluster_is_packed(struct gaze_fs *fs, struct gaze_mbuf *imb,
+			   u64 fblk, bool *packed);
+/* stores the packed cluster holding fblk plain, for a file of size */
+int gaze_cluster_expand(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+			u64 size);
+/* a new inode of mode under dir (NULL: the root) takes its setting */
+void gaze_cluster_inherit(const struct gaze_fs *fs,
+			  const struct gaze_inode *dir, struct gaze_inode *in,
+			  u32 mode);
+/*
+ * sets the compression of a file or directory (algo NONE: off) for new
+ * writes and new children; -EOPNOTSUPP without the feature
+ */
+int gaze_cluster_set_prop(struct gaze_fs *fs, struct gaze_mbuf *imb, u8 algo,
+			  u8 level);
+/* the compress flag (chattr +c): on takes the filesystem's default */
+int gaze_cluster_set_flag(struct gaze_fs *fs, struct gaze_mbuf *imb, bool on);
 
 /* bmap.c */
 /*
@@ -1290,11 +1361,13 @@ int gaze_bmap_lookup(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 		     u64 *addr);
 /*
  * The run of file blocks from fblk (at most max) mapped to consecutive
- * device blocks (*addr the first), or a hole (*addr GAZE_NULL_ADDR); an
- * address that is not a real one counts as hole.  Missing nodes are
- * skipped whole.  An error on fblk itself is returned; one past the run
+ * device blocks (*addr the first), or a hole (*addr GAZE_NULL_ADDR), or
+ * packed clusters (*addr GAZE_MAP_ENCODED: data with no address of its
+ * own, read through gaze_inode_read); another address that is not a
+ * real one counts as hole.  Missing nodes are skipped whole.  An error on fblk itself is returned; one past the run
  * only ends it.
  */
+#define GAZE_MAP_ENCODED	GAZE_ADDR_CLUSTER_BASE
 int gaze_bmap_run(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u64 max,
 		  u64 *addr, u64 *nr);
 /* frees data blocks >= from and nodes wholly beyond it */

@@ -64,8 +64,13 @@
 #define GAZE_BLOCK_SIZE		(1u << GAZE_BLOCK_SHIFT)
 #define GAZE_NULL_ADDR		0ull			/* hole / absent */
 #define GAZE_ADDR_PREALLOC	0xfffffffffffffffeull	/* fallocated, reads as zero */
-#define GAZE_ADDR_COMPRESS	0xfffffffffffffffdull	/* first slot of a compressed cluster */
 #define GAZE_ADDR_IS_REAL(a)	((a) != 0 && (a) < 0xfffffffffffff000ull)
+/* slot 0 of a compressed cluster: its stream fills the next n slots */
+#define GAZE_ADDR_CLUSTER_BASE	0xfffffffffffff000ull
+#define GAZE_ADDR_CLUSTER(n)	(GAZE_ADDR_CLUSTER_BASE + (n))	/* n 1..255 */
+#define GAZE_ADDR_IS_CLUSTER(a)	((a) > GAZE_ADDR_CLUSTER_BASE && \
+				 (a) < GAZE_ADDR_CLUSTER_BASE + 256)
+#define GAZE_ADDR_CLUSTER_NR(a)	((u32)((a) - GAZE_ADDR_CLUSTER_BASE))
 
 #define GAZE_NID_INVALID	0u
 #define GAZE_NID_RESERVED	1u
@@ -135,9 +140,8 @@ struct gaze_mhdr {
 /* ---------------------------------------------------------------- */
 #define GAZE_FEATURES(X)						\
 	X(INCOMPAT, 0, inline_data, 1, 1) /* small files/dirs in inode */ \
-	X(INCOMPAT, 1, compression, 0, 0) /* compressed clusters: the  \
-					     framing only, no data path \
-					     yet: every reader refuses */ \
+	X(INCOMPAT, 1, compression, 1, 1) /* files may hold compressed \
+					     clusters */		\
 	X(COMPAT,   0, lost_found, 1, 1)  /* mkfs created /lost+found */ \
 	X(INCOMPAT, 2, meta_uuid, 0, 2)   /* block headers carry        \
 					     meta_uuid, not the uuid    \
@@ -567,22 +571,29 @@ struct gaze_dir_bucket {		/* hdr.ino = dir, hdr.index = lblk */
 
 /* ---------------------------------------------------------------- */
 /* Compressed clusters (incompat feature "compression").             */
-/* A cluster is 2^compress_log_cluster logical blocks.  Its first    */
-/* address slot holds GAZE_ADDR_COMPRESS, the next n slots the       */
-/* blocks of the compressed stream, the rest NULL.  The stream starts */
-/* with gaze_cluster_hdr.  Stored uncompressed when it saves nothing. */
+/* A cluster is 2^compress_log_cluster logical blocks, aligned.  A   */
+/* compressed one holds GAZE_ADDR_CLUSTER(n) in its first address    */
+/* slot, the n blocks of its stream in the next n slots (n < blocks  */
+/* per cluster), 0 in the rest.  The stream starts with               */
+/* gaze_cluster_hdr; the payload follows, then zeros to the block end.*/
 /* ---------------------------------------------------------------- */
+#define GAZE_CLUSTER_VERSION	1
+#define GAZE_CLUSTER_LOG_MIN	2
+#define GAZE_CLUSTER_LOG_MAX	8
+
 struct gaze_cluster_hdr {
 	__le32	magic;			/* GAZE_MAGIC_CLUSTER */
-	__le32	crc;			/* crc32c of the compressed bytes */
-	__le32	clen;			/* compressed bytes after header */
-	__le32	rawlen;			/* uncompressed bytes */
-	__u8	algo;
-	__u8	level;
-	__le16	flags;
+	__le32	crc;			/* crc32c of header (crc 0) + payload */
+	__le32	clen;			/* payload bytes after the header */
+	__le32	rawlen;			/* uncompressed bytes: the cluster */
+	__u8	algo;			/* GAZE_COMPRESS_*, not none */
+	__u8	level;			/* level used (informative) */
+	__u8	version;		/* GAZE_CLUSTER_VERSION */
+	__u8	flags;			/* zero */
 	__le32	reserved[3];
 };
 
+/* ---------------------------------------------------------------- */
 /* Static asserts: every on-disk struct size and key offsets are pinned. */
 #define GAZE_ASSERT_SIZE(t, n) _Static_assert(sizeof(t) == (n), #t " size")
 GAZE_ASSERT_SIZE(struct gaze_mhdr, 64);

@@ -45,6 +45,26 @@ gaze_inode_get(struct gaze_fs *fs, u32 ino, struct gaze_mbuf **mbp)
 	return gaze_node_get(fs, ino, GAZE_MAGIC_INODE, mbp);
 }
 
+/* settings a new inode takes from its parent directory */
+static int
+inode_inherit(struct gaze_fs *fs, u32 nid, u32 parent, struct gaze_inode *in,
+	      u32 mode)
+{
+	struct gaze_mbuf *dmb;
+	int err;
+
+	if (parent == nid) {		/* the root */
+		gaze_cluster_inherit(fs, NULL, in, mode);
+		return 0;
+	}
+	err = gaze_inode_get(fs, parent, &dmb);
+	if (err)
+		return err;
+	gaze_cluster_inherit(fs, dmb->data, in, mode);
+	gaze_mbuf_put(fs, dmb);
+	return 0;
+}
+
 int
 gaze_inode_create(struct gaze_fs *fs, u32 nid, const struct gaze_attr *a,
 		  u32 parent, struct gaze_mbuf **mbp)
@@ -90,6 +110,9 @@ gaze_inode_create(struct gaze_fs *fs, u32 nid, const struct gaze_attr *a,
 	     GAZE_FEATURE_INCOMPAT_INLINE_DATA))
 		flags |= GAZE_IF_INLINE_DATA;
 	in->flags = cpu_to_le32(flags);
+	err = inode_inherit(fs, nid, parent, in, a->mode);
+	if (err)
+		goto out_node;
 	gaze_mbuf_dirty(fs, mb);
 	if (GAZE_S_ISDIR(a->mode)) {
 		err = gaze_dir_init(fs, mb);
@@ -243,6 +266,15 @@ inode_bounce(u8 **bounce)
 	return *bounce ? 0 : -ENOMEM;
 }
 
+/* bytes per cluster of a file with clusters; 1 for any other file */
+static u64
+inode_cluster_bytes(const struct gaze_inode *in)
+{
+	if (!in->compress_log_cluster)
+		return 1;
+	return (u64)GAZE_BLOCK_SIZE << in->compress_log_cluster;
+}
+
 /* reads block addr into buf; a hole reads as zeros */
 static int
 inode_block_load(struct gaze_fs *fs, u64 addr, u8 *buf)
@@ -253,25 +285,16 @@ inode_block_load(struct gaze_fs *fs, u64 addr, u8 *buf)
 	return 0;
 }
 
-s64
-gaze_inode_read(struct gaze_fs *fs, struct gaze_mbuf *imb, void *buf,
-		u64 len, u64 off)
+/* len bytes at off, below the size, through the block map */
+static s64
+inode_read_plain(struct gaze_fs *fs, struct gaze_mbuf *imb, u8 *dst, u64 len,
+		 u64 off)
 {
-	struct gaze_inode *in = imb->data;
-	u64 size = le64_to_cpu(in->size), pos, addr, n, done = 0;
-	u8 *dst = buf, *bounce = NULL;
+	u64 pos, addr, n, done = 0;
+	u8 *bounce = NULL;
 	u32 boff;
 	int err = 0;
 
-	if (off >= size || !len)
-		return 0;
-	len = min(len, size - off);
-	if (le32_to_cpu(in->flags) & GAZE_IF_INLINE_DATA) {
-		if (off + len > GAZE_INLINE_SIZE)
-			return -EFSCORRUPTED;
-		memcpy(dst, in->i.data + off, len);
-		return (s64)len;
-	}
 	for (pos = off; done < len; pos += n, done += n) {
 		n = inode_step(pos, len - done, &boff);
 		err = gaze_bmap_lookup(fs, imb, pos >> GAZE_BLOCK_SHIFT, &addr);
@@ -296,6 +319,117 @@ gaze_inode_read(struct gaze_fs *fs, struct gaze_mbuf *imb, void *buf,
 		memcpy(dst + done, bounce + boff, n);
 	}
 	gaze_free(bounce);
+	if (err && !done)
+		return err;
+	return (s64)done;
+}
+
+/* inode_read_plain for a file with clusters: a packed one is unpacked */
+static s64
+inode_read_clusters(struct gaze_fs *fs, struct gaze_mbuf *imb, u8 *dst,
+		    u64 len, u64 off)
+{
+	struct gaze_cluster c = { 0 };
+	u64 pos, n, cpos, done = 0;
+	bool packed;
+	s64 got;
+	int err = 0;
+
+	for (pos = off; done < len; pos += n, done += n) {
+		cpos = pos >> GAZE_BLOCK_SHIFT;
+		err = gaze_cluster_is_packed(fs, imb, cpos, &packed);
+		if (err)
+			break;
+		if (!c.buf)
+			err = gaze_cluster_begin(imb, cpos, &c);
+		if (err)
+			break;
+		gaze_cluster_move(&c, cpos);
+		n = min(len - done,
+			((c.first + c.nblk) << GAZE_BLOCK_SHIFT) - pos);
+		if (!packed) {
+			got = inode_read_plain(fs, imb, dst + done, n, pos);
+			if (got < 0)
+				err = (int)got;
+			if (got != (s64)n) {
+				done += got > 0 ? got : 0;
+				break;
+			}
+			continue;
+		}
+		err = gaze_cluster_load(fs, imb, &c);
+		if (err)
+			break;
+		memcpy(dst + done, c.buf + (pos - (c.first << GAZE_BLOCK_SHIFT)),
+		       n);
+	}
+	gaze_cluster_end(&c);
+	if (err && !done)
+		return err;
+	return (s64)done;
+}
+
+s64
+gaze_inode_read(struct gaze_fs *fs, struct gaze_mbuf *imb, void *buf,
+		u64 len, u64 off)
+{
+	struct gaze_inode *in = imb->data;
+	u64 size = le64_to_cpu(in->size);
+
+	if (off >= size || !len)
+		return 0;
+	len = min(len, size - off);
+	if (le32_to_cpu(in->flags) & GAZE_IF_INLINE_DATA) {
+		if (off + len > GAZE_INLINE_SIZE)
+			return -EFSCORRUPTED;
+		memcpy(buf, in->i.data + off, len);
+		return (s64)len;
+	}
+	if (in->compress_log_cluster)
+		return inode_read_clusters(fs, imb, buf, len, off);
+	return inode_read_plain(fs, imb, buf, len, off);
+}
+
+/*
+ * gaze_inode_write for a file with clusters: each cluster touched is
+ * loaded (unless the write covers it), updated and stored
+ */
+static s64
+inode_write_clusters(struct gaze_fs *fs, struct gaze_mbuf *imb,
+		     const u8 *src, u64 len, u64 off)
+{
+	struct gaze_inode *in = imb->data;
+	u64 size = max(le64_to_cpu(in->size), off + len), pos, n, cofs;
+	u64 k, kend, done = 0;
+	struct gaze_cluster c = { 0 };
+	int err = 0;
+
+	for (pos = off; done < len && !err; pos += n, done += n) {
+		if (!c.buf)
+			err = gaze_cluster_begin(imb, pos >> GAZE_BLOCK_SHIFT,
+						 &c);
+		if (err)
+			break;
+		gaze_cluster_move(&c, pos >> GAZE_BLOCK_SHIFT);
+		cofs = pos - (c.first << GAZE_BLOCK_SHIFT);
+		n = min(len - done, ((u64)c.nblk << GAZE_BLOCK_SHIFT) - cofs);
+		if (n < (u64)c.nblk << GAZE_BLOCK_SHIFT)
+			err = gaze_cluster_load(fs, imb, &c);
+		if (err)
+			break;
+		memcpy(c.buf + cofs, src + done, n);
+		kend = DIV_ROUND_UP(cofs + n, GAZE_BLOCK_SIZE);
+		for (k = cofs >> GAZE_BLOCK_SHIFT; k < kend; k++)
+			c.dirty[k / 64] |= 1ull << (k % 64);
+		err = gaze_cluster_store(fs, imb, &c, size, true);
+		if (err)
+			break;
+	}
+	gaze_cluster_end(&c);
+	if (done && off + done > le64_to_cpu(in->size)) {
+		in->size = cpu_to_le64(off + done);
+		gaze_mbuf_dirty(fs, imb);
+	}
 	if (err && !done)
 		return err;
 	return (s64)done;
@@ -331,6 +465,8 @@ gaze_inode_write(struct gaze_fs *fs, struct gaze_mbuf *imb,
 		if (err)
 			return err;
 	}
+	if (in->compress_log_cluster)
+		return inode_write_clusters(fs, imb, src, len, off);
 	for (pos = off; done < len; pos += n, done += n) {
 		n = inode_step(pos, len - done, &boff);
 		if (n == GAZE_BLOCK_SIZE) {
@@ -429,25 +565,14 @@ inode_vec_check(u64 fblk, const u64 *fblks, u32 nr, u64 size)
 }
 
 int
-gaze_inode_write_vec(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
-		     const u64 *fblks, u32 nr, void *const *bufs, u64 size)
+gaze_inode_write_plain(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+		       const u64 *fblks, u32 nr, void *const *bufs)
 {
-	struct gaze_inode *in = imb->data;
 	struct gaze_mbuf *owner;
 	u64 *addrs;
 	u32 i, ofs;
 	int err;
 
-	if (!nr)
-		return 0;
-	err = inode_vec_check(fblk, fblks, nr, size);
-	if (err)
-		return err;
-	if (le32_to_cpu(in->flags) & GAZE_IF_INLINE_DATA) {
-		err = inode_inline_convert(fs, imb);
-		if (err)
-			return err;
-	}
 	addrs = gaze_zalloc(sizeof(*addrs) * nr);
 	if (!addrs)
 		return -ENOMEM;
@@ -474,14 +599,71 @@ gaze_inode_write_vec(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 		/* slots already set own their blocks; free the rest */
 		for (; i < nr; i++)
 			gaze_block_invalidate(fs, addrs[i]);
-		goto out;
-	}
-	if (size > le64_to_cpu(in->size)) {
-		in->size = cpu_to_le64(size);
-		gaze_mbuf_dirty(fs, imb);
 	}
 out:
 	gaze_free(addrs);
+	return err;
+}
+
+/* gaze_inode_write_vec for a file with clusters: cluster by cluster */
+static int
+inode_write_vec_clusters(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+			 const u64 *fblks, u32 nr, void *const *bufs,
+			 u64 size)
+{
+	struct gaze_cluster c = { 0 };
+	u32 i = 0, j, k;
+	u64 b;
+	int err;
+
+	err = gaze_cluster_begin(imb, inode_vec_blk(fblk, fblks, 0), &c);
+	while (!err && i < nr) {
+		gaze_cluster_move(&c, inode_vec_blk(fblk, fblks, i));
+		for (j = i; j < nr; j++)
+			if (inode_vec_blk(fblk, fblks, j) >= c.first + c.nblk)
+				break;
+		if (j - i < c.nblk)
+			err = gaze_cluster_load(fs, imb, &c);
+		for (; !err && i < j; i++) {
+			b = inode_vec_blk(fblk, fblks, i);
+			k = (u32)(b - c.first);
+			memcpy(c.buf + ((size_t)k << GAZE_BLOCK_SHIFT), bufs[i],
+			       GAZE_BLOCK_SIZE);
+			c.dirty[k / 64] |= 1ull << (k % 64);
+		}
+		if (!err)
+			err = gaze_cluster_store(fs, imb, &c, size, true);
+	}
+	gaze_cluster_end(&c);
+	return err;
+}
+
+int
+gaze_inode_write_vec(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+		     const u64 *fblks, u32 nr, void *const *bufs, u64 size)
+{
+	struct gaze_inode *in = imb->data;
+	int err;
+
+	if (!nr)
+		return 0;
+	err = inode_vec_check(fblk, fblks, nr, size);
+	if (err)
+		return err;
+	if (le32_to_cpu(in->flags) & GAZE_IF_INLINE_DATA) {
+		err = inode_inline_convert(fs, imb);
+		if (err)
+			return err;
+	}
+	if (in->compress_log_cluster)
+		err = inode_write_vec_clusters(fs, imb, fblk, fblks, nr, bufs,
+					       max(size, le64_to_cpu(in->size)));
+	else
+		err = gaze_inode_write_plain(fs, imb, fblk, fblks, nr, bufs);
+	if (!err && size > le64_to_cpu(in->size)) {
+		in->size = cpu_to_le64(size);
+		gaze_mbuf_dirty(fs, imb);
+	}
 	return err;
 }
 
@@ -526,6 +708,13 @@ gaze_inode_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size)
 			return 0;
 		}
 		err = inode_inline_convert(fs, imb);
+		if (err)
+			return err;
+	}
+	if (size < old && (size & (inode_cluster_bytes(in) - 1))) {
+		/* a packed cluster the new EOF cuts becomes plain */
+		err = gaze_cluster_expand(fs, imb, size >> GAZE_BLOCK_SHIFT,
+					  size);
 		if (err)
 			return err;
 	}
@@ -608,6 +797,19 @@ gaze_inode_zero(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off, u64 end)
 		memset(in->i.data + off, 0, end - off);
 		gaze_mbuf_dirty(fs, imb);
 		return 0;
+	}
+	if (off & (inode_cluster_bytes(in) - 1)) {
+		/* packed clusters the range cuts into become plain */
+		err = gaze_cluster_expand(fs, imb, off >> GAZE_BLOCK_SHIFT,
+					  size);
+		if (err)
+			return err;
+	}
+	if ((end & (inode_cluster_bytes(in) - 1)) && end < size) {
+		err = gaze_cluster_expand(fs, imb, end >> GAZE_BLOCK_SHIFT,
+					  size);
+		if (err)
+			return err;
 	}
 	first = DIV_ROUND_UP(off, GAZE_BLOCK_SIZE);
 	last = end == size ? DIV_ROUND_UP(end, GAZE_BLOCK_SIZE) :

@@ -602,6 +602,12 @@ gaze_ns_setattr(struct gaze_fs *fs, u32 ino, const struct gaze_attr *a,
 		if (err)
 			goto out_put;
 	}
+	if (mask & GAZE_SET_FLAGS) {
+		err = gaze_cluster_set_flag(fs, imb,
+					    a->flags & GAZE_IF_COMPRESS);
+		if (err)
+			goto out_put;
+	}
 	ns_attr_store(imb->data, a, mask);
 	gaze_mbuf_dirty(fs, imb);
 out_put:

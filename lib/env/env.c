@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <lz4.h>
+#include <zlib.h>
+#include <zstd.h>
 
 #include "gaze_env.h"
 
@@ -293,4 +296,51 @@ gaze_bug(const char *cond, const char *file, int line)
 	fprintf(stderr, "gaze: BUG: %s at %s:%d\n", cond, file, line);
 	fflush(stderr);
 	abort();
+}
+
+/*
+ * Compression, with the Debian libraries; the streams are the ones the
+ * kernel's lib/lz4, lib/zstd and lib/zlib_deflate read and write (an LZ4
+ * block, a zstd frame, a zlib stream).
+ */
+int
+gaze_compress(u8 algo, int level, const void *src, u32 len, void *dst,
+	      u32 cap)
+{
+	uLongf zlen = cap;
+	size_t n;
+	int r;
+
+	switch (algo) {
+	case GAZE_ENV_LZ4:
+		r = LZ4_compress_default(src, dst, (int)len, (int)cap);
+		return r > 0 ? r : -E2BIG;
+	case GAZE_ENV_ZSTD:
+		n = ZSTD_compress(dst, cap, src, len, level);
+		return ZSTD_isError(n) ? -E2BIG : (int)n;
+	case GAZE_ENV_ZLIB:
+		r = compress2(dst, &zlen, src, len, level);
+		return r == Z_OK ? (int)zlen : -E2BIG;
+	}
+	return -EINVAL;
+}
+
+int
+gaze_decompress(u8 algo, const void *src, u32 len, void *dst, u32 rawlen)
+{
+	uLongf zlen = rawlen;
+	size_t n;
+
+	switch (algo) {
+	case GAZE_ENV_LZ4:
+		return LZ4_decompress_safe(src, dst, (int)len, (int)rawlen) ==
+		       (int)rawlen ? 0 : -EFSCORRUPTED;
+	case GAZE_ENV_ZSTD:
+		n = ZSTD_decompress(dst, rawlen, src, len);
+		return !ZSTD_isError(n) && n == rawlen ? 0 : -EFSCORRUPTED;
+	case GAZE_ENV_ZLIB:
+		return uncompress(dst, &zlen, src, len) == Z_OK &&
+		       zlen == rawlen ? 0 : -EFSCORRUPTED;
+	}
+	return -EINVAL;
 }

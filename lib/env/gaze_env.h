@@ -22,6 +22,7 @@
  *   checksums        gaze_crc32c(seed, buf, len)
  *   clock            gaze_time_ns() monotonic, gaze_wallclock(&sec, &nsec)
  *   logging          gaze_log(level, fmt, ...), gaze_err/warn/info/debug
+ *   compression      gaze_compress, gaze_decompress (lz4, zstd, zlib)
  */
 #ifndef GAZE_ENV_H
 #define GAZE_ENV_H
@@ -156,5 +157,19 @@ void gaze_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 
 #define gaze_warn(fmt, ...) gaze_log(GAZE_LOG_WARN, fmt, ##__VA_ARGS__)
 #define gaze_info(fmt, ...) gaze_log(GAZE_LOG_INFO, fmt, ##__VA_ARGS__)
 #define gaze_debug(fmt, ...) gaze_log(GAZE_LOG_DEBUG, fmt, ##__VA_ARGS__)
+
+/*
+ * gaze_compress: src (len bytes) into dst; the compressed length, or
+ * -E2BIG when it does not fit in cap.  gaze_decompress: 0 when src
+ * (len bytes) decompresses to exactly rawlen bytes, else -EFSCORRUPTED;
+ * never writes past dst + rawlen.  -EINVAL: unknown algorithm.
+ */
+#define GAZE_ENV_LZ4	1
+#define GAZE_ENV_ZSTD	2
+#define GAZE_ENV_ZLIB	3
+int gaze_compress(u8 algo, int level, const void *src, u32 len, void *dst,
+		  u32 cap);
+int gaze_decompress(u8 algo, const void *src, u32 len, void *dst,
+		    u32 rawlen);
 
 #endif /* GAZE_ENV_H */

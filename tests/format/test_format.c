@@ -479,7 +479,7 @@ build_reg(struct gaze_inode *in)
 	in->i.addr[0] = cpu_to_le64(MAIN0);
 	in->i.addr[1] = cpu_to_le64(MAIN0 + CAP - 1);
 	in->i.addr[2] = cpu_to_le64(GAZE_ADDR_PREALLOC);
-	in->i.addr[3] = cpu_to_le64(GAZE_ADDR_COMPRESS);
+	in->i.addr[4] = cpu_to_le64(GAZE_ADDR_CLUSTER(3));
 	in->i.addr[447] = cpu_to_le64(64ull * ZB - ZB + 5);
 	inode_xattrs(in);
 	gaze_fmt_csum_set(in);

@@ -40,7 +40,7 @@ done
 for h in fuzz_format fuzz_image fuzz_dir; do
 	# shellcheck disable=SC2086
 	"$CC" $CFLAGS $SAN -fsanitize=fuzzer $INC "$SRC/tests/fuzz/$h.c" \
-		$objs -lzbd -o "$OUT/$h"
+		$objs -lzbd -llz4 -lzstd -lz -o "$OUT/$h"
 done
 "$CC" -O1 -Wall -I"$SRC/tests/fuzz" "$SRC/tests/fuzz/img2seed.c" \
 	-o "$OUT/img2seed"

@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compress.c - compressed clusters (doc/format.md section 18).
+ *
+ * A file whose inode has compress_log_cluster set is cut into aligned
+ * clusters of 2^log blocks.  A cluster is stored plain (its slots hold
+ * block addresses, holes allowed) or packed: slot 0 holds
+ * GAZE_ADDR_CLUSTER(n), slots 1..n the n blocks of one stream (a
+ * gaze_cluster_hdr and the compressed payload), the other slots 0.
+ * Only a cluster wholly below EOF is packed, and only when the stream
+ * takes fewer blocks than the cluster; so a packed cluster always
+ * stands for 2^log logical blocks and n physical ones, which is what the
+ * ratio counters add up (gaze_cluster_account, called by gaze_bmap_set
+ * whenever a slot 0 marker comes or goes).
+ *
+ * Every write to such a file goes through a whole cluster: the cluster
+ * is loaded (unpacked) unless the write covers it, the new blocks
+ * copied in, and the result stored packed when the file asks for
+ * compression (GAZE_IF_COMPRESS) and it pays, else plain (only the
+ * blocks written, or all of them when it was packed before).  An edit
+ * below block granularity of the map (truncate into a cluster, punch or
+ * zero part of one) first expands the cluster to plain.  The garbage
+ * collector moves a stream block like any other: its summary names the
+ * node and slot, so compressed data moves as it is.
+ *
+ * Locking: fs->lock, as every core function below gaze_ns_*.
+ */
+#include "gaze_core.h"
+
+_Static_assert(GAZE_ENV_LZ4 == GAZE_COMPRESS_LZ4 &&
+	       GAZE_ENV_ZSTD == GAZE_COMPRESS_ZSTD &&
+	       GAZE_ENV_ZLIB == GAZE_COMPRESS_GZIP,
+	       "gaze_env.h algorithm numbers are the format's");
+
+#define CL_HDR	((u32)sizeof(struct gaze_cluster_hdr))
+
+static int
+cl_bad(const char **why, const char *msg)
+{
+	if (why)
+		*why = msg;
+	return -EFSCORRUPTED;
+}
+
+/* the level an algorithm runs at: 0 is its default */
+int
+gaze_cluster_level(u8 algo, u8 level)
+{
+	if (level)
+		return level;
+	if (algo == GAZE_COMPRESS_ZSTD)
+		return 3;
+	if (algo == GAZE_COMPRESS_GZIP)
+		return 6;
+	return 0;
+}
+
+static u32
+cl_crc(const struct gaze_cluster_hdr *h)
+{
+	struct gaze_cluster_hdr c = *h;
+	u32 crc;
+
+	c.crc = 0;
+	crc = gaze_crc32c(~0u, &c, CL_HDR);
+	crc = gaze_crc32c(crc, h + 1, le32_to_cpu(h->clen));
+	return ~crc;
+}
+
+int
+gaze_cluster_encode(u8 algo, u8 level, const void *raw, u32 rawlen,
+		    void *out, u32 cap, u32 *len)
+{
+	struct gaze_cluster_hdr *h = out;
+	int n;
+
+	if (algo == GAZE_COMPRESS_NONE ||
+	    gaze_fmt_compress_max_level(algo) < 0 ||
+	    level > gaze_fmt_compress_max_level(algo))
+		return -EINVAL;
+	if (cap <= CL_HDR)
+		return -E2BIG;
+	n = gaze_compress(algo, gaze_cluster_level(algo, level), raw, rawlen,
+			  h + 1, cap - CL_HDR);
+	if (n < 0)
+		return n;
+	memset(h, 0, CL_HDR);
+	h->magic = cpu_to_le32(GAZE_MAGIC_CLUSTER);
+	h->clen = cpu_to_le32((u32)n);
+	h->rawlen = cpu_to_le32(rawlen);
+	h->algo = algo;
+	h->level = level;
+	h->version = GAZE_CLUSTER_VERSION;
+	h->crc = cpu_to_le32(cl_crc(h));
+	*len = CL_HDR + (u32)n;
+	return 0;
+}
+
+int
+gaze_cluster_check(const void *stream, u32 len, u32 rawlen, const char **why)
+{
+	const struct gaze_cluster_hdr *h = stream;
+	u32 clen;
+	int max;
+
+	if (len < CL_HDR)
+		return cl_bad(why, "cluster: stream shorter than its header");
+	if (le32_to_cpu(h->magic) != GAZE_MAGIC_CLUSTER)
+		return cl_bad(why, "cluster: bad magic");
+	if (h->version != GAZE_CLUSTER_VERSION)
+		return cl_bad(why, "cluster: unknown framing version");
+	if (h->flags || h->reserved[0] || h->reserved[1] || h->reserved[2])
+		return cl_bad(why, "cluster: reserved fields are not zero");
+	max = gaze_fmt_compress_max_level(h->algo);
+	if (h->algo == GAZE_COMPRESS_NONE || max < 0 || h->level > max)
+		return cl_bad(why, "cluster: unknown algorithm or level");
+	clen = le32_to_cpu(h->clen);
+	if (!clen || clen > len - CL_HDR)
+		return cl_bad(why, "cluster: payload length outside the stream");
+	if (le32_to_cpu(h->rawlen) != rawlen)
+		return cl_bad(why, "cluster: raw length is not the cluster size");
+	if (le32_to_cpu(h->crc) != cl_crc(h))
+		return -EFSBADCRC;
+	return 0;
+}
+
+int
+gaze_cluster_decode(const void *stream, u32 len, void *raw, u32 rawlen,
+		    const char **why)
+{
+	const struct gaze_cluster_hdr *h = stream;
+	int err;
+
+	err = gaze_cluster_check(stream, len, rawlen, why);
+	if (err) {
+		if (err == -EFSBADCRC && why)
+			*why = "cluster: checksum mismatch";
+		return err;
+	}
+	err = gaze_decompress(h->algo, h + 1, le32_to_cpu(h->clen), raw,
+			      rawlen);
+	if (err)
+		return cl_bad(why, "cluster: payload does not decompress to the cluster");
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Ratio counters                                                    */
+/* ---------------------------------------------------------------- */
+
+static void
+cl_le64_add(__le64 *v, s64 d)
+{
+	*v = cpu_to_le64(le64_to_cpu(*v) + (u64)d);
+}
+
+/* a slot 0 marker of imb's file goes from old to new (either may be 0) */
+void
+gaze_cluster_account(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 old,
+		     u64 new)
+{
+	struct gaze_inode *in = imb->data;
+	s64 blocks = 1ll << in->compress_log_cluster, lg = 0, ph = 0;
+
+	if (GAZE_ADDR_IS_CLUSTER(old)) {
+		lg -= blocks;
+		ph -= GAZE_ADDR_CLUSTER_NR(old);
+	}
+	if (GAZE_ADDR_IS_CLUSTER(new)) {
+		lg += blocks;
+		ph += GAZE_ADDR_CLUSTER_NR(new);
+	}
+	if (!lg && !ph)
+		return;
+	cl_le64_add(&in->compr_blocks, lg - ph);
+	cl_le64_add(&fs->cp.compr_logical_blocks, lg);
+	cl_le64_add(&fs->cp.compr_physical_blocks, ph);
+	gaze_mbuf_dirty(fs, imb);
+}
+
+/* ---------------------------------------------------------------- */
+/* Cluster I/O                                                       */
+/* ---------------------------------------------------------------- */
+
+static void
+cl_dirty_set(struct gaze_cluster *c, u32 k)
+{
+	c->dirty[k / 64] |= 1ull << (k % 64);
+}
+
+static bool
+cl_dirty_test(const struct gaze_cluster *c, u32 k)
+{
+	return c->dirty[k / 64] & (1ull << (k % 64));
+}
+
+int
+gaze_cluster_begin(struct gaze_mbuf *imb, u64 fblk, struct gaze_cluster *c)
+{
+	const struct gaze_inode *in = imb->data;
+
+	memset(c, 0, sizeof(*c));
+	c->nblk = 1u << in->compress_log_cluster;
+	c->first = fblk & ~(u64)(c->nblk - 1);
+	c->buf = gaze_alloc((size_t)c->nblk << GAZE_BLOCK_SHIFT);
+	return c->buf ? 0 : -ENOMEM;
+}
+
+void
+gaze_cluster_end(struct gaze_cluster *c)
+{
+	gaze_free(c->buf);
+	c->buf = NULL;
+}
+
+/* moves c to the cluster holding fblk, keeping its buffer */
+void
+gaze_cluster_move(struct gaze_cluster *c, u64 fblk)
+{
+	c->first = fblk & ~(u64)(c->nblk - 1);
+	c->packed = c->loaded = false;
+	memset(c->dirty, 0, sizeof(c->dirty));
+}
+
+/* reads the n stream blocks of packed cluster c and unpacks them */
+static int
+cl_unpack(struct gaze_fs *fs, struct gaze_mbuf *imb, struct gaze_cluster *c,
+	  u32 n)
+{
+	const char *why = NULL;
+	u8 *stream;
+	u64 addr;
+	u32 k;
+	int err = 0;
+
+	if (!n || n >= c->nblk)
+		return -EFSCORRUPTED;
+	stream = gaze_alloc((size_t)n << GAZE_BLOCK_SHIFT);
+	if (!stream)
+		return -ENOMEM;
+	for (k = 1; k <= n && !err; k++) {
+		err = gaze_bmap_lookup(fs, imb, c->first + k, &addr);
+		if (!err && !GAZE_ADDR_IS_REAL(addr))
+			err = -EFSCORRUPTED;
+		if (!err)
+			err = gaze_block_read(fs, addr, stream +
+					      ((size_t)(k - 1) << GAZE_BLOCK_SHIFT));
+	}
+	if (!err)
+		err = gaze_cluster_decode(stream, n << GAZE_BLOCK_SHIFT, c->buf,
+					  c->nblk << GAZE_BLOCK_SHIFT, &why);
+	if (err && why)
+		gaze_err("gaze: inode %u cluster at block %llu: %s",
+			 le32_to_cpu(((struct gaze_inode *)imb->data)->hdr.ino),
+			 (unsigned long long)c->first, why);
+	gaze_free(stream);
+	return err;
+}
+
+int
+gaze_cluster_load(struct gaze_fs *fs, struct gaze_mbuf *imb,
+		  struct gaze_cluster *c)
+{
+	u8 *blk;
+	u64 addr;
+	u32 k;
+	int err;
+
+	err = gaze_bmap_lookup(fs, imb, c->first, &addr);
+	if (err)
+		return err;
+	if (GAZE_ADDR_IS_CLUSTER(addr)) {
+		err = cl_unpack(fs, imb, c, GAZE_ADDR_CLUSTER_NR(addr));
+		c->packed = !err;
+		c->loaded = !err;
+		return err;
+	}
+	for (k = 0; k < c->nblk; k++) {
+		blk = c->buf + ((size_t)k << GAZE_BLOCK_SHIFT);
+		if (k)
+			err = gaze_bmap_lookup(fs, imb, c->first + k, &addr);
+		if (!err && GAZE_ADDR_IS_REAL(addr))
+			err = gaze_block_read(fs, addr, blk);
+		else if (!err)
+			memset(blk, 0, GAZE_BLOCK_SIZE);
+		if (err)
+			return err;
+	}
+	c->packed = false;
+	c->loaded = true;
+	return 0;
+}
+
+int
+gaze_cluster_is_packed(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+		       bool *packed)
+{
+	const struct gaze_inode *in = imb->data;
+	u64 addr;
+	int err;
+
+	*packed = false;
+	if (!in->compress_log_cluster)
+		return 0;
+	err = gaze_bmap_lookup(fs, imb,
+			       fblk & ~((1ull << in->compress_log_cluster) - 1),
+			       &addr);
+	*packed = !err && GAZE_ADDR_IS_CLUSTER(addr);
+	return err;
+}
+
+/* sets slots [from, to) of c to 0 where they are not already */
+static int
+cl_clear(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to)
+{
+	u64 mapped;
+
+	if (from >= to)
+		return 0;
+	return gaze_bmap_range(fs, imb, from, to, true, &mapped);
+}
+
+/* stores c as the stream of len bytes in c->stream; slot 0 last */
+static int
+cl_store_packed(struct gaze_fs *fs, struct gaze_mbuf *imb,
+		struct gaze_cluster *c, u8 *stream, u32 len)
+{
+	u32 n = DIV_ROUND_UP(len, GAZE_BLOCK_SIZE), k;
+	struct gaze_mbuf *owner;
+	void **bufs;
+	u32 ofs;
+	int err;
+
+	memset(stream + len, 0, ((size_t)n << GAZE_BLOCK_SHIFT) - len);
+	bufs = gaze_alloc(sizeof(*bufs) * n);
+	if (!bufs)
+		return -ENOMEM;
+	for (k = 0; k < n; k++)
+		bufs[k] = stream + ((size_t)k << GAZE_BLOCK_SHIFT);
+	err = gaze_inode_write_plain(fs, imb, c->first + 1, NULL, n, bufs);
+	gaze_free(bufs);
+	if (!err)
+		err = cl_clear(fs, imb, c->first + 1 + n, c->first + c->nblk);
+	if (err)
+		return err;
+	err = gaze_bmap_slot(fs, imb, c->first, true, &owner, &ofs);
+	if (err)
+		return err;
+	err = gaze_bmap_set(fs, imb, owner, ofs, GAZE_ADDR_CLUSTER(n));
+	gaze_bmap_release(fs, imb, owner);
+	return err;
+}
+
+/* stores c plain: its dirty blocks (all below EOF when it was packed) */
+static int
+cl_store_plain(struct gaze_fs *fs, struct gaze_mbuf *imb,
+	       struct gaze_cluster *c, u64 size)
+{
+	u64 eof = DIV_ROUND_UP(size, GAZE_BLOCK_SIZE), *fblks;
+	void **bufs;
+	u32 k, nr = 0;
+	int err = 0;
+
+	fblks = gaze_alloc((sizeof(*fblks) + sizeof(*bufs)) * c->nblk);
+	if (!fblks)
+		return -ENOMEM;
+	bufs = (void **)(fblks + c->nblk);
+	for (k = 0; k < c->nblk; k++) {
+		if (c->packed && c->first + k < eof)
+			cl_dirty_set(c, k);
+		if (!cl_dirty_test(c, k))
+			continue;
+		fblks[nr] = c->first + k;
+		bufs[nr++] = c->buf + ((size_t)k << GAZE_BLOCK_SHIFT);
+	}
+	if (nr)
+		err = gaze_inode_write_plain(fs, imb, 0, fblks, nr, bufs);
+	gaze_free(fblks);
+	/* a stream past the EOF goes (truncate into a packed cluster) */
+	if (!err && c->packed)
+		err = cl_clear(fs, imb, max(eof, c->first),
+			       c->first + c->nblk);
+	return err;
+}
+
+int
+gaze_cluster_store(struct gaze_fs *fs, struct gaze_mbuf *imb,
+		   struct gaze_cluster *c, u64 size, bool may_pack)
+{
+	const struct gaze_inode *in = imb->data;
+	u32 cap = (c->nblk - 1) << GAZE_BLOCK_SHIFT, len;
+	u8 *stream;
+	int err;
+
+	may_pack = may_pack &&
+		   (le32_to_cpu(in->flags) & GAZE_IF_COMPRESS) &&
+		   in->compress_algo != GAZE_COMPRESS_NONE &&
+		   (c->first + c->nblk) << GAZE_BLOCK_SHIFT <= size;
+	if (!may_pack)
+		return cl_store_plain(fs, imb, c, size);
+	stream = gaze_alloc(cap);
+	if (!stream)
+		return -ENOMEM;
+	err = gaze_cluster_encode(in->compress_algo, in->compress_level, c->buf,
+				  c->nblk << GAZE_BLOCK_SHIFT, stream, cap, &len);
+	if (!err)
+		err = cl_store_packed(fs, imb, c, stream, len);
+	else if (err == -E2BIG)		/* saves no block: plain */
+		err = cl_store_plain(fs, imb, c, size);
+	gaze_free(stream);
+	return err;
+}
+
+int
+gaze_cluster_expand(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+		    u64 size)
+{
+	struct gaze_cluster c;
+	bool packed;
+	int err;
+
+	err = gaze_cluster_is_packed(fs, imb, fblk, &packed);
+	if (err || !packed)
+		return err;
+	err = gaze_cluster_begin(imb, fblk, &c);
+	if (err)
+		return err;
+	err = gaze_cluster_load(fs, imb, &c);
+	if (!err)
+		err = gaze_cluster_store(fs, imb, &c, size, false);
+	gaze_cluster_end(&c);
+	return err;
+}
+
+/* ---------------------------------------------------------------- */
+/* The compression property                                          */
+/* ---------------------------------------------------------------- */
+
+/*
+ * A new file or directory (mode) takes its parent directory's setting;
+ * the root, created with no parent yet, takes the superblock's default.
+ */
+void
+gaze_cluster_inherit(const struct gaze_fs *fs, const struct gaze_inode *dir,
+		     struct gaze_inode *in, u32 mode)
+{
+	const struct gaze_super *sb = &fs->sb;
+	u8 algo = sb->compress_algo, level = sb->compress_level;
+
+	if (!(le64_to_cpu(sb->feature_incompat) &
+	      GAZE_FEATURE_INCOMPAT_COMPRESSION) ||
+	    (!GAZE_S_ISREG(mode) && !GAZE_S_ISDIR(mode)))
+		return;
+	if (dir) {
+		if (!(le32_to_cpu(dir->flags) & GAZE_IF_COMPRESS))
+			return;
+		algo = dir->compress_algo;
+		level = dir->compress_level;
+	}
+	if (algo == GAZE_COMPRESS_NONE)
+		return;
+	in->flags = cpu_to_le32(le32_to_cpu(in->flags) | GAZE_IF_COMPRESS);
+	in->compress_algo = algo;
+	in->compress_level = level;
+	in->compress_log_cluster = sb->compress_log_cluster;
+}
+
+int
+gaze_cluster_set_prop(struct gaze_fs *fs, struct gaze_mbuf *imb, u8 algo,
+		      u8 level)
+{
+	struct gaze_inode *in = imb->data;
+	u32 mode = le16_to_cpu(in->mode), flags = le32_to_cpu(in->flags);
+	int max = gaze_fmt_compress_max_level(algo);
+
+	if (!(le64_to_cpu(fs->sb.feature_incompat) &
+	      GAZE_FEATURE_INCOMPAT_COMPRESSION))
+		return -EOPNOTSUPP;
+	if (!GAZE_S_ISREG(mode) && !GAZE_S_ISDIR(mode))
+		return -EINVAL;
+	if (max < 0 || level > max)
+		return -EINVAL;
+	if (algo == GAZE_COMPRESS_NONE) {
+		flags &= ~GAZE_IF_COMPRESS;
+		level = 0;
+	} else {
+		flags |= GAZE_IF_COMPRESS;
+		/* the cluster size never changes once chosen */
+		if (!in->compress_log_cluster)
+			in->compress_log_cluster = fs->sb.compress_log_cluster;
+	}
+	in->flags = cpu_to_le32(flags);
+	in->compress_algo = algo;
+	in->compress_level = level;
+	gaze_mbuf_dirty(fs, imb);
+	return 0;
+}
+
+/* chattr +c / -c: on takes the filesystem's default (lz4 if it has none) */
+int
+gaze_cluster_set_flag(struct gaze_fs *fs, struct gaze_mbuf *imb, bool on)
+{
+	const struct gaze_inode *in = imb->data;
+	u8 algo = fs->sb.compress_algo, level = fs->sb.compress_level;
+
+	if (on == !!(le32_to_cpu(in->flags) & GAZE_IF_COMPRESS))
+		return 0;
+	if (!on)
+		return gaze_cluster_set_prop(fs, imb, GAZE_COMPRESS_NONE, 0);
+	if (algo == GAZE_COMPRESS_NONE) {
+		algo = GAZE_COMPRESS_LZ4;
+		level = 0;
+	}
+	return gaze_cluster_set_prop(fs, imb, algo, level);
+}
