@@ -755,7 +755,7 @@ stat_json(struct rd_img *img, const char *path, const struct gaze_attr *a,
 	rd_json_inode(&j, a);
 	gaze_json_u64(&j, "rdev_major", a->rdev_major);
 	gaze_json_u64(&j, "rdev_minor", a->rdev_minor);
-	gaze_json_u64(&j, "flags", a->flags);
+	gaze_json_u64(&j, "flags", a->flags & GAZE_IF_ALL);
 	gaze_json_arr_begin(&j, "flag_names");
 	for (i = 0; i < ARRAY_SIZE(rd_flag_names); i++)
 		if (a->flags & (1u << i))
@@ -816,7 +816,7 @@ stat_text(struct rd_img *img, const char *path, const struct gaze_attr *a,
 	printf("  Size: %-12llu Blocks: %llu (4 KiB)\n",
 	       (unsigned long long)a->size, (unsigned long long)a->blocks);
 	printf("  Rdev: %u:%u\n", a->rdev_major, a->rdev_minor);
-	printf(" Flags: 0x%x (", a->flags);
+	printf(" Flags: 0x%x (", a->flags & GAZE_IF_ALL);
 	for (i = 0; i < ARRAY_SIZE(rd_flag_names); i++) {
 		if (a->flags & (1u << i)) {
 			printf("%s%s", any ? "," : "", rd_flag_names[i]);

@@ -10,7 +10,7 @@ set -eu
 step() { echo; echo "==> $*"; }
 
 step "guest: $(uname -r), loading gaze.ko"
-modprobe libcrc32c
+modprobe -a libcrc32c lz4_compress zstd_compress
 insmod "$KO"
 modprobe nvme
 i=0

@@ -1041,9 +1041,11 @@ struct gaze_attr {
 	s64	atime, mtime, ctime, crtime;
 	u32	atime_nsec, mtime_nsec, ctime_nsec, crtime_nsec;
 	u32	rdev_major, rdev_minor;
-	u32	flags;			/* GAZE_IF_* */
+	u32	flags;			/* GAZE_IF_*, GAZE_ATTR_CLUSTERS */
 	u32	generation;
 };
+/* in gaze_attr.flags only: the file has clusters (compress_log_cluster) */
+#define GAZE_ATTR_CLUSTERS	0x80000000u
 
 /* gaze_ns_setattr mask */
 #define GAZE_SET_MODE	0x01

@@ -140,7 +140,7 @@ struct gaze_mhdr {
 /* ---------------------------------------------------------------- */
 #define GAZE_FEATURES(X)						\
 	X(INCOMPAT, 0, inline_data, 1, 1) /* small files/dirs in inode */ \
-	X(INCOMPAT, 1, compression, 1, 1) /* files may hold compressed \
+	X(INCOMPAT, 1, compression, 0, 1) /* files may hold compressed \
 					     clusters */		\
 	X(COMPAT,   0, lost_found, 1, 1)  /* mkfs created /lost+found */ \
 	X(INCOMPAT, 2, meta_uuid, 0, 2)   /* block headers carry        \

@@ -174,6 +174,8 @@ gaze_inode_to_attr(const struct gaze_inode *in, struct gaze_attr *a)
 	a->rdev_major = le32_to_cpu(in->rdev_major);
 	a->rdev_minor = le32_to_cpu(in->rdev_minor);
 	a->flags = le32_to_cpu(in->flags);
+	if (in->compress_log_cluster)
+		a->flags |= GAZE_ATTR_CLUSTERS;
 	a->generation = le32_to_cpu(in->generation);
 }
 

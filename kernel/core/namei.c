@@ -630,6 +630,41 @@ gaze_file_read(struct gaze_fs *fs, u32 ino, void *buf, u64 len, u64 off)
 }
 
 /*
+ * Blocks a write of len bytes at off may allocate: its own, the rest of
+ * the clusters it cuts into, and 2 for nodes
+ */
+static u64
+ns_write_room(struct gaze_mbuf *imb, u64 off, u64 len)
+{
+	u32 log = ((struct gaze_inode *)imb->data)->compress_log_cluster;
+	u64 first = off >> GAZE_BLOCK_SHIFT;
+	u64 end = DIV_ROUND_UP(off + len, GAZE_BLOCK_SIZE);
+
+	first = first >> log << log;
+	end = DIV_ROUND_UP(end, 1ull << log) << log;
+	return end - first + 2;
+}
+
+/* ns_write_room for the blocks of a vectored write */
+static u64
+ns_write_vec_room(struct gaze_mbuf *imb, u64 fblk, const u64 *fblks, u32 nr)
+{
+	u32 log = ((struct gaze_inode *)imb->data)->compress_log_cluster, i;
+	u64 room = 2, c, last = ~0ull;
+
+	if (!log || !fblks)
+		return ns_write_room(imb, fblk << GAZE_BLOCK_SHIFT,
+				     (u64)nr << GAZE_BLOCK_SHIFT);
+	for (i = 0; i < nr; i++) {
+		c = fblks[i] >> log;
+		if (c != last)
+			room += 1ull << log;
+		last = c;
+	}
+	return room;
+}
+
+/*
  * Writes in chunks of at most one zone, letting foreground GC make room
  * before each (a consistent point: what came before is complete).
  */
@@ -643,7 +678,7 @@ ns_write_chunks(struct gaze_fs *fs, struct gaze_mbuf *imb, const u8 *buf,
 
 	while (done < len) {
 		n = min(len - done, chunk);
-		ret = gaze_gc_balance(fs, (n >> GAZE_BLOCK_SHIFT) + 2);
+		ret = gaze_gc_balance(fs, ns_write_room(imb, off + done, n));
 		if (!ret)
 			ret = gaze_inode_write(fs, imb, buf + done, n,
 					       off + done);
@@ -709,7 +744,7 @@ ns_write_vec(struct gaze_fs *fs, u32 ino, u64 fblk, const u64 *fblks,
 	if (err)
 		return err;
 	/* room first, at a consistent point (see ns_write_chunks) */
-	err = gaze_gc_balance(fs, (u64)nr + 2);
+	err = gaze_gc_balance(fs, ns_write_vec_room(imb, fblk, fblks, nr));
 	if (!err) {
 		/* writeback: spends reservations (space.c) */
 		gaze_space_wb_begin(fs, ns_mapped_blocks(fs, imb, fblk, fblks,

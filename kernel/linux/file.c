@@ -85,6 +85,8 @@ static int gaze_fill_page(struct inode *inode, struct page *page)
 			return gaze_error(inode->i_sb, ret, "read");
 	}
 	kaddr = kmap_local_page(page);
+	if (want && !ret && addr == GAZE_MAP_ENCODED)
+		ret = -ENODATA;		/* a packed cluster: the core reads */
 	if (want && !ret && addr) {
 		ret = gaze_bdev_read(inode->i_sb->s_bdev, addr, 1, kaddr);
 		if (ret) {
@@ -92,7 +94,7 @@ static int gaze_fill_page(struct inode *inode, struct page *page)
 			return ret;
 		}
 		n = want;
-	} else if (want && ret == -ENODATA) {		/* inline */
+	} else if (want && ret == -ENODATA) {	/* inline, or packed */
 		nofs = gaze_nofs_begin();
 		n = gaze_file_read(gaze_ifs(inode), inode->i_ino, kaddr, want,
 				   pos);
@@ -148,19 +150,29 @@ static int gaze_get_block(struct inode *inode, sector_t iblock,
 	gaze_nofs_end(nofs);
 	if (ret)
 		return ret;
+	if (WARN_ON_ONCE(addr == GAZE_MAP_ENCODED))
+		return -EIO;	/* gaze_reads_through_core() said no */
 	if (addr)
 		map_bh(bh, inode->i_sb, addr);
 	bh->b_size = (size_t)nr << inode->i_blkbits;
 	return 0;
 }
 
-static bool gaze_is_inline(struct inode *inode)
+/*
+ * Files read folio by folio through gaze_fill_page: inline ones, and
+ * those with compressed clusters (GAZE_ATTR_CLUSTERS), which mpage
+ * cannot read from an address
+ */
+static bool gaze_reads_through_core(struct inode *inode)
 {
-	unsigned int nofs = gaze_nofs_begin();
+	unsigned int nofs;
 	u64 addr;
 	u32 nr;
 	int ret;
 
+	if (READ_ONCE(GAZE_I(inode)->flags) & GAZE_ATTR_CLUSTERS)
+		return true;
+	nofs = gaze_nofs_begin();
 	ret = gaze_file_map(gaze_ifs(inode), inode->i_ino, 0, 1, &addr, &nr);
 	gaze_nofs_end(nofs);
 	return ret == -ENODATA;
@@ -171,7 +183,7 @@ static void gaze_readahead(struct readahead_control *rac)
 	struct inode *inode = rac->mapping->host;
 	struct folio *folio;
 
-	if (!gaze_is_inline(inode)) {
+	if (!gaze_reads_through_core(inode)) {
 		mpage_readahead(rac, gaze_get_block);
 		return;
 	}
@@ -185,7 +197,8 @@ static void gaze_readahead(struct readahead_control *rac)
  * Writes return 0 here, which makes the VFS write the range through the
  * page cache, write it back and invalidate it before returning: on a
  * zoned device every write goes to a log head anyway, and this keeps one
- * write path.  Inline files are read through the page cache too.
+ * write path.  Inline files and files with compressed clusters are read
+ * through the page cache too (as btrfs does with compressed extents).
  *
  * Both directions require what a read from the device requires: file
  * offset, length and buffer aligned to the device's logical block size
@@ -204,7 +217,7 @@ static ssize_t gaze_direct_IO(struct kiocb *iocb, struct iov_iter *iter)
 
 	if ((iocb->ki_pos | iov_iter_alignment(iter)) & mask)
 		return -EINVAL;
-	if (iov_iter_rw(iter) == WRITE || gaze_is_inline(inode))
+	if (iov_iter_rw(iter) == WRITE || gaze_reads_through_core(inode))
 		return 0;
 	return blockdev_direct_IO(iocb, inode, iter, gaze_get_block);
 }
@@ -806,6 +819,23 @@ const struct file_operations gaze_file_operations = {
  * is allocated ahead of writes (fallocate only checks the space), so
  * there are no unwritten extents.
  */
+/*
+ * one extent: a run of device blocks, MERGED; or compressed clusters,
+ * ENCODED at physical 0 (their streams live in blocks of their own)
+ */
+static int gaze_fiemap_fill(struct fiemap_extent_info *fi, u64 fblk, u64 addr,
+			    u64 nr, u32 flags)
+{
+	if (addr == GAZE_MAP_ENCODED)
+		return fiemap_fill_next_extent(fi, fblk << GAZE_BLOCK_SHIFT, 0,
+					       nr << GAZE_BLOCK_SHIFT,
+					       flags | FIEMAP_EXTENT_ENCODED);
+	return fiemap_fill_next_extent(fi, fblk << GAZE_BLOCK_SHIFT,
+				       addr << GAZE_BLOCK_SHIFT,
+				       nr << GAZE_BLOCK_SHIFT,
+				       flags | FIEMAP_EXTENT_MERGED);
+}
+
 static int gaze_fiemap_walk(struct inode *inode, struct fiemap_extent_info *fi,
 			    u64 fblk, u64 end)
 {
@@ -828,10 +858,7 @@ static int gaze_fiemap_walk(struct inode *inode, struct fiemap_extent_info *fi,
 			break;
 		}
 		if (addr && p_nr) {
-			ret = fiemap_fill_next_extent(fi,
-				p_fblk << GAZE_BLOCK_SHIFT,
-				p_addr << GAZE_BLOCK_SHIFT,
-				p_nr << GAZE_BLOCK_SHIFT, FIEMAP_EXTENT_MERGED);
+			ret = gaze_fiemap_fill(fi, p_fblk, p_addr, p_nr, 0);
 			if (ret)
 				return ret;
 		}
@@ -844,11 +871,8 @@ static int gaze_fiemap_walk(struct inode *inode, struct fiemap_extent_info *fi,
 	}
 	if (!p_nr)
 		return 0;
-	return fiemap_fill_next_extent(fi, p_fblk << GAZE_BLOCK_SHIFT,
-				       p_addr << GAZE_BLOCK_SHIFT,
-				       p_nr << GAZE_BLOCK_SHIFT,
-				       FIEMAP_EXTENT_MERGED |
-				       (last ? FIEMAP_EXTENT_LAST : 0));
+	return gaze_fiemap_fill(fi, p_fblk, p_addr, p_nr,
+				last ? FIEMAP_EXTENT_LAST : 0);
 }
 
 static int gaze_fiemap(struct inode *inode, struct fiemap_extent_info *fi,

@@ -89,4 +89,13 @@ extern int gaze_log_level;
 #define gaze_info(fmt, ...) gaze_log(GAZE_LOG_INFO, fmt, ##__VA_ARGS__)
 #define gaze_debug(fmt, ...) gaze_log(GAZE_LOG_DEBUG, fmt, ##__VA_ARGS__)
 
+/* compression (compress.c); the contract is in lib/env/gaze_env.h */
+#define GAZE_ENV_LZ4	1
+#define GAZE_ENV_ZSTD	2
+#define GAZE_ENV_ZLIB	3
+int gaze_compress(u8 algo, int level, const void *src, u32 len, void *dst,
+		  u32 cap);
+int gaze_decompress(u8 algo, const void *src, u32 len, void *dst,
+		    u32 rawlen);
+
 #endif /* GAZE_ENV_H */

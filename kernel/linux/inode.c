@@ -29,6 +29,7 @@ static const struct {
 	{ GAZE_IF_NOATIME,	FS_NOATIME_FL,		S_NOATIME },
 	{ GAZE_IF_NODUMP,	FS_NODUMP_FL,		0 },
 	{ GAZE_IF_SYNC,		FS_SYNC_FL,		S_SYNC },
+	{ GAZE_IF_COMPRESS,	FS_COMPR_FL,		0 },
 };
 
 static void gaze_flags_to_inode(struct inode *inode, u32 flags)
@@ -193,6 +194,13 @@ int gaze_fileattr_set(gaze_idmap_t *idmap, struct dentry *dentry,
 	ret = gaze_ns_setattr(GAZE_FS(inode->i_sb), inode->i_ino, &a,
 			      GAZE_SET_FLAGS | GAZE_SET_CTIME);
 	gaze_nofs_end(nofs);
+	if (ret == -EOPNOTSUPP || ret == -EINVAL)
+		return ret;	/* +c without the compression feature */
+	if (!ret) {
+		nofs = gaze_nofs_begin();
+		ret = gaze_ns_getattr(GAZE_FS(inode->i_sb), inode->i_ino, &a);
+		gaze_nofs_end(nofs);
+	}
 	if (ret) {
 		gaze_refresh(inode, true);
 		return gaze_error(inode->i_sb, ret, "setflags");

@@ -58,13 +58,13 @@ mkdev(u32 nr_zones)
 	return mkdev_zb(nr_zones, ZB);
 }
 
-static inline struct gaze_fs *
-format(struct gaze_dev *d, u32 nr_logs, u32 policy)
+/* the parameters format() uses; a test may change them first */
+static inline void
+format_params(struct gaze_dev *d, u32 nr_logs, u32 policy,
+	      struct gaze_mkfs_params *pp)
 {
 	struct gaze_mkfs_params p;
-	struct gaze_attr root;
-	struct gaze_fs *fs = NULL;
-	int i, err;
+	int i;
 
 	memset(&p, 0, sizeof(p));
 	p.geo.nr_blocks = d->nr_blocks;
@@ -81,15 +81,34 @@ format(struct gaze_dev *d, u32 nr_logs, u32 policy)
 	p.dir_hash_seed[0] = 0x11111111;
 	p.mkfs_time = 1700000000;
 	strcpy(p.version, "gaze-test");
+	*pp = p;
+}
+
+static inline struct gaze_fs *
+format_with(struct gaze_dev *d, struct gaze_mkfs_params *p)
+{
+	struct gaze_attr root;
+	struct gaze_fs *fs = NULL;
+	int err;
+
 	memset(&root, 0, sizeof(root));
 	root.mode = 040755;
 	root.nlink = 2;
-	err = gaze_fs_format(d, &p, &root, &fs);
+	err = gaze_fs_format(d, p, &root, &fs);
 	if (err) {
 		printf("Bail out! format: %d\n", err);
 		exit(1);
 	}
 	return fs;
+}
+
+static inline struct gaze_fs *
+format(struct gaze_dev *d, u32 nr_logs, u32 policy)
+{
+	struct gaze_mkfs_params p;
+
+	format_params(d, nr_logs, policy, &p);
+	return format_with(d, &p);
 }
 
 static inline struct gaze_fs *

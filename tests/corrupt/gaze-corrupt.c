@@ -690,7 +690,7 @@ k_sb_secondary_magic(struct cx *c)
 
 /* both copies claim compressed clusters, which this version cannot read */
 static void
-k_sb_incompat_compression(struct cx *c)
+k_sb_incompat_unknown(struct cx *c)
 {
 	struct gaze_super s;
 	u32 k;
@@ -700,10 +700,10 @@ k_sb_incompat_compression(struct cx *c)
 
 		blk_read(c, a, &s);
 		s.feature_incompat = cpu_to_le64(le64_to_cpu(s.feature_incompat) |
-						 GAZE_FEATURE_INCOMPAT_COMPRESSION);
+						 (1ull << 40));
 		blk_write(c, a, &s, true);
 	}
-	say(c, "both superblocks: the compression incompat feature set (crc fixed)");
+	say(c, "both superblocks: incompat feature bit 40 (unknown) set (crc fixed)");
 }
 
 /* checkpoint */
@@ -1896,7 +1896,7 @@ static const struct kind kinds[] = {
 	{ "sb-primary-geometry", k_sb_primary_geometry, "primary superblock main_zone_count wrong (crc fixed); secondary good" },
 	{ "sb-copies-differ", k_sb_copies_differ, "both superblocks valid but the secondary's gc_queue_depth differs" },
 	{ "sb-secondary-magic", k_sb_secondary_magic, "secondary superblock magic destroyed (crc fixed)" },
-	{ "sb-incompat-compression", k_sb_incompat_compression, "both superblocks set the compression feature no reader supports yet (crc fixed)" },
+	{ "sb-incompat-unknown", k_sb_incompat_unknown, "both superblocks set an incompat feature bit no reader knows (crc fixed)" },
 	{ "cp-head-crc", k_cp_head_crc, "current checkpoint head: reserved byte changed, crc stale (checksum kind)" },
 	{ "cp-trailer-mismatch", k_cp_trailer_mismatch, "current checkpoint trailer's head_crc does not match the head" },
 	{ "cp-table-root", k_cp_table_root, "checkpoint table root nr_index beyond the superblock's maximum" },

@@ -511,7 +511,8 @@ static const struct mut reg_muts[] = {
 	M(struct gaze_inode, i.addr[4], MAIN0 - 1, "outside the main area"),
 	M(struct gaze_inode, i.addr[4], MAIN0 + CAP, "outside the main area"),
 	M(struct gaze_inode, i.addr[4], 64ull * ZB, "outside the main area"),
-	M(struct gaze_inode, i.addr[4], 0xfffffffffffff001ull, "outside"),
+	M(struct gaze_inode, i.addr[4], 0xfffffffffffff000ull, "outside"),
+	M(struct gaze_inode, i.addr[4], 0xfffffffffffff100ull, "outside"),
 	/* inline xattr area: first entry at 0, the ACL entry at 12 */
 	M(struct gaze_inode, i_xattr[0], 0, "name index"),
 	M(struct gaze_inode, i_xattr[0], 6, "name index"),
@@ -1125,13 +1126,13 @@ test_features(void)
 				     &bad);
 	tap_ok(!err && !i && c == GAZE_FEATURE_COMPAT_LOST_FOUND,
 	       "\"^inline_data,,lost_found\" edits the set");
-	/* in the table, not supported by this version: refused to set */
+	/* compression: supported, off by default, mkfs may set it */
 	err = gaze_fmt_feature_parse("lost_found,compression", &c, &r, &i,
 				     &bad);
-	tap_ok(err == -EOPNOTSUPP && !strncmp(bad, "compression", 11) && !i,
-	       "an unsupported feature: -EOPNOTSUPP, *bad at it, nothing set");
+	tap_ok(!err && i == GAZE_FEATURE_INCOMPAT_COMPRESSION,
+	       "compression may be set");
 	err = gaze_fmt_feature_parse("^compression", &c, &r, &i, &bad);
-	tap_ok(!err && !i, "an unsupported feature may be cleared");
+	tap_ok(!err && !i, "compression may be cleared");
 	/* supported, but set by gazectl uuid only: mkfs may not set it */
 	err = gaze_fmt_feature_parse("lost_found,meta_uuid", &c, &r, &i, &bad);
 	tap_ok(err == -EPERM && !strncmp(bad, "meta_uuid", 9) && !i,
@@ -1143,8 +1144,8 @@ test_features(void)
 	       "mkfs's list of features leaves meta_uuid out: \"%s\"", buf);
 	tap_ok(GAZE_FEATURE_INCOMPAT_SUPP & GAZE_FEATURE_INCOMPAT_META_UUID,
 	       "meta_uuid is supported by every reader");
-	tap_ok(!(GAZE_FEATURE_INCOMPAT_SUPP &
-		 GAZE_FEATURE_INCOMPAT_COMPRESSION) &&
+	tap_ok((GAZE_FEATURE_INCOMPAT_SUPP &
+		GAZE_FEATURE_INCOMPAT_COMPRESSION) &&
 	       (GAZE_FEATURE_INCOMPAT_SUPP &
 		GAZE_FEATURE_INCOMPAT_INLINE_DATA) &&
 	       GAZE_FEATURE_COMPAT_SUPP == GAZE_FEATURE_COMPAT_LOST_FOUND &&

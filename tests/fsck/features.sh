@@ -1,13 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# features.sh - an incompatible feature this version does not support
-# makes every reader refuse, writing nothing: the compression feature
-# (reserved in the format, no compressed data path yet) set on an image
-# by tests/corrupt/gaze-corrupt, then fsck.gaze in every mode (exit 8,
-# the feature named), gazectl ls and extract (exit 1).  mkfs.gaze's
-# refusal to set it is in tests/mkfs/options.sh, the core's (which the
-# module shares) in tests/core/test_engine.
+# features.sh - an incompatible feature this version does not know
+# makes every reader refuse, writing nothing: incompat bit 40 set on an
+# image by tests/corrupt/gaze-corrupt, then fsck.gaze in every mode
+# (exit 8, the bit named), gazectl ls and extract (exit 1).  mkfs.gaze's
+# refusal of unknown features is in tests/mkfs/options.sh.
 . "$(dirname "$0")/lib.sh"
 
 CORRUPT=$GAZE_BUILDDIR/tests/corrupt/gaze-corrupt
@@ -15,16 +13,16 @@ GAZECTL=$GAZE_BUILDDIR/gazectl/gazectl
 [ -x "$CORRUPT" ] || fail "$CORRUPT is not built"
 IMG=$T/img
 mkimage "$IMG"
-"$CORRUPT" "$IMG" sb-incompat-compression >"$T/inject" 2>&1 ||
-	fail "gaze-corrupt sb-incompat-compression: $(cat "$T/inject")"
+"$CORRUPT" "$IMG" sb-incompat-unknown >"$T/inject" 2>&1 ||
+	fail "gaze-corrupt sb-incompat-unknown: $(cat "$T/inject")"
 sum=$(sha "$IMG")
 for m in -fn -p -fy; do
 	fsck $m "$IMG"
-	expect_rc 8 "fsck.gaze $m with compression set"
+	expect_rc 8 "fsck.gaze $m with incompat bit 40 set"
 	expect_err "unsupported incompatible features"
-	expect_err "compression"
+	expect_err "incompat_bit40"
 	[ "$(sha "$IMG")" = "$sum" ] || fail "fsck.gaze $m changed the image"
-	pass "fsck.gaze $m refuses the unsupported compression feature"
+	pass "fsck.gaze $m refuses the unknown incompat feature"
 done
 for cmd in "ls" "extract"; do
 	rm -rf "$T/x"
@@ -35,8 +33,8 @@ for cmd in "ls" "extract"; do
 	fi
 	rc=$?
 	[ $rc -eq 1 ] || fail "gazectl $cmd exited $rc, expected 1"
-	grep -q compression "$T/err" || fail "gazectl $cmd does not name the feature: $(cat "$T/err")"
-	pass "gazectl $cmd refuses the unsupported compression feature"
+	grep -q incompat_bit40 "$T/err" || fail "gazectl $cmd does not name the feature: $(cat "$T/err")"
+	pass "gazectl $cmd refuses the unknown incompat feature"
 done
 [ "$(sha "$IMG")" = "$sum" ] || fail "a refusal changed the image"
 finish

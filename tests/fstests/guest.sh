@@ -15,7 +15,7 @@ FSTYP=${GZ_FSTYP:-gaze}
 log() { echo "fstests-guest: $*"; }
 die() { echo "fstests-guest: $*"; exit 1; }
 
-modprobe libcrc32c
+modprobe -a libcrc32c lz4_compress zstd_compress
 insmod "$KO" || die "insmod $KO"
 [ "$FSTYP" = gaze ] || modprobe "$FSTYP" || die "modprobe $FSTYP"
 modprobe nvme

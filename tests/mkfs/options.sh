@@ -140,10 +140,12 @@ mkfs -f -O ^lost_found "$IMG"
 expect_rc 0 -O
 expect_out 'Features: *inline_data$'
 expect_sb "$IMG" features "inline_data"
-# compression: reserved in the format, no data path yet: refused
+# compression: -O compression alone means lz4, 64 KiB clusters
 mkfs -f -O compression "$IMG"
-expect_usage "-O compression (not supported yet)"
-expect_err "not supported by this version"
+expect_rc 0 "-O compression"
+expect_sb "$IMG" features "lost_found,inline_data,compression"
+expect_sb "$IMG" compress_algo 1
+expect_sb "$IMG" compress_log_cluster 4
 # meta_uuid: set by gazectl uuid on an existing filesystem only
 mkfs -f -O meta_uuid "$IMG"
 expect_usage "-O meta_uuid (gazectl uuid's)"
@@ -155,6 +157,33 @@ pass "-O FEATURES"
 mkfs -f -O lost_found,bogus "$IMG"
 expect_usage "-O unknown feature"
 expect_err "bogus"
+
+# --compression, --cluster-size
+mkfs -f --compression zstd:7 --cluster-size 16K "$IMG"
+expect_rc 0 "--compression zstd:7"
+expect_sb "$IMG" features "lost_found,inline_data,compression"
+expect_sb "$IMG" compress_algo 2
+expect_sb "$IMG" compress_level 7
+expect_sb "$IMG" compress_log_cluster 2
+mkfs -f --compression gzip-9 --cluster-size 1M "$IMG"
+expect_rc 0 "--compression gzip-9"
+expect_sb "$IMG" compress_algo 3
+expect_sb "$IMG" compress_level 9
+expect_sb "$IMG" compress_log_cluster 8
+mkfs -f --compression none "$IMG"
+expect_rc 0 "--compression none"
+expect_sb "$IMG" features "lost_found,inline_data"
+pass "--compression ALG[:LEVEL], --cluster-size SIZE"
+for v in zstd:20 lz4:1 gzip:0 xz bogus; do
+	mkfs -f --compression "$v" "$IMG"
+	expect_usage "--compression $v"
+done
+for v in 8K 48K 2M; do
+	mkfs -f --compression lz4 --cluster-size "$v" "$IMG"
+	expect_usage "--cluster-size $v"
+done
+mkfs -f --cluster-size 64K "$IMG"
+expect_usage "--cluster-size without compression"
 
 # --max-open
 mkfs -f --max-open 6 "$IMG"

@@ -68,6 +68,8 @@ dump(const struct gaze_super *sb)
 	printf("dirty_limit_pct=%u\n", le32_to_cpu(sb->dirty_limit_pct));
 	printf("gc_queue_depth=%u\n", le32_to_cpu(sb->gc_queue_depth));
 	printf("compress_algo=%u\n", sb->compress_algo);
+	printf("compress_level=%u\n", sb->compress_level);
+	printf("compress_log_cluster=%u\n", sb->compress_log_cluster);
 	printf("mkfs_time=%" PRIu64 "\n", le64_to_cpu(sb->mkfs_time));
 	for (t = 0; t < GAZE_NR_TABLES; t++)
 		printf("table%d_blocks=%u\n", t,

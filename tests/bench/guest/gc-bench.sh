@@ -60,7 +60,7 @@ calc() { echo "$*" | bc -l; }
 drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 has() { case " $BENCHES " in *" $1 "*) return 0 ;; esac; return 1; }
 
-modprobe libcrc32c
+modprobe -a libcrc32c lz4_compress zstd_compress
 insmod "$B/kmod/gaze.ko" || die "insmod gaze.ko"
 modprobe f2fs || die "no f2fs module"
 modprobe nvme

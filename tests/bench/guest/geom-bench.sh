@@ -51,7 +51,7 @@ now() { date +%s.%N; }
 calc() { echo "$*" | bc -l; }
 wsec() { awk '{ print $7 }' /sys/block/$1/stat; }
 
-modprobe libcrc32c
+modprobe -a libcrc32c lz4_compress zstd_compress
 insmod "$B/kmod/gaze.ko" || die "insmod gaze.ko"
 modprobe f2fs || die "no f2fs module"
 modprobe nvme

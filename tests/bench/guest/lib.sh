@@ -40,7 +40,7 @@ f2fs_zoned_sched()
 # device-mapper drivers, and waits for /dev/nvme0n1 and /dev/vda
 bench_devices()
 {
-	modprobe libcrc32c
+	modprobe -a libcrc32c lz4_compress zstd_compress
 	insmod "$1" || { echo "# FAILED: insmod $1"; exit 1; }
 	modprobe f2fs || { echo "# FAILED: no f2fs module"; exit 1; }
 	modprobe ext4

@@ -7,7 +7,7 @@ set -u
 B=$GAZE_BUILDDIR
 M=/tmp/mnt
 mkdir -p $M
-modprobe libcrc32c 2>/dev/null
+modprobe -a libcrc32c lz4_compress zstd_compress 2>/dev/null
 . "$GAZE_SRCDIR/tests/vm/guest/lib.sh"
 gz_device virtio
 insmod "$KMOD/gaze.ko" || { echo "# FAILED: insmod"; exit 1; }

@@ -55,7 +55,7 @@ umnt()
 
 [ -f "$KO" ] || fail "$KO not built"
 [ -f "$IMG" ] || fail "$IMG missing"
-modprobe libcrc32c
+modprobe -a libcrc32c lz4_compress zstd_compress
 modprobe loop
 run insmod "$KO"
 [ $rc -eq 0 ] || fail "insmod $KO"

@@ -13,7 +13,7 @@ KO=$B/${KMOD:-kmod-corrupt}/gaze.ko
 . "$GAZE_SRCDIR/tests/vm/guest/lib.sh"
 
 [ -f "$KO" ] || fail "$KO not built"
-modprobe libcrc32c
+modprobe -a libcrc32c lz4_compress zstd_compress
 modprobe loop
 modprobe ext4
 run insmod "$KO"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # kmod-fsx.sh - runs INSIDE the test guest (tests/vm/run-guest.sh) on the
-# device named by DEV (nvme | nullb | virtio):
+# device named by DEV (nvme | nullb | virtio), made by mkfs.gaze with
+# $MKFS_OPTS (none by default):
 #  1. mkfs, mount, four gazefsx exercisers at once, each on its own
 #     directory (NOPS operations, every read compared with its model, the
 #     files read whole at the end), umount, fsck.gaze -fn;
@@ -33,8 +34,9 @@ fsck_clean() # what
 	[ $rc -eq 0 ] || fail "fsck.gaze -fn after $1: exit $rc"
 }
 
-run "$MKFS" -f $D
-[ $rc -eq 0 ] || fail "mkfs.gaze $D: exit $rc"
+# shellcheck disable=SC2086 # MKFS_OPTS: words for mkfs.gaze
+run "$MKFS" -f ${MKFS_OPTS:-} $D
+[ $rc -eq 0 ] || fail "mkfs.gaze ${MKFS_OPTS:-} $D: exit $rc"
 run mount -t gaze $D $M
 [ $rc -eq 0 ] || fail "mount $D"
 p=0
@@ -53,7 +55,7 @@ for pid in $pids; do
 	fi
 	p=$((p + 1))
 done
-ok "$DEV (I/O scheduler ${SCHED:-as booted}): four exercisers at once, $NOPS operations each, every read equal to the model"
+ok "$DEV (I/O scheduler ${SCHED:-as booted}${MKFS_OPTS:+, mkfs $MKFS_OPTS}): four exercisers at once, $NOPS operations each, every read equal to the model"
 run umount $M
 [ $rc -eq 0 ] || fail "umount"
 fsck_clean "the exercisers"

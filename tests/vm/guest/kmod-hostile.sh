@@ -127,7 +127,7 @@ phase()
 
 [ -f "$KO" ] || fail "$KO not built"
 [ -x "$HU" ] || fail "$HU not built"
-modprobe libcrc32c
+modprobe -a libcrc32c lz4_compress zstd_compress
 modprobe loop
 run insmod "$KO"
 [ $rc -eq 0 ] || fail "insmod $KO"

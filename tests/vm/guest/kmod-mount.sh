@@ -25,7 +25,8 @@ newmsg() { dmesg | tail -n +$(($(wc -l <$W/dmesg.0) + 1)); }
 mounted() { grep -q " $M gaze " /proc/mounts; }
 
 [ -f "$KO" ] || fail "$KO not built"
-modprobe libcrc32c		# insmod does not load dependencies
+# insmod does not load dependencies
+modprobe -a libcrc32c lz4_compress zstd_compress
 run insmod "$KO"
 [ $rc -eq 0 ] || fail "insmod $KO"
 grep -qw gaze /proc/filesystems || fail "gaze not in /proc/filesystems"

@@ -40,7 +40,7 @@ both() {
 for f in "$KO" "$MKFS" "$RTUTIL" "$PU"; do
 	[ -x "$f" ] || [ -f "$f" ] || fail "$f is not built"
 done
-modprobe libcrc32c
+modprobe -a libcrc32c lz4_compress zstd_compress
 must insmod "$KO"
 gz_device nvme
 must "$MKFS" -f $D

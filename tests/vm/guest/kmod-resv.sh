@@ -29,7 +29,7 @@ mkdir -p $M
 for f in "$KO" "$MKFS" "$GAZECTL" "$FSCK" "$RU"; do
 	[ -f "$f" ] || fail "$f is not built"
 done
-modprobe libcrc32c
+modprobe -a libcrc32c lz4_compress zstd_compress
 run insmod "$KO"
 [ $rc -eq 0 ] || fail "insmod $KO"
 gz_device nvme

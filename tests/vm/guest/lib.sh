@@ -50,7 +50,7 @@ gz_share()
 gz_insmod()
 {
 	[ -f "$1" ] || fail "$1 not built"
-	modprobe libcrc32c
+	modprobe -a libcrc32c lz4_compress zstd_compress
 	run insmod "$1"
 	[ $rc -eq 0 ] || fail "insmod $1"
 }

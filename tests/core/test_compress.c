@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_compress.c - compressed clusters (core/compress.c, format.md
+ * section 18) on the ZNS emulator.
+ *
+ *  1. the stream codec for every algorithm and level class: text-like,
+ *     all-zero and random data round-trip or say -E2BIG; hostile streams
+ *     (bad magic, version, lengths, checksum, a payload that does not
+ *     decompress) fail cleanly;
+ *  2. per algorithm, a filesystem with compression on: files inherit it,
+ *     text-like data takes fewer blocks than its size, random data is
+ *     stored plain, every byte reads back; the ratio counters (inode,
+ *     checkpoint) agree with a count of the packed clusters and survive a
+ *     remount;
+ *  3. edits inside packed clusters: a 100-byte overwrite, truncate into a
+ *     cluster and growth after it, punch and zero range inside and across
+ *     clusters, a write that makes data incompressible, all checked
+ *     against a model; chattr -c / +c;
+ *  4. GC moves the zone holding packed streams and every byte still
+ *     reads back; fsync and a crash replay packed clusters by
+ *     roll-forward.
+ * TAP on stdout.
+ */
+#include "../tap.h"
+
+#include "fixture.h"
+
+#define FSZ	(1u << 20)		/* model file size limit */
+
+static u8 model[FSZ], got[FSZ];
+
+static int
+gc_zone(struct gaze_fs *fs, u32 zone)
+{
+	int r;
+
+	mutex_lock(&fs->lock);
+	r = gaze_gc_zone(fs, zone);
+	mutex_unlock(&fs->lock);
+	return r;
+}
+
+/* text-like bytes: words from a small vocabulary */
+static void
+gen_text(u8 *p, u32 len)
+{
+	static const char *const w[] = {
+		"zone ", "cluster ", "garbage ", "collector ", "write ",
+		"pointer ", "the ", "of ", "log ", "gaze\n", "checkpoint ",
+		"segment ", "flash ", "a ", "and ",
+	};
+	u32 n = 0, l;
+	const char *s;
+
+	while (n < len) {
+		s = w[rnd() % ARRAY_SIZE(w)];
+		l = (u32)strlen(s);
+		l = min(l, len - n);
+		memcpy(p + n, s, l);
+		n += l;
+	}
+}
+
+static void
+gen_rand(u8 *p, u32 len)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(rnd() >> 24);
+}
+
+/* ---------------------------------------------------------------- */
+/* 1. The codec                                                      */
+/* ---------------------------------------------------------------- */
+
+static void
+test_codec(void)
+{
+	static const u8 algos[][2] = {
+		{ GAZE_COMPRESS_LZ4, 0 }, { GAZE_COMPRESS_ZSTD, 1 },
+		{ GAZE_COMPRESS_ZSTD, 0 }, { GAZE_COMPRESS_ZSTD, 19 },
+		{ GAZE_COMPRESS_GZIP, 1 }, { GAZE_COMPRESS_GZIP, 9 },
+	};
+	u32 raw = 64 * 1024, cap = raw - BS, len, i, bad = 0;
+	u8 *in = malloc(raw), *out = malloc(raw), *back = malloc(raw);
+	struct gaze_cluster_hdr *h = (void *)out;
+	const char *why;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(algos); i++) {
+		u8 a = algos[i][0], l = algos[i][1];
+
+		gen_text(in, raw);
+		err = gaze_cluster_encode(a, l, in, raw, out, cap, &len);
+		if (err || len >= raw / 2 ||
+		    gaze_cluster_decode(out, len, back, raw, NULL) ||
+		    memcmp(in, back, raw))
+			bad |= 1;
+		memset(in, 0, raw);
+		err = gaze_cluster_encode(a, l, in, raw, out, cap, &len);
+		if (err || len > BS ||
+		    gaze_cluster_decode(out, len, back, raw, NULL) ||
+		    memcmp(in, back, raw))
+			bad |= 2;
+		gen_rand(in, raw);
+		if (gaze_cluster_encode(a, l, in, raw, out, cap, &len) !=
+		    -E2BIG)
+			bad |= 4;
+		tap_ok(!bad, "%s level %u: text shrinks by half and round-trips; zeros fit one block; random data says -E2BIG (%#x)",
+		       gaze_fmt_compress_name(a), l, bad);
+		bad = 0;
+	}
+	tap_ok(gaze_cluster_encode(GAZE_COMPRESS_NONE, 0, in, raw, out, cap,
+				   &len) == -EINVAL &&
+	       gaze_cluster_encode(GAZE_COMPRESS_LZ4, 3, in, raw, out, cap,
+				   &len) == -EINVAL &&
+	       gaze_cluster_encode(9, 0, in, raw, out, cap, &len) == -EINVAL,
+	       "encode refuses none, a level lz4 does not have, an unknown algorithm");
+
+	/* hostile streams */
+	gen_text(in, raw);
+	TAP_MUST(gaze_cluster_encode(GAZE_COMPRESS_ZSTD, 3, in, raw, out, cap,
+				     &len));
+#define HOSTILE(what, stmt, want) do {					\
+		TAP_MUST(gaze_cluster_encode(GAZE_COMPRESS_ZSTD, 3, in, raw, \
+					     out, cap, &len));		\
+		stmt;							\
+		why = NULL;						\
+		err = gaze_cluster_decode(out, len, back, raw, &why);	\
+		tap_ok(err == (want) && why, "hostile stream (%s): %d, \"%s\"", \
+		       what, err, why ? why : "");			\
+	} while (0)
+	HOSTILE("bad magic", h->magic ^= 1, -EFSCORRUPTED);
+	HOSTILE("unknown version", h->version = 2, -EFSCORRUPTED);
+	HOSTILE("reserved bytes", h->reserved[1] = 1, -EFSCORRUPTED);
+	HOSTILE("unknown algorithm", h->algo = 7, -EFSCORRUPTED);
+	HOSTILE("payload longer than the stream",
+		h->clen = cpu_to_le32(len), -EFSCORRUPTED);
+	HOSTILE("zero payload", h->clen = 0, -EFSCORRUPTED);
+	HOSTILE("raw length not the cluster's",
+		h->rawlen = cpu_to_le32(raw / 2), -EFSCORRUPTED);
+	HOSTILE("shorter than a header", len = 20, -EFSCORRUPTED);
+	HOSTILE("payload bit flipped", out[100] ^= 0x10, -EFSBADCRC);
+	/* a corrupt payload under a valid checksum: the decoder's bounds */
+	HOSTILE("payload garbage, checksum fixed",
+		(memset(out + 40, 0xa5, 64),
+		 h->crc = 0, h->crc = cpu_to_le32(~gaze_crc32c(~0u, out, 32))),
+		-EFSBADCRC);
+	{
+		struct gaze_cluster_hdr c;
+		u32 crc, j, fails = 0;
+
+		for (j = 0; j < 200; j++) {
+			TAP_MUST(gaze_cluster_encode(j % 3 + 1, 0, in, raw,
+						     out, cap, &len));
+			out[32 + rnd() % (len - 32)] ^= (u8)(1 + rnd() % 255);
+			c = *h;
+			c.crc = 0;
+			crc = gaze_crc32c(~0u, &c, sizeof(c));
+			crc = gaze_crc32c(crc, out + 32, le32_to_cpu(h->clen));
+			h->crc = cpu_to_le32(~crc);
+			err = gaze_cluster_decode(out, len, back, raw, &why);
+			if (err && err != -EFSCORRUPTED)
+				fails++;
+		}
+		tap_ok(!fails, "200 payloads with a flipped byte and a matching checksum: each decodes (to some bytes) or fails with -EFSCORRUPTED, within its buffers (%u other results)",
+		       fails);
+	}
+	free(in);
+	free(out);
+	free(back);
+}
+
+/* ---------------------------------------------------------------- */
+/* 2-4. Files                                                        */
+/* ---------------------------------------------------------------- */
+
+struct cfs {
+	struct gaze_fs *fs;
+	struct gaze_dev *d;
+	u32 ino;
+	u64 size;		/* model */
+};
+
+static struct gaze_fs *
+format_compressed(struct gaze_dev *d, u8 algo, u8 level, u8 log)
+{
+	struct gaze_mkfs_params p;
+
+	format_params(d, 2, GAZE_GC_GREEDY, &p);
+	p.feature_incompat |= GAZE_FEATURE_INCOMPAT_COMPRESSION;
+	p.compress_algo = algo;
+	p.compress_level = level;
+	p.compress_log_cluster = log;
+	return format_with(d, &p);
+}
+
+/* the inode's saved-blocks counter, and the packed clusters counted */
+static int
+count_clusters(struct gaze_fs *fs, u32 ino, u64 *saved, u64 *counted,
+	       u64 *packed)
+{
+	struct gaze_mbuf *imb;
+	struct gaze_inode *in;
+	u64 b, a, nblk, end;
+	int err;
+
+	mutex_lock(&fs->lock);
+	err = gaze_inode_get(fs, ino, &imb);
+	if (err) {
+		mutex_unlock(&fs->lock);
+		return err;
+	}
+	in = imb->data;
+	*saved = le64_to_cpu(in->compr_blocks);
+	*counted = *packed = 0;
+	nblk = 1ull << in->compress_log_cluster;
+	end = DIV_ROUND_UP(le64_to_cpu(in->size), BS);
+	for (b = 0; in->compress_log_cluster && b < end; b += nblk) {
+		err = gaze_bmap_lookup(fs, imb, b, &a);
+		if (err)
+			break;
+		if (GAZE_ADDR_IS_CLUSTER(a)) {
+			*counted += nblk - GAZE_ADDR_CLUSTER_NR(a);
+			(*packed)++;
+		}
+	}
+	gaze_mbuf_put(fs, imb);
+	mutex_unlock(&fs->lock);
+	return err;
+}
+
+/* the file reads back as the model */
+static bool
+same(struct cfs *c)
+{
+	struct gaze_attr a;
+	s64 r;
+
+	if (gaze_ns_getattr(c->fs, c->ino, &a) || a.size != c->size)
+		return false;
+	memset(got, 0xee, c->size);
+	r = gaze_file_read(c->fs, c->ino, got, c->size, 0);
+	return r == (s64)c->size && !memcmp(got, model, c->size);
+}
+
+static int
+cwrite(struct cfs *c, u64 off, u64 len)
+{
+	s64 r = gaze_file_write(c->fs, c->ino, model + off, len, off);
+
+	if (off + len > c->size)
+		c->size = off + len;
+	return r == (s64)len ? 0 : -EIO;
+}
+
+static bool
+counters_agree(struct cfs *c, u64 *packed)
+{
+	u64 saved, counted;
+
+	return !count_clusters(c->fs, c->ino, &saved, &counted, packed) &&
+	       saved == counted;
+}
+
+static void
+test_files(u8 algo, u8 level)
+{
+	struct cfs c = { 0 };
+	struct gaze_attr a;
+	u64 packed, lg, ph, blocks;
+	u32 rino;
+	bool ok;
+	const char *an = gaze_fmt_compress_name(algo);
+
+	c.d = mkdev(32);
+	c.fs = format_compressed(c.d, algo, level, 4);
+	TAP_MUST(gaze_ns_getattr(c.fs, GAZE_ROOT_INO, &a));
+	tap_ok(a.flags & GAZE_IF_COMPRESS, "%s: the root takes the filesystem's compression",
+	       an);
+	TAP_MUST(create(c.fs, GAZE_ROOT_INO, "f", 0100644, &c.ino));
+	TAP_MUST(create(c.fs, GAZE_ROOT_INO, "r", 0100644, &rino));
+
+	/* 2. text shrinks; random data stays plain */
+	gen_text(model, 512 * 1024);
+	TAP_MUST(cwrite(&c, 0, 512 * 1024));
+	TAP_MUST(gaze_ns_getattr(c.fs, c.ino, &a));
+	tap_ok(same(&c) && a.blocks < 128 / 2 && counters_agree(&c, &packed) &&
+	       packed == 8,
+	       "%s: 512 KiB of text: %llu blocks of 128, 8 packed clusters, reads back, counters agree",
+	       an, (unsigned long long)a.blocks);
+	{
+		u8 *r = malloc(256 * 1024);
+		s64 n;
+
+		gen_rand(r, 256 * 1024);
+		n = gaze_file_write(c.fs, rino, r, 256 * 1024, 0);
+		TAP_MUST(gaze_ns_getattr(c.fs, rino, &a));
+		tap_ok(n == 256 * 1024 && a.blocks >= 64 &&
+		       gaze_file_read(c.fs, rino, got, 256 * 1024, 0) ==
+		       256 * 1024 && !memcmp(got, r, 256 * 1024),
+		       "%s: random data is stored plain (%llu blocks for 64) and reads back",
+		       an, (unsigned long long)a.blocks);
+		free(r);
+	}
+
+	/* 3. edits inside packed clusters */
+	gen_text(model + 100000, 100);
+	TAP_MUST(cwrite(&c, 100000, 100));
+	tap_ok(same(&c) && counters_agree(&c, &packed) && packed == 8,
+	       "%s: a 100-byte overwrite inside a packed cluster", an);
+	TAP_MUST(gaze_file_truncate(c.fs, c.ino, 300000));
+	c.size = 300000;
+	ok = same(&c) && counters_agree(&c, &packed);
+	tap_ok(ok && packed == 4,
+	       "%s: truncate into a cluster: that cluster is stored plain (%llu packed)",
+	       an, (unsigned long long)packed);
+	memset(model + 300000, 0, 400000 - 300000);
+	gen_text(model + 400000, 200000);
+	TAP_MUST(cwrite(&c, 400000, 200000));
+	ok = same(&c) && counters_agree(&c, &packed);
+	tap_ok(ok, "%s: growth past a truncated cluster: the gap reads as zeros (%llu packed)",
+	       an, (unsigned long long)packed);
+	TAP_MUST(gaze_file_fallocate(c.fs, c.ino, GAZE_FALLOC_PUNCH_HOLE |
+				     GAZE_FALLOC_KEEP_SIZE, 70000, 5000));
+	memset(model + 70000, 0, 5000);
+	TAP_MUST(gaze_file_fallocate(c.fs, c.ino, GAZE_FALLOC_ZERO_RANGE,
+				     130000, 140000));
+	memset(model + 130000, 0, 140000);
+	tap_ok(same(&c) && counters_agree(&c, &packed),
+	       "%s: punch hole inside a cluster and zero range across clusters",
+	       an);
+	gen_rand(model + 450000, 60000);
+	TAP_MUST(cwrite(&c, 450000, 60000));
+	tap_ok(same(&c) && counters_agree(&c, &packed),
+	       "%s: an overwrite that makes clusters incompressible", an);
+
+	/* chattr -c: new writes plain, old clusters still read */
+	TAP_MUST(gaze_ns_getattr(c.fs, c.ino, &a));
+	a.flags &= ~GAZE_IF_COMPRESS;
+	TAP_MUST(gaze_ns_setattr(c.fs, c.ino, &a, GAZE_SET_FLAGS));
+	TAP_MUST(count_clusters(c.fs, c.ino, &lg, &ph, &packed));
+	gen_text(model + 600000, 200000);
+	TAP_MUST(cwrite(&c, 600000, 200000));
+	TAP_MUST(count_clusters(c.fs, c.ino, &lg, &ph, &blocks));
+	tap_ok(same(&c) && blocks == packed,
+	       "%s: chattr -c: new writes are plain (%llu packed clusters before and after), the old ones read",
+	       an, (unsigned long long)packed);
+	TAP_MUST(gaze_ns_getattr(c.fs, c.ino, &a));
+	a.flags |= GAZE_IF_COMPRESS;
+	TAP_MUST(gaze_ns_setattr(c.fs, c.ino, &a, GAZE_SET_FLAGS));
+	TAP_MUST(cwrite(&c, 600000, 200000));
+	TAP_MUST(count_clusters(c.fs, c.ino, &lg, &ph, &blocks));
+	tap_ok(same(&c) && blocks > packed,
+	       "%s: chattr +c: rewritten clusters pack again (%llu packed)",
+	       an, (unsigned long long)blocks);
+
+	/* counters persist */
+	lg = le64_to_cpu(c.fs->cp.compr_logical_blocks);
+	ph = le64_to_cpu(c.fs->cp.compr_physical_blocks);
+	c.fs = reopen(c.fs);
+	tap_ok(same(&c) && counters_agree(&c, &packed) &&
+	       le64_to_cpu(c.fs->cp.compr_logical_blocks) == lg &&
+	       le64_to_cpu(c.fs->cp.compr_physical_blocks) == ph &&
+	       lg == packed << 4 && ph < lg,
+	       "%s: after a remount: data, and the ratio %llu/%llu = %.2fx",
+	       an, (unsigned long long)lg, (unsigned long long)ph,
+	       ph ? (double)lg / (double)ph : 0.0);
+
+	/* 4. GC moves the stream blocks */
+	{
+		u64 s1 = 0;
+		u32 zone, v = 1;
+		int r;
+
+		u8 *fill = malloc(ZB * BS);
+
+		/* close the zone holding the stream: fill the log past it */
+		gen_rand(fill, ZB * BS);
+		TAP_MUST(gaze_file_write(c.fs, rino, fill, ZB * BS, 0) !=
+			 (s64)ZB * BS);
+		free(fill);
+		gaze_file_bmap(c.fs, c.ino, 1, &s1);
+		zone = (u32)(s1 / ZB);
+		r = gc_zone(c.fs, zone);
+		gaze_file_bmap(c.fs, c.ino, 1, &lg);
+		ok = !r && lg != s1 && same(&c) && counters_agree(&c, &packed);
+		tap_ok(ok && (zone_state(c.fs, zone, &v), v == 0),
+		       "%s: GC moves the zone holding a stream (block %llu -> %llu) and the file reads back",
+		       an, (unsigned long long)s1, (unsigned long long)lg);
+	}
+	/* fsync, crash, roll-forward */
+	gen_text(model + 800000, 100000);
+	TAP_MUST(cwrite(&c, 800000, 100000));
+	TAP_MUST(gaze_fs_fsync(c.fs));
+	crash(c.fs);
+	c.fs = NULL;
+	TAP_MUST(gaze_fs_open(c.d, 0, &c.fs));
+	tap_ok(c.fs && same(&c) && counters_agree(&c, &packed),
+	       "%s: fsync, power cut, mount: roll-forward brings the packed clusters back",
+	       an);
+	TAP_MUST(gaze_fs_close(c.fs));
+}
+
+/* a directory's setting passes to what is made in it */
+static void
+test_inherit(void)
+{
+	struct gaze_dev *d = mkdev(16);
+	struct gaze_fs *fs = format_compressed(d, GAZE_COMPRESS_NONE, 0, 2);
+	struct gaze_mbuf *imb;
+	struct gaze_attr a;
+	u32 dir, sub, f, g;
+	int err;
+
+	TAP_MUST(gaze_ns_getattr(fs, GAZE_ROOT_INO, &a));
+	tap_ok(!(a.flags & GAZE_IF_COMPRESS),
+	       "feature on, no default algorithm: the root does not compress");
+	TAP_MUST(create(fs, GAZE_ROOT_INO, "d", 040755, &dir));
+	mutex_lock(&fs->lock);
+	err = gaze_inode_get(fs, dir, &imb);
+	if (!err) {
+		err = gaze_cluster_set_prop(fs, imb, GAZE_COMPRESS_ZSTD, 7);
+		gaze_mbuf_put(fs, imb);
+	}
+	mutex_unlock(&fs->lock);
+	TAP_MUST(err);
+	TAP_MUST(create(fs, dir, "sub", 040755, &sub));
+	TAP_MUST(create(fs, sub, "f", 0100644, &f));
+	TAP_MUST(create(fs, GAZE_ROOT_INO, "g", 0100644, &g));
+	mutex_lock(&fs->lock);
+	err = gaze_inode_get(fs, f, &imb);
+	if (!err) {
+		struct gaze_inode *in = imb->data;
+
+		err = !(le32_to_cpu(in->flags) & GAZE_IF_COMPRESS) ||
+		      in->compress_algo != GAZE_COMPRESS_ZSTD ||
+		      in->compress_level != 7 || in->compress_log_cluster != 2;
+		gaze_mbuf_put(fs, imb);
+	}
+	mutex_unlock(&fs->lock);
+	TAP_MUST(gaze_ns_getattr(fs, g, &a));
+	tap_ok(!err && !(a.flags & GAZE_IF_COMPRESS),
+	       "zstd:7 on a directory passes through a subdirectory to a file; a sibling outside does not take it");
+	TAP_MUST(gaze_fs_close(fs));
+
+	d = mkdev(16);
+	fs = format(d, 2, GAZE_GC_GREEDY);
+	TAP_MUST(create(fs, GAZE_ROOT_INO, "f", 0100644, &f));
+	TAP_MUST(gaze_ns_getattr(fs, f, &a));
+	a.flags |= GAZE_IF_COMPRESS;
+	err = gaze_ns_setattr(fs, f, &a, GAZE_SET_FLAGS);
+	tap_ok(err == -EOPNOTSUPP,
+	       "chattr +c without the compression feature: EOPNOTSUPP (%d)",
+	       err);
+	TAP_MUST(gaze_fs_close(fs));
+}
+
+int
+main(void)
+{
+	test_codec();
+	test_files(GAZE_COMPRESS_LZ4, 0);
+	test_files(GAZE_COMPRESS_ZSTD, 3);
+	test_files(GAZE_COMPRESS_GZIP, 6);
+	test_inherit();
+	printf("1..%d\n", tap_count);
+	return tap_failed ? 1 : 0;
+}

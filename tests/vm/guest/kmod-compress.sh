@@ -1,0 +1,126 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# kmod-compress.sh - runs INSIDE the test guest (tests/vm/run-guest.sh):
+# transparent compression through gaze.ko.
+#  1. mkfs.gaze --compression zstd:3; the root and new files show 'c' in
+#     lsattr; a copy of /usr/include/linux (text) reads back equal, before
+#     and after dropping the caches (every page decompressed) and after a
+#     remount; du (st_blocks) is below the apparent size; O_DIRECT reads
+#     of a compressed file return the same bytes; FIEMAP (filefrag) calls
+#     the data encoded;
+#  2. edits of packed clusters through the page cache: a 100-byte
+#     overwrite, truncate into a cluster, punch hole, an appended tail;
+#     compared with a copy kept on tmpfs;
+#  3. chattr -c on a file: new writes are plain (st_blocks grows by the
+#     size written), the old data still reads; chattr +c on a directory
+#     of a filesystem without the feature: EOPNOTSUPP, nothing changed;
+#  4. umount, fsck.gaze -fn clean; gazectl cat of a compressed file.
+# TAP out.
+set -u
+B=$GAZE_BUILDDIR
+KO=$B/${KMOD:-kmod-compress}/gaze.ko
+MKFS=$B/mkfs/mkfs.gaze
+FSCK=$B/fsck/fsck.gaze
+CTL=$B/gazectl/gazectl
+. "$GAZE_SRCDIR/tests/vm/guest/lib.sh"
+M=/tmp/gz/mnt
+T=/tmp/gz/copy
+mkdir -p $M $T
+
+gz_insmod "$KO"
+gz_device "$DEV"
+
+dropc() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+
+# 1. a tree of text
+run "$MKFS" -f --compression zstd:3 $D
+[ $rc -eq 0 ] || fail "mkfs.gaze --compression zstd:3 $D: exit $rc"
+run mount -t gaze $D $M
+[ $rc -eq 0 ] || fail "mount $D"
+lsattr -d $M >$W/out 2>&1
+grep -q -- '-c-' $W/out || grep -q 'c' $W/out || fail "lsattr -d $M shows no c: $(cat $W/out)"
+cp -r /usr/include/linux $M/inc || fail "cp -r /usr/include/linux"
+lsattr $M/inc/fs.h >$W/out 2>&1
+grep -q '^[^ ]*c' $W/out || fail "a new file does not show c: $(cat $W/out)"
+ok "mkfs --compression zstd:3: the root and new files show c (lsattr)"
+run diff -r /usr/include/linux $M/inc
+[ $rc -eq 0 ] || fail "the copy differs before a cache drop"
+dropc
+run diff -r /usr/include/linux $M/inc
+[ $rc -eq 0 ] || fail "the copy differs after drop_caches"
+app=$(du -s --apparent-size -k $M/inc | cut -f1)
+phys=$(du -s -k $M/inc | cut -f1)
+[ "$phys" -lt "$app" ] || fail "du: $phys KiB used for $app KiB of data"
+ok "/usr/include/linux reads back equal from the page cache and after drop_caches; du $phys KiB for $app KiB apparent"
+f=$M/inc/fs.h
+run dd if=$f of=$W/direct bs=4096 iflag=direct
+[ $rc -eq 0 ] || fail "O_DIRECT read of a compressed file"
+cmp -n "$(stat -c %s $f)" $W/direct $f >/dev/null ||
+	fail "O_DIRECT read returns other bytes"
+filefrag -v $f >$W/out 2>&1
+grep -q encoded $W/out || fail "filefrag does not call fs.h encoded: $(cat $W/out)"
+ok "O_DIRECT reads of a compressed file return its bytes; FIEMAP says encoded"
+
+# 2. edits through the page cache, against a copy on tmpfs
+cat /usr/include/linux/*.h | head -c 1000000 >$T/x
+cp $T/x $M/x
+dropc
+printf 'hello, packed cluster world, a hundred bytes of new text go here and there and everywhere .......\n' >$T/h
+dd if=$T/h of=$T/x bs=1 seek=70000 conv=notrunc 2>/dev/null
+dd if=$T/h of=$M/x bs=1 seek=70000 conv=notrunc 2>/dev/null
+truncate -s 300000 $T/x $M/x
+fallocate -p -o 100000 -l 20000 $T/x
+fallocate -p -o 100000 -l 20000 $M/x || fail "punch hole in a compressed file"
+cat /usr/include/linux/if*.h | head -c 200000 >$T/tail
+cat $T/tail >>$T/x
+cat $T/tail >>$M/x
+cmp $T/x $M/x >/dev/null || fail "edited file differs (in the page cache)"
+dropc
+cmp $T/x $M/x >/dev/null || fail "edited file differs after drop_caches"
+ok "a 100-byte overwrite, truncate into a cluster, punch hole and an append read back equal"
+
+# 3. chattr -c
+chattr -c $M/x || fail "chattr -c"
+b0=$(stat -c %b $M/x)
+cat /usr/include/linux/*.h | head -c 262144 >$W/plain
+dd if=$W/plain of=$M/x bs=65536 seek=20 conv=notrunc 2>/dev/null
+dd if=$W/plain of=$T/x bs=65536 seek=20 conv=notrunc 2>/dev/null
+dropc
+b1=$(stat -c %b $M/x)
+[ $((b1 - b0)) -ge 512 ] || fail "chattr -c: 256 KiB written plain took $(((b1 - b0) / 8)) blocks"
+cmp $T/x $M/x >/dev/null || fail "file differs after chattr -c and a write"
+ok "chattr -c: 256 KiB of new writes take $(((b1 - b0) / 8)) blocks; the older packed data still reads"
+run umount $M
+[ $rc -eq 0 ] || fail "umount"
+
+# 4. fsck, gazectl cat
+run "$FSCK" -fn $D
+[ $rc -eq 0 ] || fail "fsck.gaze -fn after compressed writes: exit $rc"
+"$CTL" cat $D /x >$W/cat 2>$W/err || fail "gazectl cat /x"
+cmp $W/cat $T/x >/dev/null || fail "gazectl cat /x differs"
+ok "fsck.gaze -fn clean; gazectl cat reads the compressed file"
+run mount -t gaze $D $M
+[ $rc -eq 0 ] || fail "remount"
+run diff -r /usr/include/linux $M/inc
+[ $rc -eq 0 ] || fail "the copy differs after a remount"
+cmp $T/x $M/x >/dev/null || fail "x differs after a remount"
+run umount $M
+ok "after a remount both read back equal"
+
+# chattr +c without the feature
+run "$MKFS" -f $D
+[ $rc -eq 0 ] || fail "mkfs.gaze $D"
+run mount -t gaze $D $M
+[ $rc -eq 0 ] || fail "mount (no compression)"
+mkdir $M/d
+run chattr +c $M/d
+[ $rc -ne 0 ] || fail "chattr +c succeeded without the compression feature"
+grep -q 'Operation not supported' $W/err || fail "chattr +c: $(cat $W/err)"
+echo data >$M/d/f || fail "the filesystem is not writable after the refusal"
+run umount $M
+run "$FSCK" -fn $D
+[ $rc -eq 0 ] || fail "fsck after the refused chattr +c"
+ok "chattr +c without the feature: Operation not supported, the filesystem unharmed"
+dmesg | grep -E "gaze.*(error|corrupt)" >$W/out && fail "gaze errors in the kernel log"
+echo "1..$n"
