@@ -95,6 +95,7 @@ fsck_ifix_get(struct fsck *f, u32 ino)
 	x->size = ~0ull;
 	x->blocks = ~0ull;
 	x->nentries = ~0u;
+	x->compr = ~0ull;
 	nid_flags_set(f, ino, NF_FIXINO);
 	return x;
 }
@@ -1015,22 +1016,37 @@ struct iwalk {
 	u8	*buf[4];	/* per level */
 	u32	clog;		/* log2 blocks per cluster; 0: none */
 	u64	compr;		/* blocks packed clusters save */
-	/* the packed cluster being walked (cl_n 0: none) */
+	/* the packed cluster being walked (cl_n 0: none): its slots */
 	u64	cl_first;
-	u32	cl_n, cl_owner, cl_slot;
-	u64	cl_addr[GAZE_ADDR_CLUSTER_NR(GAZE_ADDR_CLUSTER(255))];
+	u32	cl_n, cl_nvalid;	/* nvalid 0: no length marker */
 	bool	cl_bad;
+	u64	cl_addr[256];
+	u32	cl_owner[256];
+	u16	cl_slot[256];
 };
 
+/* every slot of the packed cluster in w is cleared by the repair */
+static void
+cluster_drop(struct fsck *f, struct iwalk *w)
+{
+	u32 k;
+
+	for (k = 0; k < 1u << w->clog; k++)
+		if (w->cl_owner[k])
+			fsck_add_slot(f, w->ino, w->cl_owner[k],
+				      w->cl_slot[k], SLOT_ADDR);
+}
+
 /*
- * The packed cluster in w is walked: its stream is read and decoded; a
- * cluster that does not decode loses its marker (its blocks stay the
- * file's, and read as what they hold).
+ * The packed cluster in w is walked: its stream is read and decoded.  A
+ * cluster that does not decode loses its slots (the repair clears them:
+ * the file reads zeros there).
  */
 static void
 cluster_finish(struct fsck *f, struct iwalk *w)
 {
 	u32 n = w->cl_n, k, nblk = 1u << w->clog;
+	u32 nvalid = w->cl_nvalid ? w->cl_nvalid : nblk;
 	const char *why = "a stream block is missing";
 	u8 *stream, *raw;
 	int err = -EFSCORRUPTED;
@@ -1042,44 +1058,64 @@ cluster_finish(struct fsck *f, struct iwalk *w)
 		why = "out of memory";
 		goto out;
 	}
-	for (k = 0; k < n; k++)
-		if (!w->cl_addr[k] ||
-		    fsck_read(f, w->cl_addr[k],
-			      stream + ((size_t)k << GAZE_BLOCK_SHIFT)))
-			goto out;
 	if (w->cl_bad) {
-		why = "a slot after its stream is not empty";
+		why = "a slot holds what the cluster has no room for";
 		goto out;
 	}
+	if (n >= nvalid) {
+		why = "its stream is not shorter than its data";
+		goto out;
+	}
+	for (k = 0; k < n; k++)
+		if (!w->cl_addr[k + 1] ||
+		    fsck_read(f, w->cl_addr[k + 1],
+			      stream + ((size_t)k << GAZE_BLOCK_SHIFT)))
+			goto out;
 	err = gaze_cluster_decode(stream, n << GAZE_BLOCK_SHIFT, raw,
-				  nblk << GAZE_BLOCK_SHIFT, &why);
-	if (!err)
-		w->compr += nblk - n;
+				  nvalid << GAZE_BLOCK_SHIFT, &why);
+	if (!err) {
+		w->compr += nvalid - n;
+		f->compr_logical += nvalid;
+		f->compr_physical += n;
+	}
 out:
 	if (err) {
 		fsck_problem(f, PR_cluster_bad, "inode %u: compressed cluster at block %llu: %s (node %u slot %u)",
 			     w->ino, (unsigned long long)w->cl_first, why,
-			     w->cl_owner, w->cl_slot);
-		fsck_add_slot(f, w->ino, w->cl_owner, w->cl_slot, SLOT_ADDR);
+			     w->cl_owner[0], w->cl_slot[0]);
+		cluster_drop(f, w);
 	}
 	free(stream);
 	free(raw);
 }
 
-/* slot fblk (holding a) seen while a packed cluster is being walked */
-static void
-cluster_slot(struct fsck *f, struct iwalk *w, u64 fblk, u64 a)
+/*
+ * slot fblk (owner, slot; holding a, not 0) seen while a packed cluster
+ * is walked; true when it is the cluster's length marker
+ */
+static bool
+cluster_slot(struct fsck *f, struct iwalk *w, u32 owner, u32 slot, u64 fblk,
+	     u64 a)
 {
-	u64 k = fblk - w->cl_first;
+	u64 k = fblk - w->cl_first, nblk = 1ull << w->clog;
 
-	if (fblk >= w->cl_first + (1ull << w->clog)) {
+	if (fblk >= w->cl_first + nblk) {
 		cluster_finish(f, w);
-		return;
+		return false;
+	}
+	w->cl_owner[k] = owner;
+	w->cl_slot[k] = (u16)slot;
+	if (k == nblk - 1 && GAZE_ADDR_IS_CLUSTER(a)) {
+		w->cl_nvalid = GAZE_ADDR_CLUSTER_NR(a);
+		if (w->cl_nvalid >= nblk)
+			w->cl_bad = true;
+		return true;
 	}
 	if (k <= w->cl_n && GAZE_ADDR_IS_REAL(a))
-		w->cl_addr[k - 1] = a;
+		w->cl_addr[k] = a;
 	else
 		w->cl_bad = true;
+	return GAZE_ADDR_IS_CLUSTER(a);	/* counted bad already */
 }
 
 /* slot 0 of a packed cluster, at file block fblk */
@@ -1104,12 +1140,14 @@ cluster_start(struct fsck *f, struct iwalk *w, u32 owner, u32 slot, u64 fblk,
 		return;
 	}
 	memset(w->cl_addr, 0, sizeof(w->cl_addr));
+	memset(w->cl_owner, 0, sizeof(w->cl_owner));
 	w->cl_first = fblk;
 	w->cl_n = n;
-	w->cl_owner = owner;
-	w->cl_slot = slot;
+	w->cl_nvalid = 0;
+	w->cl_owner[0] = owner;
+	w->cl_slot[0] = (u16)slot;
 	w->cl_bad = false;
-	w->maxf = max(w->maxf, fblk + (1ull << w->clog));
+	w->maxf = max(w->maxf, fblk + 1);
 }
 
 static void
@@ -1127,8 +1165,8 @@ walk_addrs(struct fsck *f, struct iwalk *w, u32 owner, const __le64 *addr,
 			w->maxf = max(w->maxf, first + i + 1);
 			continue;
 		}
-		if (w->cl_n)
-			cluster_slot(f, w, first + i, a);
+		if (w->cl_n && cluster_slot(f, w, owner, i, first + i, a))
+			continue;
 		if (GAZE_ADDR_IS_CLUSTER(a)) {
 			cluster_start(f, w, owner, i, first + i, a);
 			continue;
@@ -1669,10 +1707,12 @@ check_inode(struct fsck *f, u32 nid, u64 addr, const struct gaze_inode *in,
 	}
 	if (w->cl_n)
 		cluster_finish(f, w);
-	if (w->compr != le64_to_cpu(in->compr_blocks))
+	if (w->compr != le64_to_cpu(in->compr_blocks)) {
 		fsck_problem(f, PR_compr_count, "inode %u: blocks saved by compression %llu, counted %llu",
 			     nid, (unsigned long long)le64_to_cpu(in->compr_blocks),
 			     (unsigned long long)w->compr);
+		fsck_ifix_get(f, nid)->compr = w->compr;
+	}
 	check_inode_xattrs(f, w, in);
 	if (w->blocks != le64_to_cpu(in->blocks))
 		fsck_problem(f, PR_inode_block_count, "inode %u: block count %llu, counted %llu",
@@ -2653,6 +2693,15 @@ pass3(struct fsck *f)
 			     (unsigned long long)f->st.valid_blocks,
 			     (unsigned long long)f->valid_nodes,
 			     (unsigned long long)f->valid_inodes, nfree);
+	}
+	if (le64_to_cpu(f->cp.compr_logical_blocks) != f->compr_logical ||
+	    le64_to_cpu(f->cp.compr_physical_blocks) != f->compr_physical) {
+		f->cp_counts_bad = true;
+		fsck_problem(f, PR_cp_compr_counters, "checkpoint compression counters (%llu logical, %llu physical blocks) differ from the counted %llu, %llu",
+			     (unsigned long long)le64_to_cpu(f->cp.compr_logical_blocks),
+			     (unsigned long long)le64_to_cpu(f->cp.compr_physical_blocks),
+			     (unsigned long long)f->compr_logical,
+			     (unsigned long long)f->compr_physical);
 	}
 	return 0;
 }

@@ -185,6 +185,7 @@ struct fsck_ifix {
 	u64	size;		/* new size, or ~0 */
 	u64	blocks;		/* counted blocks */
 	u32	nentries;	/* dirs: entries counted, or ~0 */
+	u64	compr;		/* blocks packed clusters save, or ~0 */
 	bool	clear_orphan;
 };
 
@@ -324,6 +325,8 @@ struct fsck {
 	u64			fixed;
 	struct fsck_stats	st;
 	u64			valid_nodes, valid_inodes;
+	/* blocks in packed clusters: logical (their data), physical */
+	u64			compr_logical, compr_physical;
 
 	/* an operational error (exit 8): cannot check; its message */
 	bool			failed;

@@ -72,7 +72,7 @@
 	X(127, root_missing,		1, 0)				\
 	X(128, node_unowned,		1, 0)				\
 	X(129, cluster_bad,		1, 0)				\
-	X(130, compr_count,		1, 0)				\
+	X(130, compr_count,		1, 1)				\
 	X(200, dirent_malformed,	2, 0)				\
 	X(201, dirent_name_bad,		2, 0)				\
 	X(202, dirent_hash_bad,		2, 0)				\
@@ -108,6 +108,7 @@
 	X(306, zone_past_log_head,	3, 1)				\
 	X(307, zone_wp_behind,		3, 0)				\
 	X(308, cp_counters,		3, 1)				\
+	X(309, cp_compr_counters,	3, 1)				\
 	X(401, lost_found_not_dir,	4, 0)
 
 /* PR_name: the index of a problem in fsck_problems[] */

@@ -289,6 +289,10 @@ repair_ifix(struct fsck *f, struct gaze_fs *fs, const struct fsck_ifix *x)
 		in->dir_nentries = cpu_to_le32(x->nentries);
 		dirty = true;
 	}
+	if (x->compr != ~0ull && le64_to_cpu(in->compr_blocks) != x->compr) {
+		in->compr_blocks = cpu_to_le64(x->compr);
+		dirty = true;
+	}
 	if (x->clear_orphan && (le32_to_cpu(in->flags) & GAZE_IF_ORPHAN)) {
 		in->flags = cpu_to_le32(le32_to_cpu(in->flags) &
 					~GAZE_IF_ORPHAN);
@@ -764,8 +768,12 @@ fsck_repair(struct fsck *f)
 	fs->cache_limit = (size_t)-1;
 	mutex_lock(&fs->lock);
 	ret = repair_space(f, fs);
-	if (!ret)
+	if (!ret) {
 		fs->valid_inodes = f->valid_inodes;
+		/* the compression counters as pass 1 counted them */
+		fs->cp.compr_logical_blocks = cpu_to_le64(f->compr_logical);
+		fs->cp.compr_physical_blocks = cpu_to_le64(f->compr_physical);
+	}
 	mutex_unlock(&fs->lock);
 	if (!ret)
 		ret = repair_tree(f, fs);

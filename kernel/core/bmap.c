@@ -229,8 +229,6 @@ gaze_bmap_set(struct gaze_fs *fs, struct gaze_mbuf *imb,
 
 	addrs[ofs] = cpu_to_le64(addr);
 	gaze_mbuf_dirty(fs, owner);
-	if (GAZE_ADDR_IS_CLUSTER(old) || GAZE_ADDR_IS_CLUSTER(addr))
-		gaze_cluster_account(fs, imb, old, addr);
 	if (GAZE_ADDR_IS_REAL(old))
 		err = gaze_block_invalidate(fs, old);
 	if (GAZE_ADDR_IS_REAL(old) && !GAZE_ADDR_IS_REAL(addr))
@@ -260,7 +258,7 @@ gaze_bmap_lookup(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 /* clears the address slots [from, n) of an array; returns first error */
 static int
 bmap_clear_addrs(struct gaze_fs *fs, struct gaze_mbuf *imb,
-		 struct gaze_mbuf *owner, u32 from, u32 n)
+		 struct gaze_mbuf *owner, u64 base, u32 from, u32 n)
 {
 	__le64 *addrs = gaze_bmap_addrs(owner);
 	u32 i;
@@ -269,6 +267,8 @@ bmap_clear_addrs(struct gaze_fs *fs, struct gaze_mbuf *imb,
 	for (i = from; i < n; i++) {
 		if (!addrs[i])
 			continue;
+		gaze_cluster_unpacked(fs, imb, base + i,
+				      le64_to_cpu(addrs[i]));
 		e = gaze_bmap_set(fs, imb, owner, i, GAZE_NULL_ADDR);
 		if (e && !err)
 			err = e;
@@ -311,7 +311,7 @@ bmap_trunc_node(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 nid,
 	if (err)
 		return err;
 	if (height == 1) {
-		err = bmap_clear_addrs(fs, imb, mb, from > first ?
+		err = bmap_clear_addrs(fs, imb, mb, first, from > first ?
 				       (u32)(from - first) : 0,
 				       GAZE_ADDRS_PER_DNODE);
 	} else {
@@ -359,7 +359,7 @@ gaze_bmap_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from)
 	    (GAZE_IF_INLINE_DATA | GAZE_IF_INLINE_DENTRY))
 		return 0;
 	if (from < BMAP_DIRECT)
-		err = bmap_clear_addrs(fs, imb, imb, (u32)from,
+		err = bmap_clear_addrs(fs, imb, imb, 0, (u32)from,
 				       GAZE_ADDRS_PER_INODE);
 	for (k = 0; k < GAZE_NR_INODE_NIDS; k++) {
 		span = BMAP_DN;
@@ -527,9 +527,11 @@ gaze_bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
 		for (i = ofs; i < ofs + n && !err; i++) {
 			if (GAZE_ADDR_IS_REAL(le64_to_cpu(addrs[i])))
 				(*mapped)++;
-			if (clear && addrs[i])
-				err = gaze_bmap_set(fs, imb, owner, i,
-						    GAZE_NULL_ADDR);
+			if (!clear || !addrs[i])
+				continue;
+			gaze_cluster_unpacked(fs, imb, fblk + (i - ofs),
+					      le64_to_cpu(addrs[i]));
+			err = gaze_bmap_set(fs, imb, owner, i, GAZE_NULL_ADDR);
 		}
 		gaze_bmap_release(fs, imb, owner);
 		fblk = end;

@@ -7,11 +7,14 @@
  * block addresses, holes allowed) or packed: slot 0 holds
  * GAZE_ADDR_CLUSTER(n), slots 1..n the n blocks of one stream (a
  * gaze_cluster_hdr and the compressed payload), the other slots 0.
- * Only a cluster wholly below EOF is packed, and only when the stream
- * takes fewer blocks than the cluster; so a packed cluster always
- * stands for 2^log logical blocks and n physical ones, which is what the
- * ratio counters add up (gaze_cluster_account, called by gaze_bmap_set
- * whenever a slot 0 marker comes or goes).
+ * A cluster is packed when its stream takes fewer blocks than the data
+ * it holds: nvalid blocks, all of the cluster or, for the one holding
+ * the EOF, those below it; such a cluster's last slot holds
+ * GAZE_ADDR_CLUSTER(nvalid), its length marker.  The ratio counters
+ * (the inode's compr_blocks, the checkpoint's logical and physical
+ * blocks) add nvalid and n for every packed cluster: the store functions
+ * here when they write or replace one, gaze_cluster_unpacked when the
+ * block map clears a first slot (truncate, punch, evict).
  *
  * Every write to such a file goes through a whole cluster: the cluster
  * is loaded (unpacked) unless the write covers it, the new blocks
@@ -154,28 +157,45 @@ cl_le64_add(__le64 *v, s64 d)
 	*v = cpu_to_le64(le64_to_cpu(*v) + (u64)d);
 }
 
-/* a slot 0 marker of imb's file goes from old to new (either may be 0) */
-void
-gaze_cluster_account(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 old,
-		     u64 new)
+/* a packed cluster of nvalid logical blocks in n blocks comes (sign 1) or goes */
+static void
+cl_account(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 nvalid, u32 n,
+	   int sign)
 {
 	struct gaze_inode *in = imb->data;
-	s64 blocks = 1ll << in->compress_log_cluster, lg = 0, ph = 0;
 
-	if (GAZE_ADDR_IS_CLUSTER(old)) {
-		lg -= blocks;
-		ph -= GAZE_ADDR_CLUSTER_NR(old);
-	}
-	if (GAZE_ADDR_IS_CLUSTER(new)) {
-		lg += blocks;
-		ph += GAZE_ADDR_CLUSTER_NR(new);
-	}
-	if (!lg && !ph)
-		return;
-	cl_le64_add(&in->compr_blocks, lg - ph);
-	cl_le64_add(&fs->cp.compr_logical_blocks, lg);
-	cl_le64_add(&fs->cp.compr_physical_blocks, ph);
+	cl_le64_add(&in->compr_blocks, sign * ((s64)nvalid - n));
+	cl_le64_add(&fs->cp.compr_logical_blocks, sign * (s64)nvalid);
+	cl_le64_add(&fs->cp.compr_physical_blocks, sign * (s64)n);
 	gaze_mbuf_dirty(fs, imb);
+}
+
+/* blocks of data in the packed cluster at first: its length marker, or all */
+static int
+cl_nvalid(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 first, u32 nblk,
+	  u32 *nvalid)
+{
+	u64 a;
+	int err;
+
+	err = gaze_bmap_lookup(fs, imb, first + nblk - 1, &a);
+	*nvalid = GAZE_ADDR_IS_CLUSTER(a) ? GAZE_ADDR_CLUSTER_NR(a) : nblk;
+	return err;
+}
+
+void
+gaze_cluster_unpacked(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+		      u64 old)
+{
+	u32 log = ((struct gaze_inode *)imb->data)->compress_log_cluster;
+	u32 nvalid;
+
+	if (!GAZE_ADDR_IS_CLUSTER(old) || !log ||
+	    (fblk & ((1ull << log) - 1)))
+		return;		/* not a cluster's first slot */
+	if (cl_nvalid(fs, imb, fblk, 1u << log, &nvalid))
+		nvalid = 1u << log;
+	cl_account(fs, imb, nvalid, GAZE_ADDR_CLUSTER_NR(old), -1);
 }
 
 /* ---------------------------------------------------------------- */
@@ -219,21 +239,21 @@ gaze_cluster_move(struct gaze_cluster *c, u64 fblk)
 {
 	c->first = fblk & ~(u64)(c->nblk - 1);
 	c->packed = c->loaded = false;
+	c->n = c->nvalid = 0;
 	memset(c->dirty, 0, sizeof(c->dirty));
 }
 
-/* reads the n stream blocks of packed cluster c and unpacks them */
+/* reads the stream of packed cluster c (c->n, c->nvalid) and unpacks it */
 static int
-cl_unpack(struct gaze_fs *fs, struct gaze_mbuf *imb, struct gaze_cluster *c,
-	  u32 n)
+cl_unpack(struct gaze_fs *fs, struct gaze_mbuf *imb, struct gaze_cluster *c)
 {
+	u32 n = c->n, raw = c->nvalid << GAZE_BLOCK_SHIFT, k;
 	const char *why = NULL;
 	u8 *stream;
 	u64 addr;
-	u32 k;
 	int err = 0;
 
-	if (!n || n >= c->nblk)
+	if (!n || n >= c->nvalid || c->nvalid > c->nblk)
 		return -EFSCORRUPTED;
 	stream = gaze_alloc((size_t)n << GAZE_BLOCK_SHIFT);
 	if (!stream)
@@ -248,11 +268,14 @@ cl_unpack(struct gaze_fs *fs, struct gaze_mbuf *imb, struct gaze_cluster *c,
 	}
 	if (!err)
 		err = gaze_cluster_decode(stream, n << GAZE_BLOCK_SHIFT, c->buf,
-					  c->nblk << GAZE_BLOCK_SHIFT, &why);
+					  raw, &why);
 	if (err && why)
 		gaze_err("gaze: inode %u cluster at block %llu: %s",
 			 le32_to_cpu(((struct gaze_inode *)imb->data)->hdr.ino),
 			 (unsigned long long)c->first, why);
+	if (!err)
+		memset(c->buf + raw, 0,
+		       (size_t)(c->nblk << GAZE_BLOCK_SHIFT) - raw);
 	gaze_free(stream);
 	return err;
 }
@@ -270,7 +293,10 @@ gaze_cluster_load(struct gaze_fs *fs, struct gaze_mbuf *imb,
 	if (err)
 		return err;
 	if (GAZE_ADDR_IS_CLUSTER(addr)) {
-		err = cl_unpack(fs, imb, c, GAZE_ADDR_CLUSTER_NR(addr));
+		c->n = GAZE_ADDR_CLUSTER_NR(addr);
+		err = cl_nvalid(fs, imb, c->first, c->nblk, &c->nvalid);
+		if (!err)
+			err = cl_unpack(fs, imb, c);
 		c->packed = !err;
 		c->loaded = !err;
 		return err;
@@ -309,7 +335,7 @@ gaze_cluster_is_packed(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 	return err;
 }
 
-/* sets slots [from, to) of c to 0 where they are not already */
+/* sets slots [from, to) to 0 where they are not already */
 static int
 cl_clear(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to)
 {
@@ -320,17 +346,61 @@ cl_clear(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to)
 	return gaze_bmap_range(fs, imb, from, to, true, &mapped);
 }
 
-/* stores c as the stream of len bytes in c->stream; slot 0 last */
 static int
-cl_store_packed(struct gaze_fs *fs, struct gaze_mbuf *imb,
-		struct gaze_cluster *c, u8 *stream, u32 len)
+cl_slot_set(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u64 addr)
 {
-	u32 n = DIV_ROUND_UP(len, GAZE_BLOCK_SIZE), k;
 	struct gaze_mbuf *owner;
-	void **bufs;
 	u32 ofs;
 	int err;
 
+	err = gaze_bmap_slot(fs, imb, fblk, true, &owner, &ofs);
+	if (err)
+		return err;
+	err = gaze_bmap_set(fs, imb, owner, ofs, addr);
+	gaze_bmap_release(fs, imb, owner);
+	return err;
+}
+
+/* what c held before it is rewritten leaves the counters */
+static int
+cl_unaccount_old(struct gaze_fs *fs, struct gaze_mbuf *imb,
+		 struct gaze_cluster *c)
+{
+	u32 nvalid;
+	u64 a;
+	int err;
+
+	if (c->loaded) {
+		if (c->packed)
+			cl_account(fs, imb, c->nvalid, c->n, -1);
+		return 0;
+	}
+	err = gaze_bmap_lookup(fs, imb, c->first, &a);
+	if (err || !GAZE_ADDR_IS_CLUSTER(a))
+		return err;
+	err = cl_nvalid(fs, imb, c->first, c->nblk, &nvalid);
+	if (!err)
+		cl_account(fs, imb, nvalid, GAZE_ADDR_CLUSTER_NR(a), -1);
+	return err;
+}
+
+/*
+ * stores c as the stream of len bytes for nvalid blocks: slots 1..n the
+ * stream, the last slot the length marker when nvalid < nblk, the others
+ * 0; slot 0 last
+ */
+static int
+cl_store_packed(struct gaze_fs *fs, struct gaze_mbuf *imb,
+		struct gaze_cluster *c, u8 *stream, u32 len, u32 nvalid)
+{
+	u32 n = DIV_ROUND_UP(len, GAZE_BLOCK_SIZE), k;
+	u64 last = c->first + c->nblk - 1;
+	void **bufs;
+	int err;
+
+	err = cl_unaccount_old(fs, imb, c);
+	if (err)
+		return err;
 	memset(stream + len, 0, ((size_t)n << GAZE_BLOCK_SHIFT) - len);
 	bufs = gaze_alloc(sizeof(*bufs) * n);
 	if (!bufs)
@@ -340,14 +410,14 @@ cl_store_packed(struct gaze_fs *fs, struct gaze_mbuf *imb,
 	err = gaze_inode_write_plain(fs, imb, c->first + 1, NULL, n, bufs);
 	gaze_free(bufs);
 	if (!err)
-		err = cl_clear(fs, imb, c->first + 1 + n, c->first + c->nblk);
-	if (err)
-		return err;
-	err = gaze_bmap_slot(fs, imb, c->first, true, &owner, &ofs);
-	if (err)
-		return err;
-	err = gaze_bmap_set(fs, imb, owner, ofs, GAZE_ADDR_CLUSTER(n));
-	gaze_bmap_release(fs, imb, owner);
+		err = cl_clear(fs, imb, c->first + 1 + n,
+			       nvalid < c->nblk ? last : last + 1);
+	if (!err && nvalid < c->nblk)
+		err = cl_slot_set(fs, imb, last, GAZE_ADDR_CLUSTER(nvalid));
+	if (!err)
+		err = cl_slot_set(fs, imb, c->first, GAZE_ADDR_CLUSTER(n));
+	if (!err)
+		cl_account(fs, imb, nvalid, n, 1);
 	return err;
 }
 
@@ -359,8 +429,11 @@ cl_store_plain(struct gaze_fs *fs, struct gaze_mbuf *imb,
 	u64 eof = DIV_ROUND_UP(size, GAZE_BLOCK_SIZE), *fblks;
 	void **bufs;
 	u32 k, nr = 0;
-	int err = 0;
+	int err;
 
+	err = cl_unaccount_old(fs, imb, c);
+	if (err)
+		return err;
 	fblks = gaze_alloc((sizeof(*fblks) + sizeof(*bufs)) * c->nblk);
 	if (!fblks)
 		return -ENOMEM;
@@ -376,9 +449,13 @@ cl_store_plain(struct gaze_fs *fs, struct gaze_mbuf *imb,
 	if (nr)
 		err = gaze_inode_write_plain(fs, imb, 0, fblks, nr, bufs);
 	gaze_free(fblks);
-	/* a stream past the EOF goes (truncate into a packed cluster) */
-	if (!err && c->packed)
-		err = cl_clear(fs, imb, max(eof, c->first),
+	if (err || !c->packed)
+		return err;
+	/* what is left of the stream and markers (past the EOF) goes */
+	if (eof <= c->first)
+		err = cl_slot_set(fs, imb, c->first, GAZE_NULL_ADDR);
+	if (!err)
+		err = cl_clear(fs, imb, max(eof, c->first + 1),
 			       c->first + c->nblk);
 	return err;
 }
@@ -388,23 +465,25 @@ gaze_cluster_store(struct gaze_fs *fs, struct gaze_mbuf *imb,
 		   struct gaze_cluster *c, u64 size, bool may_pack)
 {
 	const struct gaze_inode *in = imb->data;
-	u32 cap = (c->nblk - 1) << GAZE_BLOCK_SHIFT, len;
+	u64 eof = DIV_ROUND_UP(size, GAZE_BLOCK_SIZE);
+	u32 nvalid, cap, len;
 	u8 *stream;
 	int err;
 
-	may_pack = may_pack &&
+	nvalid = eof > c->first ? (u32)min_t(u64, c->nblk, eof - c->first) : 0;
+	may_pack = may_pack && nvalid >= 2 &&
 		   (le32_to_cpu(in->flags) & GAZE_IF_COMPRESS) &&
-		   in->compress_algo != GAZE_COMPRESS_NONE &&
-		   (c->first + c->nblk) << GAZE_BLOCK_SHIFT <= size;
+		   in->compress_algo != GAZE_COMPRESS_NONE;
 	if (!may_pack)
 		return cl_store_plain(fs, imb, c, size);
+	cap = (nvalid - 1) << GAZE_BLOCK_SHIFT;
 	stream = gaze_alloc(cap);
 	if (!stream)
 		return -ENOMEM;
 	err = gaze_cluster_encode(in->compress_algo, in->compress_level, c->buf,
-				  c->nblk << GAZE_BLOCK_SHIFT, stream, cap, &len);
+				  nvalid << GAZE_BLOCK_SHIFT, stream, cap, &len);
 	if (!err)
-		err = cl_store_packed(fs, imb, c, stream, len);
+		err = cl_store_packed(fs, imb, c, stream, len, nvalid);
 	else if (err == -E2BIG)		/* saves no block: plain */
 		err = cl_store_plain(fs, imb, c, size);
 	gaze_free(stream);

@@ -1295,9 +1295,9 @@ int gaze_cluster_check(const void *stream, u32 len, u32 rawlen,
 /* check, then decompress to exactly rawlen bytes; *why on a failure */
 int gaze_cluster_decode(const void *stream, u32 len, void *raw, u32 rawlen,
 			const char **why);
-/* gaze_bmap_set: slot 0 of a cluster goes from old to new */
-void gaze_cluster_account(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 old,
-			  u64 new);
+/* the block map clears slot fblk, which held old: a packed cluster goes */
+void gaze_cluster_unpacked(struct gaze_fs *fs, struct gaze_mbuf *imb,
+			   u64 fblk, u64 old);
 
 /* one cluster of a held inode being read or rewritten */
 struct gaze_cluster {
@@ -1305,6 +1305,7 @@ struct gaze_cluster {
 	u32	nblk;		/* blocks per cluster */
 	bool	loaded;		/* buf holds its content */
 	bool	packed;		/* stored compressed (when loaded) */
+	u32	n, nvalid;	/* packed: stream blocks, data blocks */
 	u64	dirty[4];	/* blocks to store when stored plain */
 	u8	*buf;		/* nblk blocks */
 };

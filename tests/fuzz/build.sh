@@ -3,7 +3,7 @@
 #
 # build.sh OUTDIR - builds the libFuzzer harnesses with clang straight from
 # the core sources (no libtool): OUTDIR/fuzz_format, OUTDIR/fuzz_image,
-# OUTDIR/fuzz_dir,
+# OUTDIR/fuzz_dir, OUTDIR/fuzz_cluster,
 # OUTDIR/img2seed.  When mkfs.gaze is found ($MKFS_GAZE, or
 # $GAZE_BUILDDIR/mkfs/mkfs.gaze) it also makes the seed corpora in
 # OUTDIR/seed/<harness>/ from a small image made with mkfs.gaze -d.
@@ -37,13 +37,18 @@ for f in "$SRC"/kernel/core/*.c "$SRC"/lib/env/env.c "$SRC"/lib/zdev/*.c; do
 	"$CC" $CFLAGS $SAN -fsanitize=fuzzer-no-link $INC -c "$f" -o "$o"
 	objs="$objs $o"
 done
-for h in fuzz_format fuzz_image fuzz_dir; do
+for h in fuzz_format fuzz_image fuzz_dir fuzz_cluster; do
 	# shellcheck disable=SC2086
 	"$CC" $CFLAGS $SAN -fsanitize=fuzzer $INC "$SRC/tests/fuzz/$h.c" \
 		$objs -lzbd -llz4 -lzstd -lz -o "$OUT/$h"
 done
 "$CC" -O1 -Wall -I"$SRC/tests/fuzz" "$SRC/tests/fuzz/img2seed.c" \
 	-o "$OUT/img2seed"
+# shellcheck disable=SC2086
+"$CC" $CFLAGS $SAN $INC "$SRC/tests/fuzz/clusterseed.c" $objs -lzbd -llz4 \
+	-lzstd -lz -o "$OUT/clusterseed"
+mkdir -p "$OUT/seed/fuzz_cluster"
+"$OUT/clusterseed" "$OUT/seed/fuzz_cluster"
 
 MKFS=${MKFS_GAZE:-${GAZE_BUILDDIR:-}/mkfs/mkfs.gaze}
 if [ -x "$MKFS" ]; then
@@ -78,6 +83,10 @@ if [ -x "$MKFS" ]; then
 	"$MKFS" -q -f -s 16M -z 1M -d "$t/tree" "$t/img"
 	"$OUT/img2seed" "$t/img" "$OUT/seed/fuzz_image/mkfs-d" \
 		"$OUT/seed/fuzz_format" >/dev/null
+	"$MKFS" -q -f -s 16M -z 1M --compression zstd --cluster-size 16K \
+		-d "$t/tree" "$t/img3"
+	"$OUT/img2seed" "$t/img3" "$OUT/seed/fuzz_image/mkfs-d-compressed" \
+		>/dev/null
 	"$MKFS" -q -f -s 16M -z 1M "$t/img2"
 	"$OUT/img2seed" "$t/img2" "$OUT/seed/fuzz_image/mkfs-empty" >/dev/null
 else

@@ -13,7 +13,7 @@ OUT=${2:-build-fuzz}
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 rc=0
 total=0
-for h in fuzz_format fuzz_image fuzz_dir; do
+for h in fuzz_format fuzz_image fuzz_dir fuzz_cluster; do
 	bin=$OUT/$h
 	[ -x "$bin" ] || { echo "run.sh: $bin not built (build.sh)" >&2; exit 1; }
 	mkdir -p "$OUT/corpus/$h" "$OUT/artifacts"
@@ -24,6 +24,7 @@ for h in fuzz_format fuzz_image fuzz_dir; do
 	case $h in
 	fuzz_format) max=4098 ;;
 	fuzz_dir) max=4096 ;;
+	fuzz_cluster) max=70000 ;;
 	*) max=400000 ;;
 	esac
 	log=$OUT/$h.log
