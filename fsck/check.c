@@ -31,6 +31,7 @@
 
 #define BIT_TEST(map, i)	((map)[(i) >> 3] & (1u << ((i) & 7)))
 #define BIT_SET(map, i)		((map)[(i) >> 3] |= (u8)(1u << ((i) & 7)))
+#define BIT_CLR(map, i)		((map)[(i) >> 3] &= (u8)~(1u << ((i) & 7)))
 
 static void *
 fsck_grow(void *arr, size_t *cap, size_t n, size_t size)
@@ -1020,10 +1021,23 @@ struct iwalk {
 	u64	cl_first;
 	u32	cl_n, cl_nvalid;	/* nvalid 0: no length marker */
 	bool	cl_bad;
-	u64	cl_addr[256];
-	u32	cl_owner[256];
+	u64	cl_addr[256];		/* claimed data blocks in its slots */
+	u32	cl_owner[256];		/* 0: the slot was not seen */
 	u16	cl_slot[256];
 };
+
+/* a block blk_claim gave an owner goes back (its slot is being cleared) */
+static void
+blk_unclaim(struct fsck *f, struct iwalk *w, u64 addr)
+{
+	u64 idx = addr - f->main_first;
+	u32 zb = le32_to_cpu(f->sb.zone_blocks);
+
+	if (f->owned[idx / zb])
+		BIT_CLR(f->owned[idx / zb], (u32)(addr % zb));
+	w->blocks--;
+	f->st.data_blocks--;
+}
 
 /* every slot of the packed cluster in w is cleared by the repair */
 static void
@@ -1031,10 +1045,14 @@ cluster_drop(struct fsck *f, struct iwalk *w)
 {
 	u32 k;
 
-	for (k = 0; k < 1u << w->clog; k++)
-		if (w->cl_owner[k])
-			fsck_add_slot(f, w->ino, w->cl_owner[k],
-				      w->cl_slot[k], SLOT_ADDR);
+	for (k = 0; k < 1u << w->clog; k++) {
+		if (!w->cl_owner[k])
+			continue;
+		if (w->cl_addr[k])
+			blk_unclaim(f, w, w->cl_addr[k]);
+		fsck_add_slot(f, w->ino, w->cl_owner[k], w->cl_slot[k],
+			      SLOT_ADDR);
+	}
 }
 
 /*
@@ -1067,7 +1085,7 @@ cluster_finish(struct fsck *f, struct iwalk *w)
 		goto out;
 	}
 	for (k = 0; k < n; k++)
-		if (!w->cl_addr[k + 1] ||
+		if (!w->cl_addr[k + 1] ||	/* missing, or not claimed */
 		    fsck_read(f, w->cl_addr[k + 1],
 			      stream + ((size_t)k << GAZE_BLOCK_SHIFT)))
 			goto out;
@@ -1111,9 +1129,7 @@ cluster_slot(struct fsck *f, struct iwalk *w, u32 owner, u32 slot, u64 fblk,
 			w->cl_bad = true;
 		return true;
 	}
-	if (k <= w->cl_n && GAZE_ADDR_IS_REAL(a))
-		w->cl_addr[k] = a;
-	else
+	if (k > w->cl_n || !GAZE_ADDR_IS_REAL(a))
 		w->cl_bad = true;
 	return GAZE_ADDR_IS_CLUSTER(a);	/* counted bad already */
 }
@@ -1181,6 +1197,8 @@ walk_addrs(struct fsck *f, struct iwalk *w, u32 owner, const __le64 *addr,
 			fsck_add_slot(f, w->ino, owner, i, SLOT_ADDR);
 			continue;
 		}
+		if (w->cl_n && first + i - w->cl_first < 1ull << w->clog)
+			w->cl_addr[first + i - w->cl_first] = a;
 		w->blocks++;
 		w->maxf = max(w->maxf, first + i + 1);
 		if (GAZE_S_ISDIR(w->mode))

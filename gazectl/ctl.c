@@ -12,6 +12,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -19,10 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "gaze_core.h"
 #include "gaze_ioctl.h"
 #include "gaze_util.h"
 #include "gazectl.h"
@@ -101,6 +104,26 @@ static const char *const ctl_rf_names[GAZE_RF_REASONS] = {
 	[GAZE_RF_OTHER]	= "other",
 };
 
+/* "zstd:3", "lz4", "none": the default new files take */
+static const char *
+ctl_compress_name(const struct gaze_ioc_info *in)
+{
+	static char buf[32];
+	const char *n = gaze_fmt_compress_name(in->compress_algo);
+
+	if (!in->compress_level)
+		return n;
+	snprintf(buf, sizeof(buf), "%s:%u", n, in->compress_level);
+	return buf;
+}
+
+/* logical / physical, 1.00 when nothing is compressed */
+static double
+ctl_ratio(uint64_t logical, uint64_t physical)
+{
+	return physical ? (double)logical / (double)physical : 1.0;
+}
+
 static void
 info_text(const struct gaze_ioc_info *in)
 {
@@ -160,6 +183,14 @@ info_text(const struct gaze_ioc_info *in)
 		printf(" %s %" PRIu64, ctl_rf_names[i],
 		       (uint64_t)in->read_fallback[i]);
 	putchar('\n');
+	if (!(in->feature_incompat & GAZE_FEATURE_INCOMPAT_COMPRESSION))
+		return;
+	printf("compression:      default %s", ctl_compress_name(in));
+	printf(", clusters of %u KiB; %" PRIu64 " MiB of data in %" PRIu64
+	       " MiB, ratio %.2fx\n", 4u << in->compress_log_cluster,
+	       (uint64_t)in->compr_logical_blocks / mib,
+	       (uint64_t)in->compr_physical_blocks / mib,
+	       ctl_ratio(in->compr_logical_blocks, in->compr_physical_blocks));
 }
 
 static void
@@ -224,6 +255,14 @@ info_json(const struct gaze_ioc_info *in)
 	for (i = 0; i < GAZE_RF_REASONS; i++)
 		gaze_json_u64(&j, ctl_rf_names[i], in->read_fallback[i]);
 	gaze_json_obj_end(&j);
+	gaze_json_obj_end(&j);
+	gaze_json_obj_begin(&j, "compression");
+	gaze_json_bool(&j, "feature", in->feature_incompat &
+		       GAZE_FEATURE_INCOMPAT_COMPRESSION);
+	gaze_json_str(&j, "default", ctl_compress_name(in));
+	gaze_json_u64(&j, "cluster_bytes", 4096ull << in->compress_log_cluster);
+	gaze_json_u64(&j, "logical_blocks", in->compr_logical_blocks);
+	gaze_json_u64(&j, "physical_blocks", in->compr_physical_blocks);
 	gaze_json_obj_end(&j);
 	gaze_json_obj_end(&j);
 	gaze_json_finish(&j);
@@ -703,4 +742,124 @@ gaze_cmd_gc(const struct gaze_cmd *cmd, int argc, char **argv)
 		printf(" in %.3f s (checkpoint included)", g.ns / 1e9);
 	printf("\n");
 	return GAZE_EXIT_OK;
+}
+
+/* ---------------------------------------------------------------- */
+/* compress-stats                                                    */
+/* ---------------------------------------------------------------- */
+
+/* what one PATH holds: regular files, their apparent and used bytes */
+struct cs_sum {
+	uint64_t files, logical, physical;
+};
+
+static struct cs_sum *cs_cur;
+
+static int
+cs_visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (flag == FTW_F && S_ISREG(st->st_mode)) {
+		cs_cur->files++;
+		cs_cur->logical += (uint64_t)st->st_size;
+		cs_cur->physical += (uint64_t)st->st_blocks * 512;
+	}
+	return 0;
+}
+
+static void
+cs_text(const char *what, const struct cs_sum *s)
+{
+	printf("%s: %" PRIu64 " file%s, %.1f MiB of data in %.1f MiB, "
+	       "ratio %.2fx\n", what, s->files, s->files == 1 ? "" : "s",
+	       (double)s->logical / (1 << 20), (double)s->physical / (1 << 20),
+	       ctl_ratio(s->logical, s->physical));
+}
+
+static void
+cs_json(struct gaze_json *j, const char *path, const struct cs_sum *s)
+{
+	gaze_json_obj_begin(j, NULL);
+	if (path)
+		gaze_json_str(j, "path", path);
+	gaze_json_u64(j, "files", s->files);
+	gaze_json_u64(j, "logical_bytes", s->logical);
+	gaze_json_u64(j, "physical_bytes", s->physical);
+	gaze_json_obj_end(j);
+}
+
+int
+gaze_cmd_compress_stats(const struct gaze_cmd *cmd, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		ctl_help_opt,
+		{ NULL, 0, NULL, 0 }
+	};
+	struct cs_sum *sums, fs = { 0 };
+	struct gaze_ioc_info in;
+	struct gaze_json j;
+	bool json = false;
+	int opt, fd, i, n, ret = GAZE_EXIT_OK;
+
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (opt == 'j')
+			json = true;
+		else
+			return ctl_opt_other(cmd, opt);
+	}
+	ret = gaze_cmd_nargs(cmd, argc, optind);
+	if (ret)
+		return ret;
+	n = argc - optind;
+	fd = ctl_open(cmd, argv[optind]);
+	if (fd < 0)
+		return GAZE_EXIT_FAIL;
+	memset(&in, 0, sizeof(in));
+	in.version = GAZE_IOC_VERSION;
+	ret = ctl_ioctl(cmd, fd, GAZE_IOC_INFO, &in, argv[optind]);
+	close(fd);
+	if (ret)
+		return GAZE_EXIT_FAIL;
+	fs.logical = in.compr_logical_blocks * in.block_size;
+	fs.physical = in.compr_physical_blocks * in.block_size;
+	sums = calloc((size_t)n, sizeof(*sums));
+	if (!sums)
+		return GAZE_EXIT_FAIL;
+	for (i = 0; i < n; i++) {
+		cs_cur = &sums[i];
+		/* FTW_MOUNT: one filesystem, as du -x */
+		if (nftw(argv[optind + i], cs_visit, 32,
+			 FTW_PHYS | FTW_MOUNT)) {
+			fprintf(stderr, "%s: %s: %s\n", gaze_cmd_path(cmd),
+				argv[optind + i], strerror(errno));
+			ret = GAZE_EXIT_FAIL;
+		}
+	}
+	if (json) {
+		gaze_json_init(&j, stdout, true);
+		gaze_json_obj_begin(&j, NULL);
+		gaze_json_arr_begin(&j, "paths");
+		for (i = 0; i < n; i++)
+			cs_json(&j, argv[optind + i], &sums[i]);
+		gaze_json_arr_end(&j);
+		gaze_json_obj_begin(&j, "filesystem");
+		gaze_json_str(&j, "default", ctl_compress_name(&in));
+		gaze_json_u64(&j, "logical_bytes", fs.logical);
+		gaze_json_u64(&j, "physical_bytes", fs.physical);
+		gaze_json_obj_end(&j);
+		gaze_json_obj_end(&j);
+		gaze_json_finish(&j);
+	} else {
+		for (i = 0; i < n; i++)
+			cs_text(argv[optind + i], &sums[i]);
+		printf("filesystem (compressed clusters, default %s): "
+		       "%.1f MiB of data in %.1f MiB, ratio %.2fx\n",
+		       ctl_compress_name(&in), (double)fs.logical / (1 << 20),
+		       (double)fs.physical / (1 << 20),
+		       ctl_ratio(fs.logical, fs.physical));
+	}
+	free(sums);
+	return ret;
 }

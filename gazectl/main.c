@@ -303,6 +303,23 @@ MNT_NOTE
 		.min_args = 1, .max_args = 1,
 	},
 	{
+		.name = "compress-stats",
+		.fn = gaze_cmd_compress_stats,
+		.summary = "show how well files, trees and the filesystem compress",
+		.usage = "[--json] PATH...",
+		.help =
+"For each PATH (a file or a directory tree on a mounted GAZE\n"
+"filesystem, not crossing into other filesystems): its regular files,\n"
+"their data (apparent size) and the space they take (st_blocks), and the\n"
+"ratio of the two.  Then, for the whole filesystem, the data held in\n"
+"compressed clusters and the blocks those take: the compression ratio\n"
+"the checkpoint keeps across mounts, and the default new files take.\n"
+"Holes count as data, as du --apparent-size counts them.\n"
+"\n"
+"      --json       print one JSON object (bytes)\n",
+		.min_args = 1, .max_args = 1024,
+	},
+	{
 		.name = "gc-stats",
 		.fn = gaze_cmd_gc_stats,
 		.summary = "show the garbage collector's counters",

@@ -98,6 +98,14 @@ static void gaze_info_space(struct gaze_fs *fs, struct gaze_ioc_info *in)
 	in->fsyncs_rollforward = fs->rf_fsyncs;
 	in->fsyncs_checkpoint = fs->rf_fsync_cps;
 	in->replayed_nodes = fs->rf_recovered;
+	/* no fs->lock: two counters a write may be between (64-bit loads) */
+	in->compr_logical_blocks =
+		le64_to_cpu(READ_ONCE(fs->cp.compr_logical_blocks));
+	in->compr_physical_blocks =
+		le64_to_cpu(READ_ONCE(fs->cp.compr_physical_blocks));
+	in->compress_algo = fs->sb.compress_algo;
+	in->compress_level = fs->sb.compress_level;
+	in->compress_log_cluster = fs->sb.compress_log_cluster;
 }
 
 static void gaze_info_readfast(struct gaze_sb_info *sbi,

@@ -87,7 +87,17 @@ struct gaze_ioc_info {
 	__u32	pad1;
 	__u64	read_fast_hits;
 	__u64	read_fallback[GAZE_RF_REASONS];
-	__u64	reserved_out[5];
+	/* compression (older modules leave these 0; they were
+	 * reserved_out): blocks of data in compressed clusters and the
+	 * blocks they take (ratio = logical / physical), and the
+	 * filesystem's default for new files */
+	__u64	compr_logical_blocks;
+	__u64	compr_physical_blocks;
+	__u8	compress_algo;		/* GAZE_COMPRESS_* of the format */
+	__u8	compress_level;		/* 0: the algorithm's default */
+	__u8	compress_log_cluster;	/* log2 blocks per cluster */
+	__u8	pad2[5];
+	__u64	reserved_out[2];
 };
 
 /* ---- GAZE_IOC_GC_STATS: garbage collector counters ---------------------- */

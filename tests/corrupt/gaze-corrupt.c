@@ -340,6 +340,13 @@ p_reg_blocks(struct cx *c, const struct ent *e)	/* addr[0] real */
 }
 
 static bool
+p_reg_packed(struct cx *c, const struct ent *e)	/* addr[0] a packed cluster */
+{
+	return p_reg1(c, e) && !(e_flags(e) & GAZE_IF_INLINE_DATA) &&
+	       GAZE_ADDR_IS_CLUSTER(le64_to_cpu(e->in.i.addr[0]));
+}
+
+static bool
 p_reg_dnode(struct cx *c, const struct ent *e)
 {
 	return p_reg_blocks(c, e) && e->in.nids[0] &&
@@ -1379,6 +1386,62 @@ k_inode_blocks(struct cx *c)
 	    (unsigned long long)le64_to_cpu(e->in.blocks));
 }
 
+/* compressed clusters */
+static void
+k_cluster_stream(struct cx *c)
+{
+	struct ent *e = pick(c, p_reg_packed, "file with a packed cluster");
+	u64 a = le64_to_cpu(e->in.i.addr[1]);
+	u8 buf[BS];
+	u32 off = 40 + (u32)(rnd(c) % 64);
+
+	blk_read(c, a, buf);
+	buf[off] ^= 0x5a;
+	blk_write(c, a, buf, false);
+	say(c, "%s: byte %u of its first cluster's stream (block %llu) flipped",
+	    e->path, off, (unsigned long long)a);
+}
+
+static void
+k_cluster_marker(struct cx *c)
+{
+	struct ent *e = pick(c, p_reg_packed, "file with a packed cluster");
+	u32 nblk = 1u << e->in.compress_log_cluster;
+
+	e->in.i.addr[0] = cpu_to_le64(GAZE_ADDR_CLUSTER(nblk));
+	inode_put(c, e, true);
+	say(c, "%s: first cluster's marker says its stream takes %u blocks, the whole cluster",
+	    e->path, nblk);
+}
+
+static void
+k_compr_blocks(struct cx *c)
+{
+	struct ent *e = pick(c, p_reg_packed, "file with a packed cluster");
+	u64 old = le64_to_cpu(e->in.compr_blocks);
+
+	e->in.compr_blocks = cpu_to_le64(old + 2 + rnd(c) % 5);
+	inode_put(c, e, true);
+	say(c, "compr_blocks of %u %llu -> %llu", e->ino,
+	    (unsigned long long)old,
+	    (unsigned long long)le64_to_cpu(e->in.compr_blocks));
+}
+
+static void
+k_cp_compr(struct cx *c)
+{
+	struct pack p;
+	u64 v;
+
+	pack_read(c, &p);
+	v = le64_to_cpu(pk_head(&p)->compr_logical_blocks);
+	pk_head(&p)->compr_logical_blocks = cpu_to_le64(v + 3 + rnd(c) % 10);
+	pack_write_head(c, &p);
+	say(c, "checkpoint compr_logical_blocks %llu -> %llu",
+	    (unsigned long long)v,
+	    (unsigned long long)le64_to_cpu(pk_head(&p)->compr_logical_blocks));
+}
+
 static void
 k_inode_flags(struct cx *c)
 {
@@ -1896,6 +1959,10 @@ static const struct kind kinds[] = {
 	{ "sb-primary-geometry", k_sb_primary_geometry, "primary superblock main_zone_count wrong (crc fixed); secondary good" },
 	{ "sb-copies-differ", k_sb_copies_differ, "both superblocks valid but the secondary's gc_queue_depth differs" },
 	{ "sb-secondary-magic", k_sb_secondary_magic, "secondary superblock magic destroyed (crc fixed)" },
+	{ "cluster-stream", k_cluster_stream, "a packed cluster's stream: a payload byte flipped (data block: no checksum of its own to fix)" },
+	{ "cluster-marker", k_cluster_marker, "a packed cluster's marker claims a stream as long as the cluster (crc fixed)" },
+	{ "compr-blocks", k_compr_blocks, "an inode's compr_blocks counter too high (crc fixed)" },
+	{ "cp-compr", k_cp_compr, "checkpoint compr_logical_blocks counter too high" },
 	{ "sb-incompat-unknown", k_sb_incompat_unknown, "both superblocks set an incompat feature bit no reader knows (crc fixed)" },
 	{ "cp-head-crc", k_cp_head_crc, "current checkpoint head: reserved byte changed, crc stale (checksum kind)" },
 	{ "cp-trailer-mismatch", k_cp_trailer_mismatch, "current checkpoint trailer's head_crc does not match the head" },

@@ -15,7 +15,9 @@
 #  3. chattr -c on a file: new writes are plain (st_blocks grows by the
 #     size written), the old data still reads; chattr +c on a directory
 #     of a filesystem without the feature: EOPNOTSUPP, nothing changed;
-#  4. umount, fsck.gaze -fn clean; gazectl cat of a compressed file.
+#  4. umount, fsck.gaze -fn clean; gazectl cat of a compressed file;
+#     gazectl compress-stats (text, --json against du) and info: the
+#     filesystem's ratio, the same after remounts.
 # TAP out.
 set -u
 B=$GAZE_BUILDDIR
@@ -53,6 +55,22 @@ app=$(du -s --apparent-size -k $M/inc | cut -f1)
 phys=$(du -s -k $M/inc | cut -f1)
 [ "$phys" -lt "$app" ] || fail "du: $phys KiB used for $app KiB of data"
 ok "/usr/include/linux reads back equal from the page cache and after drop_caches; du $phys KiB for $app KiB apparent"
+run "$CTL" compress-stats $M/inc
+[ $rc -eq 0 ] || fail "gazectl compress-stats $M/inc: exit $rc"
+grep -q "^$M/inc: [0-9]* files, .* ratio [0-9.]*x" $W/out ||
+	fail "gazectl compress-stats: $(cat $W/out)"
+grep -q "^filesystem (compressed clusters, default zstd:3): .* ratio" $W/out ||
+	fail "gazectl compress-stats: no filesystem line: $(cat $W/out)"
+cs=$(cat $W/out)
+run "$CTL" compress-stats --json $M/inc
+lb=$(tr -d ' \n' <$W/out | sed -n 's/.*"paths":\[{[^}]*"logical_bytes":\([0-9]*\),"physical_bytes":\([0-9]*\)}.*/\1 \2/p')
+[ "$lb" = "$((app * 1024)) $((phys * 1024))" ] ||
+	fail "compress-stats --json paths: '$lb', du: $((app * 1024)) $((phys * 1024))"
+run "$CTL" info $M
+grep -q "^compression: *default zstd:3, clusters of 64 KiB;" $W/out ||
+	fail "gazectl info: no compression line: $(cat $W/out)"
+fsratio=$(sed -n 's/^compression:.*ratio \([0-9.]*\)x$/\1/p' $W/out)
+ok "gazectl compress-stats (text and --json agree with du) and info: filesystem ratio ${fsratio}x; $(echo "$cs" | head -1)"
 f=$M/inc/fs.h
 run dd if=$f of=$W/direct bs=4096 iflag=direct
 [ $rc -eq 0 ] || fail "O_DIRECT read of a compressed file"
@@ -102,11 +120,19 @@ cmp $W/cat $T/x >/dev/null || fail "gazectl cat /x differs"
 ok "fsck.gaze -fn clean; gazectl cat reads the compressed file"
 run mount -t gaze $D $M
 [ $rc -eq 0 ] || fail "remount"
+run "$CTL" info $M
+r1=$(sed -n 's/^compression:.*ratio \([0-9.]*\)x$/\1/p' $W/out)
+run umount $M
+run mount -t gaze $D $M
+[ $rc -eq 0 ] || fail "remount"
+run "$CTL" info $M
+r2=$(sed -n 's/^compression:.*ratio \([0-9.]*\)x$/\1/p' $W/out)
+[ -n "$r1" ] && [ "$r1" = "$r2" ] || fail "the ratio changed across a remount: $r1, $r2"
 run diff -r /usr/include/linux $M/inc
 [ $rc -eq 0 ] || fail "the copy differs after a remount"
 cmp $T/x $M/x >/dev/null || fail "x differs after a remount"
 run umount $M
-ok "after a remount both read back equal"
+ok "after a remount both read back equal; the filesystem ratio ${r2}x is kept across remounts"
 
 # chattr +c without the feature
 run "$MKFS" -f $D
