@@ -1123,15 +1123,16 @@ cluster_slot(struct fsck *f, struct iwalk *w, u32 owner, u32 slot, u64 fblk,
 	}
 	w->cl_owner[k] = owner;
 	w->cl_slot[k] = (u16)slot;
-	if (k == nblk - 1 && GAZE_ADDR_IS_CLUSTER(a)) {
-		w->cl_nvalid = GAZE_ADDR_CLUSTER_NR(a);
+	if (k == nblk - 1 && GAZE_ADDR_IS_CLEN(a)) {
+		w->cl_nvalid = GAZE_ADDR_CLEN_NR(a);
 		if (w->cl_nvalid >= nblk)
 			w->cl_bad = true;
 		return true;
 	}
 	if (k > w->cl_n || !GAZE_ADDR_IS_REAL(a))
 		w->cl_bad = true;
-	return GAZE_ADDR_IS_CLUSTER(a);	/* counted bad already */
+	/* a marker out of place: counted bad already */
+	return GAZE_ADDR_IS_CLUSTER(a) || GAZE_ADDR_IS_CLEN(a);
 }
 
 /* slot 0 of a packed cluster, at file block fblk */

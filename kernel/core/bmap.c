@@ -267,9 +267,10 @@ bmap_clear_addrs(struct gaze_fs *fs, struct gaze_mbuf *imb,
 	for (i = from; i < n; i++) {
 		if (!addrs[i])
 			continue;
-		gaze_cluster_unpacked(fs, imb, base + i,
-				      le64_to_cpu(addrs[i]));
-		e = gaze_bmap_set(fs, imb, owner, i, GAZE_NULL_ADDR);
+		e = gaze_cluster_unpacked(fs, imb, base + i,
+					  le64_to_cpu(addrs[i]));
+		if (!e)
+			e = gaze_bmap_set(fs, imb, owner, i, GAZE_NULL_ADDR);
 		if (e && !err)
 			err = e;
 	}
@@ -390,7 +391,7 @@ gaze_bmap_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from)
 static u64
 bmap_run_value(u64 a)
 {
-	if (GAZE_ADDR_IS_CLUSTER(a))
+	if (GAZE_ADDR_IS_CLUSTER(a) || GAZE_ADDR_IS_CLEN(a))
 		return GAZE_MAP_ENCODED;
 	return GAZE_ADDR_IS_REAL(a) ? a : GAZE_NULL_ADDR;
 }
@@ -529,9 +530,11 @@ gaze_bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
 				(*mapped)++;
 			if (!clear || !addrs[i])
 				continue;
-			gaze_cluster_unpacked(fs, imb, fblk + (i - ofs),
-					      le64_to_cpu(addrs[i]));
-			err = gaze_bmap_set(fs, imb, owner, i, GAZE_NULL_ADDR);
+			err = gaze_cluster_unpacked(fs, imb, fblk + (i - ofs),
+						    le64_to_cpu(addrs[i]));
+			if (!err)
+				err = gaze_bmap_set(fs, imb, owner, i,
+						    GAZE_NULL_ADDR);
 		}
 		gaze_bmap_release(fs, imb, owner);
 		fblk = end;

@@ -10,7 +10,7 @@
  * A cluster is packed when its stream takes fewer blocks than the data
  * it holds: nvalid blocks, all of the cluster or, for the one holding
  * the EOF, those below it; such a cluster's last slot holds
- * GAZE_ADDR_CLUSTER(nvalid), its length marker.  The ratio counters
+ * GAZE_ADDR_CLEN(nvalid), its length marker.  The ratio counters
  * (the inode's compr_blocks, the checkpoint's logical and physical
  * blocks) add nvalid and n for every packed cluster: the store functions
  * here when they write or replace one, gaze_cluster_unpacked when the
@@ -179,23 +179,33 @@ cl_nvalid(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 first, u32 nblk,
 	int err;
 
 	err = gaze_bmap_lookup(fs, imb, first + nblk - 1, &a);
-	*nvalid = GAZE_ADDR_IS_CLUSTER(a) ? GAZE_ADDR_CLUSTER_NR(a) : nblk;
+	*nvalid = GAZE_ADDR_IS_CLEN(a) ? GAZE_ADDR_CLEN_NR(a) : nblk;
 	return err;
 }
 
-void
+static int cl_slot_set(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+		       u64 addr);
+
+/*
+ * The block map clears a cluster's first slot (truncate, punch, evict):
+ * the cluster leaves the counters, and its length marker goes with it
+ * (the range cleared may end before the last slot, at the EOF)
+ */
+int
 gaze_cluster_unpacked(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 		      u64 old)
 {
 	u32 log = ((struct gaze_inode *)imb->data)->compress_log_cluster;
-	u32 nvalid;
+	u32 nvalid, nblk = 1u << log;
+	int err;
 
-	if (!GAZE_ADDR_IS_CLUSTER(old) || !log ||
-	    (fblk & ((1ull << log) - 1)))
-		return;		/* not a cluster's first slot */
-	if (cl_nvalid(fs, imb, fblk, 1u << log, &nvalid))
-		nvalid = 1u << log;
+	if (!GAZE_ADDR_IS_CLUSTER(old) || !log || (fblk & (nblk - 1)))
+		return 0;	/* not a cluster's first slot */
+	err = cl_nvalid(fs, imb, fblk, nblk, &nvalid);
+	if (err)
+		return err;
 	cl_account(fs, imb, nvalid, GAZE_ADDR_CLUSTER_NR(old), -1);
+	return nvalid < nblk ? cl_slot_set(fs, imb, fblk + nblk - 1, 0) : 0;
 }
 
 /* ---------------------------------------------------------------- */
@@ -413,7 +423,7 @@ cl_store_packed(struct gaze_fs *fs, struct gaze_mbuf *imb,
 		err = cl_clear(fs, imb, c->first + 1 + n,
 			       nvalid < c->nblk ? last : last + 1);
 	if (!err && nvalid < c->nblk)
-		err = cl_slot_set(fs, imb, last, GAZE_ADDR_CLUSTER(nvalid));
+		err = cl_slot_set(fs, imb, last, GAZE_ADDR_CLEN(nvalid));
 	if (!err)
 		err = cl_slot_set(fs, imb, c->first, GAZE_ADDR_CLUSTER(n));
 	if (!err)

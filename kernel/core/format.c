@@ -112,7 +112,7 @@ static bool
 fmt_data_addr_ok(const struct fmt_area *main, u64 addr)
 {
 	if (addr == GAZE_NULL_ADDR || addr == GAZE_ADDR_PREALLOC ||
-	    GAZE_ADDR_IS_CLUSTER(addr))
+	    GAZE_ADDR_IS_CLUSTER(addr) || GAZE_ADDR_IS_CLEN(addr))
 		return true;
 	return fmt_area_has(main, addr);
 }

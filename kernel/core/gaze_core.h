@@ -1296,8 +1296,8 @@ int gaze_cluster_check(const void *stream, u32 len, u32 rawlen,
 int gaze_cluster_decode(const void *stream, u32 len, void *raw, u32 rawlen,
 			const char **why);
 /* the block map clears slot fblk, which held old: a packed cluster goes */
-void gaze_cluster_unpacked(struct gaze_fs *fs, struct gaze_mbuf *imb,
-			   u64 fblk, u64 old);
+int gaze_cluster_unpacked(struct gaze_fs *fs, struct gaze_mbuf *imb,
+			  u64 fblk, u64 old);
 
 /* one cluster of a held inode being read or rewritten */
 struct gaze_cluster {

@@ -69,8 +69,13 @@
 #define GAZE_ADDR_CLUSTER_BASE	0xfffffffffffff000ull
 #define GAZE_ADDR_CLUSTER(n)	(GAZE_ADDR_CLUSTER_BASE + (n))	/* n 1..255 */
 #define GAZE_ADDR_IS_CLUSTER(a)	((a) > GAZE_ADDR_CLUSTER_BASE && \
-				 (a) < GAZE_ADDR_CLUSTER_BASE + 256)
+				 (a) < GAZE_ADDR_CLUSTER_BASE + 0x100)
 #define GAZE_ADDR_CLUSTER_NR(a)	((u32)((a) - GAZE_ADDR_CLUSTER_BASE))
+/* last slot of a compressed cluster holding fewer blocks: how many */
+#define GAZE_ADDR_CLEN(nv)	(GAZE_ADDR_CLUSTER_BASE + 0x100 + (nv))
+#define GAZE_ADDR_IS_CLEN(a)	((a) > GAZE_ADDR_CLUSTER_BASE + 0x100 && \
+				 (a) < GAZE_ADDR_CLUSTER_BASE + 0x200)
+#define GAZE_ADDR_CLEN_NR(a)	((u32)((a) - GAZE_ADDR_CLUSTER_BASE - 0x100))
 
 #define GAZE_NID_INVALID	0u
 #define GAZE_NID_RESERVED	1u

@@ -24,6 +24,8 @@
  * compared; blocks only the old one holds are invalidated, blocks only
  * the new one holds become valid (gaze_block_claim); then the node's own
  * block becomes valid, its old one invalid, and the imap points at it.
+ * The compression counters move by the packed clusters whose first slot
+ * changed and by the inode's compr_blocks.
  * gaze_fs_fsync guarantees that nothing else changed since the
  * checkpoint: no namespace operation, no new inode, no freed node (see
  * fs->rf_need_cp), so file nodes are all there is to replay.
@@ -222,6 +224,38 @@ rf_walk(struct gaze_fs *fs, u32 li, void *blk, struct rf_chain *c)
 	return 0;
 }
 
+/*
+ * The checkpoint's compression counters follow what is replayed: the
+ * stream blocks of packed clusters whose first slot comes or goes, and
+ * (rf_compr_saved) the blocks an inode's clusters save
+ */
+static void
+rf_compr_phys(struct gaze_fs *fs, u64 slot, int sign)
+{
+	s64 n;
+
+	if (!GAZE_ADDR_IS_CLUSTER(slot))
+		return;
+	n = sign * (s64)GAZE_ADDR_CLUSTER_NR(slot);
+	fs->cp.compr_physical_blocks = cpu_to_le64(
+		le64_to_cpu(fs->cp.compr_physical_blocks) + (u64)n);
+	fs->cp.compr_logical_blocks = cpu_to_le64(
+		le64_to_cpu(fs->cp.compr_logical_blocks) + (u64)n);
+}
+
+static void
+rf_compr_saved(struct gaze_fs *fs, const void *old, const void *new)
+{
+	const struct gaze_inode *o = old, *n = new;
+
+	if (le32_to_cpu(n->hdr.magic) != GAZE_MAGIC_INODE)
+		return;
+	fs->cp.compr_logical_blocks = cpu_to_le64(
+		le64_to_cpu(fs->cp.compr_logical_blocks) +
+		le64_to_cpu(n->compr_blocks) -
+		(o ? le64_to_cpu(o->compr_blocks) : 0));
+}
+
 /* moves the data blocks that differ between old (may be NULL) and new */
 static int
 rf_replay_slots(struct gaze_fs *fs, u32 nid, const void *old,
@@ -240,6 +274,8 @@ rf_replay_slots(struct gaze_fs *fs, u32 nid, const void *old,
 		n = i < nn ? le64_to_cpu(ns[i]) : 0;
 		if (o == n)
 			continue;
+		rf_compr_phys(fs, o, -1);
+		rf_compr_phys(fs, n, 1);
 		if (GAZE_ADDR_IS_REAL(o)) {
 			ret = gaze_block_invalidate(fs, o);
 			if (ret)
@@ -293,6 +329,7 @@ rf_replay(struct gaze_fs *fs, u64 addr, const void *blk, void *old)
 	ret = rf_replay_slots(fs, nid, prev ? old : NULL, blk);
 	if (ret)
 		return ret;
+	rf_compr_saved(fs, prev ? old : NULL, blk);
 	ret = gaze_block_claim(fs, addr, nid, 0, GAZE_SUM_NODE,
 			       gaze_node_log_type(blk));
 	if (!ret && prev)

@@ -513,6 +513,7 @@ static const struct mut reg_muts[] = {
 	M(struct gaze_inode, i.addr[4], 64ull * ZB, "outside the main area"),
 	M(struct gaze_inode, i.addr[4], 0xfffffffffffff000ull, "outside"),
 	M(struct gaze_inode, i.addr[4], 0xfffffffffffff100ull, "outside"),
+	M(struct gaze_inode, i.addr[4], 0xfffffffffffff200ull, "outside"),
 	/* inline xattr area: first entry at 0, the ACL entry at 12 */
 	M(struct gaze_inode, i_xattr[0], 0, "name index"),
 	M(struct gaze_inode, i_xattr[0], 6, "name index"),
