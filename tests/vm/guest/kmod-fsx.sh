@@ -55,7 +55,18 @@ for pid in $pids; do
 	fi
 	p=$((p + 1))
 done
-ok "$DEV (I/O scheduler ${SCHED:-as booted}${MKFS_OPTS:+, mkfs $MKFS_OPTS}): four exercisers at once, $NOPS operations each, every read equal to the model"
+packed=
+case " ${MKFS_OPTS:-} " in
+*" --compression "*)
+	# the exercisers' data repeats: clusters must have been packed
+	run "$B/gazectl/gazectl" info --json $M
+	lg=$(tr -d ' \n' <$W/out |
+	     sed -n 's/.*"logical_blocks":\([0-9]*\),"physical_blocks":\([0-9]*\).*/\1 \2/p')
+	[ -n "$lg" ] && [ "${lg% *}" -gt "${lg#* }" ] ||
+		fail "no packed clusters after the exercisers ('$lg')"
+	packed="; compressed clusters hold ${lg% *} blocks of data in ${lg#* }" ;;
+esac
+ok "$DEV (I/O scheduler ${SCHED:-as booted}${MKFS_OPTS:+, mkfs $MKFS_OPTS}): four exercisers at once, $NOPS operations each, every read equal to the model$packed"
 run umount $M
 [ $rc -eq 0 ] || fail "umount"
 fsck_clean "the exercisers"

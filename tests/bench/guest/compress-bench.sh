@@ -1,0 +1,104 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# compress-bench.sh - runs INSIDE a benchmark guest (tests/bench/
+# vm-compress.sh): transparent compression on a real corpus.  CORPUS (a
+# tar file) and TREE (a directory) are copied to tmpfs first, so the
+# host's 9p share is not what is timed.  For each configuration in
+# CONFIGS (off, or a --compression value) on GAZE, and then F2FS with its
+# own compression (lz4 and zstd, compress_extension=*) as the reference
+# row:
+#   write   cp of the tar + sync (MB/s of data)
+#   read    cat of it after drop_caches (MB/s)
+#   dev     MiB the device wrote during the write (/sys/block/*/stat)
+#   ratio   the file's data / the space it takes (st_blocks), and the
+#           tree's the same way (gazectl compress-stats on GAZE)
+#   gc      on GAZE: half of the tree deleted, then one zone reclaimed
+#           (gazectl gc): seconds and blocks moved
+# Prints "# cb NAME key=value ..." lines.
+set -u
+B=$GAZE_BUILDDIR
+KO=$B/kmod/gaze.ko
+MKFS=$B/mkfs/mkfs.gaze
+CTL=$B/gazectl/gazectl
+. "$GAZE_SRCDIR/tests/bench/guest/lib.sh"
+W=/tmp/cb
+M=$W/mnt
+mkdir -p $W $M
+Z=/dev/nvme0n1
+V=/dev/vda
+say() { echo "# $*"; }
+die() { echo "# FAILED: $*"; exit 1; }
+now() { cut -d' ' -f1 /proc/uptime; }
+calc() { echo "$1" | awk '{ printf "%.2f", '"$1"' }' </dev/null; }
+devw() { awk '{ print $7 }' /sys/block/${1#/dev/}/stat; }
+
+bench_devices "$KO"
+mkdir -p $W/src
+cp "$CORPUS" $W/src/corpus.tar || die "copy $CORPUS"
+cp -r "$TREE" $W/src/tree || die "copy $TREE"
+TARMB=$(( $(stat -c %s $W/src/corpus.tar) / 1048576 ))
+say "corpus: $(basename "$CORPUS"), $TARMB MiB; tree: $(find $W/src/tree -type f | wc -l) files, $(du -sm --apparent-size $W/src/tree | cut -f1) MiB; $(nproc) vCPUs"
+warm_ram
+
+# measure FS-NAME DEV: the tar and the tree on what is mounted at $M
+measure()
+{
+	d0=$(devw $2)
+	t0=$(now)
+	cp $W/src/corpus.tar $M/ && sync || die "$1: write"
+	t1=$(now)
+	d1=$(devw $2)
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	t2=$(now)
+	cat $M/corpus.tar >/dev/null || die "$1: read"
+	t3=$(now)
+	cmp -s $M/corpus.tar $W/src/corpus.tar || die "$1: corpus reads back different"
+	blocks=$(stat -c %b $M/corpus.tar)
+	size=$(stat -c %s $M/corpus.tar)
+	cp -r $W/src/tree $M/tree && sync || die "$1: tree"
+	tl=$(find $M/tree -type f -printf '%s %b\n' |
+	     awk '{ l += $1; p += $2 * 512 } END { printf "%.3f", p ? l / p : 0 }')
+	echo "# cb $1 write=$(calc "$TARMB / ($t1 - $t0)") read=$(calc "$TARMB / ($t3 - $t2)") dev_mib=$(calc "($d1 - $d0) / 2048") ratio=$(calc "$size / ($blocks * 512)") tree_ratio=$tl"
+}
+
+for cfg in $CONFIGS; do
+	name=gaze-$cfg
+	blkzone reset $Z
+	if [ "$cfg" = off ]; then
+		"$MKFS" -q -f $Z || die "mkfs.gaze"
+	else
+		"$MKFS" -q -f --compression "$cfg" $Z || die "mkfs.gaze --compression $cfg"
+	fi
+	mount -t gaze $Z $M || die "mount gaze ($cfg)"
+	measure "$name" $Z
+	# half of the tree goes, then one zone is reclaimed
+	find $M/tree -type f | awk 'NR % 2' | xargs rm -f
+	sync
+	"$CTL" gc-stats --json $M >$W/g0
+	t0=$(now)
+	"$CTL" gc $M >$W/gc.out 2>&1 || say "$name: gazectl gc: $(cat $W/gc.out)"
+	t1=$(now)
+	"$CTL" gc-stats --json $M >$W/g1
+	m0=$(tr -d ' \n' <$W/g0 | sed -n 's/.*"blocks_moved":\([0-9]*\).*/\1/p')
+	m1=$(tr -d ' \n' <$W/g1 | sed -n 's/.*"blocks_moved":\([0-9]*\).*/\1/p')
+	echo "# cb $name gc_secs=$(calc "$t1 - $t0") gc_moved=$(( ${m1:-0} - ${m0:-0} ))"
+	"$CTL" compress-stats $M | sed "s/^/# $name: /"
+	umount $M || die "umount ($cfg)"
+done
+
+# F2FS with its own compression: the zoned namespace (mq-deadline, as
+# F2FS needs it there) with metadata on the virtio disk
+for alg in ${F2FS_ALGS:-lz4 zstd}; do
+	f2fs_zoned_sched $Z
+	blkzone reset $Z
+	dd if=/dev/zero of=$V bs=1M count=4 status=none
+	mkfs.f2fs -f -m -O extra_attr,compression -c $Z $V >$W/f2fs.out 2>&1 ||
+		die "mkfs.f2fs: $(tail -3 $W/f2fs.out)"
+	mount -t f2fs -o compress_algorithm=$alg,compress_extension='*' $V $M ||
+		die "mount f2fs compress_algorithm=$alg"
+	measure f2fs-$alg $Z
+	umount $M
+done
+echo "# cb done"

@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm-compress.sh - transparent compression on a real corpus, in QEMU
+# guests (tests/bench/guest/compress-bench.sh), with 1 vCPU and with
+# VCPUS (default 2):
+#   corpus  the Linux source tar of Debian's linux-source-6.1 package
+#           (its first CORPUS_MB MiB, default 64), else a tar of
+#           /usr/include and /usr/share/doc cut the same way;
+#   tree    /usr/include/linux as files (TREE overrides);
+#   rows    GAZE with compression off, lz4, zstd:1, zstd:3, gzip:6
+#           (CONFIGS overrides), then F2FS with its lz4 and zstd, the
+#           reference, on the same namespace in the same guest.
+# For each row: write and read MB/s, MiB the device wrote, the tar's and
+# the tree's ratio (data / st_blocks), and on GAZE the reclaim of one
+# zone after half the tree was deleted.  Next to GAZE's ratio: what the
+# command-line tools (lz4 -1, zstd -1/-3, gzip -6) make of the same tar
+# cut into clusters of the same size (64 KiB), in bytes, and rounded to
+# GAZE's rule (a cluster's stream with its 32-byte header, in whole 4 KiB
+# blocks, kept only when it saves a block).  Not part of make check: TCG
+# figures are far below a real machine's; ratios are the result.
+#
+# Needs a configured and built tree (GAZE_BUILDDIR, default build/),
+# kernel headers, QEMU, f2fs-tools and the lz4, zstd and gzip commands.
+set -uo pipefail
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+export GAZE_SRCDIR=$SRC
+export GAZE_BUILDDIR=${GAZE_BUILDDIR:-$SRC/build}
+VCPUS=${VCPUS:-2}
+CORPUS_MB=${CORPUS_MB:-64}
+CONFIGS=${CONFIGS:-off lz4 zstd:1 zstd:3 gzip:6}
+TREE=${TREE:-/usr/include/linux}
+for c in lz4 zstd gzip mkfs.f2fs bc; do
+	command -v $c >/dev/null || { echo "vm-compress: $c missing"; exit 1; }
+done
+. "$SRC/tests/vm/lib.sh"
+vm_init bench-compress
+vm_kmod "$BUILD/kmod" || exit 1
+make -C "$BUILD" gazectl/gazectl mkfs/mkfs.gaze >"$OUT/helper.log" 2>&1 ||
+	{ echo "vm-compress: building the tools failed ($OUT/helper.log)"; exit 1; }
+
+# the corpus
+C=$OUT/corpus.tar
+LS=$(ls /usr/src/linux-source-6.1.tar.xz 2>/dev/null | head -1)
+if [ -n "$LS" ]; then
+	xz -dc "$LS" | head -c $((CORPUS_MB << 20)) >"$C"
+	what="linux-source-6.1.tar (first $CORPUS_MB MiB)"
+else
+	tar -cf - /usr/include /usr/share/doc 2>/dev/null |
+		head -c $((CORPUS_MB << 20)) >"$C"
+	what="tar of /usr/include and /usr/share/doc (first $CORPUS_MB MiB; apt-get install linux-source-6.1 for the kernel tree)"
+fi
+echo "# corpus: $what"
+
+# the tools on 64 KiB pieces: bytes, and blocks under GAZE's rule
+P=$OUT/pieces
+rm -rf "$P"
+mkdir -p "$P"
+split -b 65536 -a 5 "$C" "$P/p"
+tools()
+{
+	local cmd=$1 f n raw=0 out=0 rb=0 ob=0 nv cb
+	for f in "$P"/p*; do
+		n=$(stat -c %s "$f")
+		c=$($cmd <"$f" | wc -c)
+		raw=$((raw + n))
+		out=$((out + (c < n ? c : n)))
+		nv=$(((n + 4095) / 4096))
+		cb=$(((c + 32 + 4095) / 4096))
+		rb=$((rb + nv))
+		ob=$((ob + (cb < nv ? cb : nv)))
+	done
+	echo "$(echo "$raw / $out" | bc -l) $(echo "$rb / $ob" | bc -l)"
+}
+declare -A TOOL
+TOOL[lz4]=$(tools "lz4 -1 -c")
+TOOL[zstd:1]=$(tools "zstd -1 -c -q")
+TOOL[zstd:3]=$(tools "zstd -3 -c -q")
+TOOL[gzip:6]=$(tools "gzip -6 -c")
+rm -rf "$P"
+
+for n in 1 $VCPUS; do
+	GAZE_VM_SMP=$n "$HERE/run-guest.sh" -o "$OUT/cb$n" -t 3600 -m 3G \
+		-e GAZE_BUILDDIR="$BUILD" -e GAZE_SRCDIR="$SRC" \
+		-e CORPUS="$C" -e TREE="$TREE" -e CONFIGS="$CONFIGS" \
+		-x "$SRC" -x "$BUILD" -z 2048 -Z 64 -d 1024 -b 4096 \
+		"$SRC/tests/bench/guest/compress-bench.sh"
+	rc=$?
+	tr -d '\r' <"$OUT/cb$n/console.log" | grep -a '^# ' >"$OUT/cb$n.figures"
+	[ $rc -eq 0 ] || { cat "$OUT/cb$n.figures"; echo "vm-compress: guest ($n vCPU) exit $rc (console: $OUT/cb$n/console.log)"; exit 1; }
+	[ $n -eq "$VCPUS" ] && break
+done
+grep -v '^# cb ' "$OUT/cb1.figures"
+
+val() { awk -v n="$2" -v k="$3" '$2 == "cb" && $3 == n { for (i = 4; i <= NF; i++) { split($i, a, "="); if (a[1] == k) print a[2] } }' "$OUT/$1.figures" | head -1; }
+div() { [ -n "$1" ] && [ -n "$2" ] && [ "$2" != 0 ] && printf '%.2f' "$(echo "$1 / $2" | bc -l)" || echo -; }
+echo "# compression, kernel $VM_KVER, corpus $CORPUS_MB MiB; write/read MB/s with 1 and $VCPUS vCPUs"
+printf '%-12s %7s %7s %7s %7s %7s %6s %6s %6s %6s %6s %7s %6s\n' row \
+	"w/1" "w/$VCPUS" "r/1" "r/$VCPUS" dev_MiB ratio tools tblk "vs" tree gc_s moved
+rows=""
+for c in $CONFIGS; do rows="$rows gaze-$c"; done
+for a in ${F2FS_ALGS:-lz4 zstd}; do rows="$rows f2fs-$a"; done
+for r in $rows; do
+	k=${r#gaze-}
+	t=${TOOL[$k]:-}
+	tb=${t#* }
+	ratio=$(val cb1 "$r" ratio)
+	printf '%-12s %7s %7s %7s %7s %7s %6s %6s %6s %6s %6s %7s %6s\n' "$r" \
+		"$(val cb1 "$r" write)" "$(val cb$VCPUS "$r" write)" \
+		"$(val cb1 "$r" read)" "$(val cb$VCPUS "$r" read)" \
+		"$(val cb1 "$r" dev_mib)" "$ratio" \
+		"$( [ -n "$t" ] && printf '%.2f' "${t% *}" || echo -)" \
+		"$( [ -n "$t" ] && printf '%.2f' "$tb" || echo -)" \
+		"$( [ -n "$t" ] && div "$ratio" "$tb" || echo -)" \
+		"$(val cb1 "$r" tree_ratio)" "$(val cb1 "$r" gc_secs)" \
+		"$(val cb1 "$r" gc_moved)"
+done
+echo "# ratio: the tar's data / its st_blocks; tools: the command-line tool's ratio on 64 KiB pieces in bytes, tblk: rounded to GAZE's rule; vs: ratio / tblk"
+off=$(val cb1 gaze-off write)
+for c in $CONFIGS; do
+	[ "$c" = off ] && continue
+	echo "# gaze-$c write vs off: 1 vCPU $(div "$(val cb1 "gaze-$c" write)" "$off"), $VCPUS vCPUs $(div "$(val cb$VCPUS "gaze-$c" write)" "$(val cb$VCPUS gaze-off write)"); $VCPUS vCPUs vs 1: $(div "$(val cb$VCPUS "gaze-$c" write)" "$(val cb1 "gaze-$c" write)")"
+done
