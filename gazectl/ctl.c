@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <libgen.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -268,26 +269,37 @@ info_json(const struct gaze_ioc_info *in)
 	gaze_json_finish(&j);
 }
 
-int
-gaze_cmd_info(const struct gaze_cmd *cmd, int argc, char **argv)
+/* the options of a command that takes only --json: -1 to go on, else
+ * the exit status (after --help, or a usage error) */
+static int
+ctl_json_opts(const struct gaze_cmd *cmd, int argc, char **argv, bool *json)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		ctl_help_opt,
 		{ NULL, 0, NULL, 0 }
 	};
-	struct gaze_ioc_info in;
-	bool json = false;
-	int opt, fd, ret;
+	int opt, ret;
 
+	*json = false;
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (opt == 'j')
-			json = true;
-		else
+		if (opt != 'j')
 			return ctl_opt_other(cmd, opt);
+		*json = true;
 	}
 	ret = gaze_cmd_nargs(cmd, argc, optind);
-	if (ret)
+	return ret ? ret : -1;
+}
+
+int
+gaze_cmd_info(const struct gaze_cmd *cmd, int argc, char **argv)
+{
+	struct gaze_ioc_info in;
+	bool json = false;
+	int fd, ret;
+
+	ret = ctl_json_opts(cmd, argc, argv, &json);
+	if (ret >= 0)
 		return ret;
 	fd = ctl_open(cmd, argv[optind]);
 	if (fd < 0)
@@ -792,25 +804,14 @@ cs_json(struct gaze_json *j, const char *path, const struct cs_sum *s)
 int
 gaze_cmd_compress_stats(const struct gaze_cmd *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		ctl_help_opt,
-		{ NULL, 0, NULL, 0 }
-	};
 	struct cs_sum *sums, fs = { 0 };
 	struct gaze_ioc_info in;
 	struct gaze_json j;
 	bool json = false;
-	int opt, fd, i, n, ret = GAZE_EXIT_OK;
+	int fd, i, n, ret;
 
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (opt == 'j')
-			json = true;
-		else
-			return ctl_opt_other(cmd, opt);
-	}
-	ret = gaze_cmd_nargs(cmd, argc, optind);
-	if (ret)
+	ret = ctl_json_opts(cmd, argc, argv, &json);
+	if (ret >= 0)
 		return ret;
 	n = argc - optind;
 	fd = ctl_open(cmd, argv[optind]);
@@ -861,5 +862,145 @@ gaze_cmd_compress_stats(const struct gaze_cmd *cmd, int argc, char **argv)
 		       ctl_ratio(fs.logical, fs.physical));
 	}
 	free(sums);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- */
+/* set / get compression=                                            */
+/* ---------------------------------------------------------------- */
+
+/* GAZE_IOC_COMPRESS on path (set: algo, level); -1 after a message
+ * (none with a NULL cmd) */
+static int
+cp_ioc(const struct gaze_cmd *cmd, const char *path, bool set, u8 algo,
+       u8 level, struct gaze_ioc_compress *c)
+{
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 && !cmd)
+		return -1;
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", gaze_cmd_path(cmd), path,
+			strerror(errno));
+		return -1;
+	}
+	memset(c, 0, sizeof(*c));
+	c->version = GAZE_IOC_VERSION;
+	if (set) {
+		c->flags = GAZE_COMPRESS_SET;
+		c->algo = algo;
+		c->level = level;
+	}
+	ret = ioctl(fd, GAZE_IOC_COMPRESS, c);
+	if (ret && cmd) {
+		if (errno == ENOTTY)
+			fprintf(stderr, "%s: %s: not on a mounted GAZE filesystem, or the module is too old\n",
+				gaze_cmd_path(cmd), path);
+		else if (errno == EOPNOTSUPP)
+			fprintf(stderr, "%s: %s: the filesystem has no compression feature (mkfs.gaze --compression)\n",
+				gaze_cmd_path(cmd), path);
+		else
+			fprintf(stderr, "%s: %s: %s\n", gaze_cmd_path(cmd),
+				path, strerror(errno));
+	}
+	close(fd);
+	return ret ? -1 : 0;
+}
+
+static const char *
+cp_name(const struct gaze_ioc_compress *c, char *buf, size_t len)
+{
+	if (!c->algo)
+		return "none";
+	if (!c->level)
+		return gaze_fmt_compress_name(c->algo);
+	snprintf(buf, len, "%s:%u", gaze_fmt_compress_name(c->algo), c->level);
+	return buf;
+}
+
+int
+gaze_cmd_set(const struct gaze_cmd *cmd, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		ctl_help_opt,
+		{ NULL, 0, NULL, 0 }
+	};
+	struct gaze_ioc_compress c;
+	const char *prop;
+	u8 algo, level;
+	int opt, ret, i;
+
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1)
+		return ctl_opt_other(cmd, opt);
+	ret = gaze_cmd_nargs(cmd, argc, optind);
+	if (ret)
+		return ret;
+	prop = argv[optind];
+	if (strncmp(prop, "compression=", 12))
+		return gaze_cmd_usage_error(cmd, "'%s': the property is compression=VALUE",
+					    prop);
+	if (gaze_fmt_compress_parse(prop + 12, &algo, &level))
+		return gaze_cmd_usage_error(cmd, "'%s': not lz4, zstd[:1-19], gzip[:1-9], on or none",
+					    prop + 12);
+	ret = GAZE_EXIT_OK;
+	for (i = optind + 1; i < argc; i++)
+		if (cp_ioc(cmd, argv[i], true, algo, level, &c))
+			ret = GAZE_EXIT_FAIL;
+	return ret;
+}
+
+int
+gaze_cmd_get(const struct gaze_cmd *cmd, int argc, char **argv)
+{
+	struct gaze_ioc_compress c, pc;
+	char buf[32], *dir;
+	const char *src, *name;
+	struct gaze_json j;
+	bool json = false;
+	int ret, i;
+
+	ret = ctl_json_opts(cmd, argc, argv, &json);
+	if (ret >= 0)
+		return ret;
+	ret = GAZE_EXIT_OK;
+	if (json) {
+		gaze_json_init(&j, stdout, true);
+		gaze_json_arr_begin(&j, NULL);
+	} else {
+		printf("%-40s %-12s %-10s %s\n", "PATH", "COMPRESSION", "SOURCE",
+		       "SAVED");
+	}
+	for (i = optind; i < argc; i++) {
+		if (cp_ioc(cmd, argv[i], false, 0, 0, &c)) {
+			ret = GAZE_EXIT_FAIL;
+			continue;
+		}
+		/* as zfs get: the same as its directory, or its own */
+		dir = strdup(argv[i]);
+		src = "local";
+		if (dir && !cp_ioc(NULL, dirname(dir), false, 0, 0, &pc) &&
+		    pc.algo == c.algo && pc.level == c.level)
+			src = "inherited";
+		free(dir);
+		name = cp_name(&c, buf, sizeof(buf));
+		if (json) {
+			gaze_json_obj_begin(&j, NULL);
+			gaze_json_str(&j, "path", argv[i]);
+			gaze_json_str(&j, "compression", name);
+			gaze_json_str(&j, "source", src);
+			gaze_json_u64(&j, "cluster_bytes",
+				      c.log_cluster ? 4096ull << c.log_cluster : 0);
+			gaze_json_u64(&j, "saved_bytes", c.compr_blocks * 4096);
+			gaze_json_obj_end(&j);
+		} else {
+			printf("%-40s %-12s %-10s %.1f MiB\n", argv[i], name,
+			       src, (double)c.compr_blocks / 256);
+		}
+	}
+	if (json) {
+		gaze_json_arr_end(&j);
+		gaze_json_finish(&j);
+	}
 	return ret;
 }

@@ -53,6 +53,8 @@ int gaze_cmd_stat(const struct gaze_cmd *cmd, int argc, char **argv);
 /* ctl.c: commands on a mounted filesystem (ioctls) */
 int gaze_cmd_compress_stats(const struct gaze_cmd *cmd, int argc,
 			    char **argv);
+int gaze_cmd_set(const struct gaze_cmd *cmd, int argc, char **argv);
+int gaze_cmd_get(const struct gaze_cmd *cmd, int argc, char **argv);
 int gaze_cmd_info(const struct gaze_cmd *cmd, int argc, char **argv);
 int gaze_cmd_gc_stats(const struct gaze_cmd *cmd, int argc, char **argv);
 int gaze_cmd_tune(const struct gaze_cmd *cmd, int argc, char **argv);

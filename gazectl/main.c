@@ -303,6 +303,33 @@ MNT_NOTE
 		.min_args = 1, .max_args = 1,
 	},
 	{
+		.name = "set",
+		.fn = gaze_cmd_set,
+		.summary = "set how files and directories compress",
+		.usage = "compression=ALG[:LEVEL]|none PATH...",
+		.help =
+"Set the compression of each PATH on a mounted GAZE filesystem with the\n"
+"compression feature, as zfs set and btrfs property set do: new writes to\n"
+"a file, and new files and directories in a directory, use ALG (lz4,\n"
+"zstd[:1-19], gzip[:1-9], on = lz4) or none.  Data already written stays\n"
+"as it is.  Needs ownership of PATH (or CAP_FOWNER), as chattr does.\n",
+		.min_args = 2, .max_args = 1024,
+	},
+	{
+		.name = "get",
+		.fn = gaze_cmd_get,
+		.summary = "show how files and directories compress",
+		.usage = "[--json] PATH...",
+		.help =
+"For each PATH on a mounted GAZE filesystem: the compression new writes\n"
+"use, whether it is the same as its directory's (inherited) or its own\n"
+"(local), as zfs get shows a property's source, and the space its\n"
+"compressed clusters save.\n"
+"\n"
+"      --json       print a JSON array (bytes)\n",
+		.min_args = 1, .max_args = 1024,
+	},
+	{
 		.name = "compress-stats",
 		.fn = gaze_cmd_compress_stats,
 		.summary = "show how well files, trees and the filesystem compress",

@@ -411,6 +411,21 @@ rd_time_string(s64 sec, u32 nsec, char *buf, size_t len)
 	return buf;
 }
 
+/* "zstd:3", "lz4", "none": how new writes to the file compress */
+static const char *
+rd_compress(const struct gaze_attr *a)
+{
+	static char buf[32];
+
+	if (!(a->flags & GAZE_IF_COMPRESS))
+		return "none";
+	if (!a->compress_level)
+		return gaze_fmt_compress_name(a->compress_algo);
+	snprintf(buf, sizeof(buf), "%s:%u",
+		 gaze_fmt_compress_name(a->compress_algo), a->compress_level);
+	return buf;
+}
+
 static const char *const rd_flag_names[] = {
 	"inline_data", "inline_dentry", "compress", "append", "immutable",
 	"noatime", "nodump", "sync", "orphan", "dir_hashed",
@@ -761,6 +776,8 @@ stat_json(struct rd_img *img, const char *path, const struct gaze_attr *a,
 		if (a->flags & (1u << i))
 			gaze_json_str(&j, NULL, rd_flag_names[i]);
 	gaze_json_arr_end(&j);
+	gaze_json_str(&j, "compression", rd_compress(a));
+	gaze_json_u64(&j, "compr_saved_blocks", a->compr_blocks);
 	gaze_json_u64(&j, "generation", a->generation);
 	rd_json_times(&j, a);
 	gaze_json_s64(&j, "crtime_sec", a->crtime);
@@ -824,6 +841,10 @@ stat_text(struct rd_img *img, const char *path, const struct gaze_attr *a,
 		}
 	}
 	printf(")\n");
+	if (a->compress_log_cluster)
+		printf("Compression: %s for new writes, clusters of %u KiB, %llu blocks saved\n",
+		       rd_compress(a), 4u << a->compress_log_cluster,
+		       (unsigned long long)a->compr_blocks);
 	printf("Generation: %u\n", a->generation);
 	stat_time("Access", a->atime, a->atime_nsec);
 	stat_time("Modify", a->mtime, a->mtime_nsec);

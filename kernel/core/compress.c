@@ -527,6 +527,7 @@ gaze_cluster_expand(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 
 /*
  * A new file or directory (mode) takes its parent directory's setting;
+ * in a directory that does not compress, the mount's compress= if any;
  * the root, created with no parent yet, takes the superblock's default.
  */
 void
@@ -540,11 +541,14 @@ gaze_cluster_inherit(const struct gaze_fs *fs, const struct gaze_inode *dir,
 	      GAZE_FEATURE_INCOMPAT_COMPRESSION) ||
 	    (!GAZE_S_ISREG(mode) && !GAZE_S_ISDIR(mode)))
 		return;
-	if (dir) {
-		if (!(le32_to_cpu(dir->flags) & GAZE_IF_COMPRESS))
-			return;
+	if (dir && (le32_to_cpu(dir->flags) & GAZE_IF_COMPRESS)) {
 		algo = dir->compress_algo;
 		level = dir->compress_level;
+	} else if (fs->mnt_compress_algo != GAZE_COMPRESS_NONE) {
+		algo = fs->mnt_compress_algo;	/* mount option compress= */
+		level = fs->mnt_compress_level;
+	} else if (dir) {
+		return;
 	}
 	if (algo == GAZE_COMPRESS_NONE)
 		return;
@@ -601,4 +605,22 @@ gaze_cluster_set_flag(struct gaze_fs *fs, struct gaze_mbuf *imb, bool on)
 		level = 0;
 	}
 	return gaze_cluster_set_prop(fs, imb, algo, level);
+}
+
+int
+gaze_fs_set_compress(struct gaze_fs *fs, u8 algo, u8 level)
+{
+	int max = gaze_fmt_compress_max_level(algo);
+
+	if (max < 0 || level > max)
+		return -EINVAL;
+	if (algo != GAZE_COMPRESS_NONE &&
+	    !(le64_to_cpu(fs->sb.feature_incompat) &
+	      GAZE_FEATURE_INCOMPAT_COMPRESSION))
+		return -EOPNOTSUPP;
+	mutex_lock(&fs->lock);
+	fs->mnt_compress_algo = algo;
+	fs->mnt_compress_level = level;
+	mutex_unlock(&fs->lock);
+	return 0;
 }

@@ -357,6 +357,9 @@ struct gaze_fs {
 	u8			rf_log[GAZE_MAX_LOGS];
 	u32			rf_blocks;
 	u32			rf_recovered;	/* nodes replayed at mount */
+	/* the mount's compress=ALG: new files in directories that do not
+	 * compress take it (GAZE_COMPRESS_NONE: none); fs->lock */
+	u8			mnt_compress_algo, mnt_compress_level;
 	u32			rf_pending;	/* read-only open: nodes
 						 * a read-write one would
 						 * replay */
@@ -1043,6 +1046,10 @@ struct gaze_attr {
 	u32	rdev_major, rdev_minor;
 	u32	flags;			/* GAZE_IF_*, GAZE_ATTR_CLUSTERS */
 	u32	generation;
+	/* read only: how new writes compress (GAZE_COMPRESS_*), the
+	 * cluster size, and the blocks compression saves */
+	u8	compress_algo, compress_level, compress_log_cluster;
+	u64	compr_blocks;
 };
 /* in gaze_attr.flags only: the file has clusters (compress_log_cluster) */
 #define GAZE_ATTR_CLUSTERS	0x80000000u
@@ -1203,6 +1210,9 @@ int gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
 #define GAZE_FALLOC_ZERO_RANGE	0x10
 int __must_check gaze_file_fallocate(struct gaze_fs *fs, u32 ino, u32 mode, u64 off,
 			u64 len);
+/* gaze_cluster_set_prop on inode ino (gazectl set compression=) */
+int __must_check gaze_ns_set_compress(struct gaze_fs *fs, u32 ino, u8 algo,
+				      u8 level);
 /* data block address of a file block (0 = hole), for tools and fsck */
 int gaze_file_bmap(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addr);
 int gaze_ns_readlink(struct gaze_fs *fs, u32 ino, char *buf, u32 buflen);
@@ -1343,6 +1353,9 @@ int gaze_cluster_set_prop(struct gaze_fs *fs, struct gaze_mbuf *imb, u8 algo,
 			  u8 level);
 /* the compress flag (chattr +c): on takes the filesystem's default */
 int gaze_cluster_set_flag(struct gaze_fs *fs, struct gaze_mbuf *imb, bool on);
+/* the mount option compress=ALG[:LEVEL] (NONE: compress=no); takes
+ * fs->lock; -EOPNOTSUPP without the feature */
+int gaze_fs_set_compress(struct gaze_fs *fs, u8 algo, u8 level);
 
 /* bmap.c */
 /*

@@ -176,6 +176,10 @@ gaze_inode_to_attr(const struct gaze_inode *in, struct gaze_attr *a)
 	a->flags = le32_to_cpu(in->flags);
 	if (in->compress_log_cluster)
 		a->flags |= GAZE_ATTR_CLUSTERS;
+	a->compress_algo = in->compress_algo;
+	a->compress_level = in->compress_level;
+	a->compress_log_cluster = in->compress_log_cluster;
+	a->compr_blocks = le64_to_cpu(in->compr_blocks);
 	a->generation = le32_to_cpu(in->generation);
 }
 

@@ -838,6 +838,21 @@ gaze_file_fallocate(struct gaze_fs *fs, u32 ino, u32 mode, u64 off, u64 len)
 }
 
 int
+gaze_ns_set_compress(struct gaze_fs *fs, u32 ino, u8 algo, u8 level)
+{
+	struct gaze_mbuf *imb;
+	int err;
+
+	err = gaze_ns_enter(fs, ino, true, &imb);
+	if (err)
+		return err;
+	err = gaze_cluster_set_prop(fs, imb, algo, level);
+	if (!err)
+		gaze_inode_touch(fs, imb, false);
+	return gaze_ns_leave(fs, imb, true, err);
+}
+
+int
 gaze_file_bmap(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addr)
 {
 	struct gaze_mbuf *imb;

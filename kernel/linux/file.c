@@ -178,17 +178,89 @@ static bool gaze_reads_through_core(struct inode *inode)
 	return ret == -ENODATA;
 }
 
+/*
+ * Readahead of a file with compressed clusters: each cluster the window
+ * touches is read through the core once (a packed one unpacked once,
+ * not once per folio) into a buffer, and its folios are filled from it.
+ */
+struct gaze_cl_read {
+	u64	first;		/* byte offset of the cluster in buf */
+	u32	bytes;		/* bytes per cluster */
+	s64	got;		/* bytes read into buf; < 0 none yet */
+	u8	*buf;
+};
+
+static int gaze_cluster_fill(struct inode *inode, struct gaze_cl_read *cr,
+			     struct folio *folio)
+{
+	loff_t pos = folio_pos(folio), isize = i_size_read(inode);
+	u64 first = pos & ~((u64)cr->bytes - 1), off;
+	unsigned int nofs;
+	size_t n = 0;
+	void *kaddr;
+
+	if (pos < isize && (cr->got < 0 || cr->first != first)) {
+		cr->first = first;
+		nofs = gaze_nofs_begin();
+		cr->got = gaze_file_read(gaze_ifs(inode), inode->i_ino, cr->buf,
+					 min_t(u64, cr->bytes, isize - first),
+					 first);
+		gaze_nofs_end(nofs);
+		if (cr->got < 0)
+			return gaze_error(inode->i_sb, (int)cr->got, "read");
+	}
+	off = pos - first;
+	if (pos < isize && cr->got > (s64)off)
+		n = min_t(u64, PAGE_SIZE, cr->got - off);
+	kaddr = kmap_local_folio(folio, 0);
+	memcpy(kaddr, cr->buf + off, n);
+	memset(kaddr + n, 0, PAGE_SIZE - n);
+	kunmap_local(kaddr);
+	flush_dcache_folio(folio);
+	return 0;
+}
+
+/* bytes per compressed cluster of the file; 0 if it has none */
+static u32 gaze_cluster_bytes(struct inode *inode)
+{
+	unsigned int nofs = gaze_nofs_begin();
+	struct gaze_attr a;
+	int ret;
+
+	ret = gaze_ns_getattr(gaze_ifs(inode), inode->i_ino, &a);
+	gaze_nofs_end(nofs);
+	if (ret || !a.compress_log_cluster ||
+	    (a.flags & GAZE_IF_INLINE_DATA))
+		return 0;
+	return GAZE_BLOCK_SIZE << a.compress_log_cluster;
+}
+
 static void gaze_readahead(struct readahead_control *rac)
 {
 	struct inode *inode = rac->mapping->host;
+	struct gaze_cl_read cr = { .got = -1 };
 	struct folio *folio;
+	int ret;
 
 	if (!gaze_reads_through_core(inode)) {
 		mpage_readahead(rac, gaze_get_block);
 		return;
 	}
-	while ((folio = readahead_folio(rac)) != NULL)
-		gaze_read_folio(NULL, folio);
+	cr.bytes = gaze_cluster_bytes(inode);
+	if (cr.bytes)
+		cr.buf = kvmalloc(cr.bytes, GFP_NOFS);
+	while ((folio = readahead_folio(rac)) != NULL) {
+		if (!cr.buf) {		/* inline, or no memory: folio by folio */
+			gaze_read_folio(NULL, folio);
+			continue;
+		}
+		/* on an error the folio stays !uptodate: the reader gets -EIO */
+		ret = gaze_cluster_fill(inode, &cr, folio);
+		if (!ret)
+			folio_mark_uptodate(folio);
+		folio_unlock(folio);
+	}
+	kvfree(cr.buf);
 }
 
 /*

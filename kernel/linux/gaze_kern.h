@@ -64,6 +64,8 @@ struct gaze_mount_opts {
 	bool		selective_blocking;	/* selective_blocking=on|off */
 	unsigned int	dirty_limit;	/* dirty_limit=PCT, 0 = superblock's */
 	bool		read_fastpath;	/* read_fastpath=on|off (readfast.c) */
+	/* compress=ALG[:LEVEL]|no: GAZE_COMPRESS_* and level (none: no) */
+	u8		compress_algo, compress_level;
 };
 
 /* the read fast path's counters, per CPU (readfast.c); GAZE_RF_* */
@@ -221,6 +223,7 @@ int gaze_setattr(gaze_idmap_t *idmap, struct dentry *dentry,
 int gaze_getattr(gaze_idmap_t *idmap, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
 /* FS_IOC_GETFLAGS / SETFLAGS: append, immutable, noatime, nodump, sync */
+void gaze_refresh_flags(struct inode *inode);
 int gaze_fileattr_get(struct dentry *dentry, struct fileattr *fa);
 int gaze_fileattr_set(gaze_idmap_t *idmap, struct dentry *dentry,
 		      struct fileattr *fa);

@@ -143,6 +143,19 @@ static void gaze_refresh(struct inode *inode, bool size)
 	inode->i_blocks = a.blocks << (GAZE_BLOCK_SHIFT - 9);
 }
 
+/* the flags the core now has (a compression change: GAZE_ATTR_CLUSTERS) */
+void gaze_refresh_flags(struct inode *inode)
+{
+	struct gaze_attr a;
+	unsigned int nofs = gaze_nofs_begin();
+	int ret;
+
+	ret = gaze_ns_getattr(GAZE_FS(inode->i_sb), inode->i_ino, &a);
+	gaze_nofs_end(nofs);
+	if (!ret)
+		gaze_flags_to_inode(inode, a.flags);
+}
+
 int gaze_fileattr_get(struct dentry *dentry, struct fileattr *fa)
 {
 	struct inode *inode = d_inode(dentry);

@@ -670,6 +670,58 @@ static long gaze_ioc_gc(struct file *filp, void __user *arg)
 }
 
 /* ---------------------------------------------------------------- */
+/* COMPRESS                                                          */
+/* ---------------------------------------------------------------- */
+
+/* sets (GAZE_COMPRESS_SET: as chattr, by the owner) and reads it */
+static long gaze_ioc_compress(struct file *filp, void __user *arg)
+{
+	struct inode *inode = file_inode(filp);
+	struct gaze_ioc_compress c;
+	struct gaze_attr a;
+	unsigned int nofs;
+	long ret;
+
+	if (copy_from_user(&c, arg, sizeof(c)))
+		return -EFAULT;
+	ret = gaze_ioc_check(c.version, c.flags, GAZE_COMPRESS_SET,
+			     c.reserved, sizeof(c.reserved));
+	if (!ret && (!gaze_ioc_zero(c.pad0, sizeof(c.pad0)) || c.log_cluster ||
+		     c.compr_blocks))
+		ret = -EINVAL;
+	if (ret)
+		return ret;
+	if (c.flags & GAZE_COMPRESS_SET) {
+		if (!file_owner_or_capable(filp))
+			return -EPERM;
+		ret = mnt_want_write_file(filp);
+		if (ret)
+			return ret;
+		inode_lock(inode);
+		nofs = gaze_nofs_begin();
+		ret = gaze_ns_set_compress(GAZE_FS(inode->i_sb), inode->i_ino,
+					   c.algo, c.level);
+		gaze_nofs_end(nofs);
+		if (!ret)
+			gaze_refresh_flags(inode);
+		inode_unlock(inode);
+		mnt_drop_write_file(filp);
+		if (ret)
+			return ret;	/* EINVAL, EOPNOTSUPP: nothing changed */
+	}
+	nofs = gaze_nofs_begin();
+	ret = gaze_ns_getattr(GAZE_FS(inode->i_sb), inode->i_ino, &a);
+	gaze_nofs_end(nofs);
+	if (ret)
+		return gaze_error(inode->i_sb, ret, "compress");
+	c.algo = (a.flags & GAZE_IF_COMPRESS) ? a.compress_algo : 0;
+	c.level = (a.flags & GAZE_IF_COMPRESS) ? a.compress_level : 0;
+	c.log_cluster = a.compress_log_cluster;
+	c.compr_blocks = a.compr_blocks;
+	return copy_to_user(arg, &c, sizeof(c)) ? -EFAULT : 0;
+}
+
+/* ---------------------------------------------------------------- */
 /* dispatch                                                          */
 /* ---------------------------------------------------------------- */
 
@@ -687,6 +739,8 @@ long gaze_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return gaze_ioc_gc_stats(sb, uarg);
 	case GAZE_IOC_GC:
 		return gaze_ioc_gc(filp, uarg);
+	case GAZE_IOC_COMPRESS:
+		return gaze_ioc_compress(filp, uarg);
 	case GAZE_IOC_SHUTDOWN: {
 		u32 how;
 

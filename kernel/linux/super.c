@@ -34,6 +34,10 @@
  *   read_fastpath=on|off          short buffered reads from a cached page
  *                                 without a folio reference (default on;
  *                                 readfast.c; also a tunable)
+ *   compress=ALG[:LEVEL]|no       new files in directories that do not
+ *                                 compress take ALG (lz4, zstd[:1-19],
+ *                                 gzip[:1-9]; needs the compression
+ *                                 feature); no (default): they inherit
  *
  * Remount: rw -> ro writes a clean checkpoint and makes the core instance
  * read-only in place; ro -> rw opens a new read-write instance on the same
@@ -239,6 +243,13 @@ static int gaze_show_options(struct seq_file *seq, struct dentry *root)
 		seq_printf(seq, ",dirty_limit=%u", o->dirty_limit);
 	seq_printf(seq, ",read_fastpath=%s",
 		   READ_ONCE(GAZE_SB(root->d_sb)->read_fastpath) ? "on" : "off");
+	if (o->compress_algo && o->compress_level)
+		seq_printf(seq, ",compress=%s:%u",
+			   gaze_fmt_compress_name(o->compress_algo),
+			   o->compress_level);
+	else if (o->compress_algo)
+		seq_printf(seq, ",compress=%s",
+			   gaze_fmt_compress_name(o->compress_algo));
 	return 0;
 }
 
@@ -328,7 +339,7 @@ static const struct super_operations gaze_sops = {
 
 enum { Opt_errors, Opt_background_gc, Opt_discard, Opt_acl, Opt_gc_pipeline,
        Opt_gc_pool, Opt_selective_blocking, Opt_dirty_limit,
-       Opt_read_fastpath };
+       Opt_read_fastpath, Opt_compress };
 
 static const struct constant_table gaze_param_onoff[] = {
 	{ "off",	0 },
@@ -361,6 +372,7 @@ static const struct fs_parameter_spec gaze_param_specs[] = {
 		     gaze_param_onoff),
 	fsparam_u32("dirty_limit", Opt_dirty_limit),
 	fsparam_enum("read_fastpath", Opt_read_fastpath, gaze_param_onoff),
+	fsparam_string("compress", Opt_compress),
 	{}
 };
 
@@ -407,8 +419,27 @@ static int gaze_parse_param(struct fs_context *fc, struct fs_parameter *param)
 			return invalfc(fc, "dirty_limit must be 1..90");
 		o->dirty_limit = r.uint_32;
 		break;
+	case Opt_compress:
+		if (gaze_fmt_compress_parse(param->string, &o->compress_algo,
+					    &o->compress_level))
+			return invalfc(fc, "compress=%s: not lz4, zstd[:1-19], gzip[:1-9] or no",
+				       param->string);
+		break;
 	}
 	return 0;
+}
+
+/* the mount's compress= to the core instance */
+static int gaze_apply_compress(struct super_block *sb, struct gaze_fs *fs,
+			       const struct gaze_mount_opts *o)
+{
+	int ret = gaze_fs_set_compress(fs, o->compress_algo,
+				       o->compress_level);
+
+	if (ret == -EOPNOTSUPP)
+		pr_err("gaze: %s: compress=: the filesystem has no compression feature (mkfs.gaze --compression)\n",
+		       sb->s_id);
+	return ret ? -EINVAL : 0;
 }
 
 static int gaze_check_super(struct super_block *sb, struct gaze_dev *dev)
@@ -519,6 +550,9 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 		       gaze_mount_reason(ret), ret);
 		goto out_bdev;
 	}
+	ret = gaze_apply_compress(sb, sbi->fs, o);
+	if (ret)
+		goto out_fs;
 	gaze_cache_size(sbi->fs);
 	sb->s_fs_info = sbi;
 	gaze_resv_init(sbi);
@@ -624,6 +658,8 @@ static int gaze_remount_rw(struct super_block *sb)
 		return ret;
 	}
 	gaze_cache_size(nfs);
+	gaze_fs_set_compress(nfs, sbi->opts.compress_algo,
+			     sbi->opts.compress_level);
 	r->fs = sbi->fs;
 	list_add(&r->list, &sbi->retired);
 	WRITE_ONCE(sbi->fs, nfs);
@@ -639,6 +675,9 @@ static int gaze_reconfigure(struct fs_context *fc)
 	unsigned int nofs;
 	int ret = 0;
 
+	ret = gaze_apply_compress(sb, GAZE_FS(sb), o);
+	if (ret)
+		return ret;
 	sync_filesystem(sb);
 	/* the threads are restarted below with the new options, if wanted */
 	gaze_bggc_stop(sbi);
@@ -657,6 +696,8 @@ static int gaze_reconfigure(struct fs_context *fc)
 		return ret;
 	}
 	sbi->opts = *o;
+	/* checked above; again for an instance a ro -> rw remount made */
+	gaze_fs_set_compress(GAZE_FS(sb), o->compress_algo, o->compress_level);
 	WRITE_ONCE(sbi->gc_pipeline, o->gc_pipeline);
 	WRITE_ONCE(sbi->gc_pool, o->gc_pool);
 	WRITE_ONCE(sbi->read_fastpath, o->read_fastpath);

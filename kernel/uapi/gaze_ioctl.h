@@ -210,9 +210,25 @@ struct gaze_ioc_gc {
 #define GAZE_SHUTDOWN_LOGFLUSH		1
 #define GAZE_SHUTDOWN_NOLOGFLUSH	2
 
+/* ---- GAZE_IOC_COMPRESS: how a file or directory compresses ------------- */
+#define GAZE_COMPRESS_SET	0x1	/* set algo and level; else only read */
+
+struct gaze_ioc_compress {
+	__u32	version;		/* in: GAZE_IOC_VERSION */
+	__u32	flags;			/* in: GAZE_COMPRESS_SET or 0 */
+	__u8	algo;			/* in (SET) and out: GAZE_COMPRESS_* of
+					 * the format for new writes; 0 none */
+	__u8	level;			/* in (SET) and out: 0 the default */
+	__u8	log_cluster;		/* out: log2 blocks per cluster, 0 none */
+	__u8	pad0[5];		/* in: 0 */
+	__u64	compr_blocks;		/* out: blocks its clusters save */
+	__u64	reserved[4];		/* in: 0 */
+};
+
 #define GAZE_IOC_INFO		_IOWR(GAZE_IOC_MAGIC, 1, struct gaze_ioc_info)
 #define GAZE_IOC_GC_STATS	_IOWR(GAZE_IOC_MAGIC, 2, struct gaze_ioc_gc_stats)
 #define GAZE_IOC_TUNE		_IOWR(GAZE_IOC_MAGIC, 3, struct gaze_ioc_tune)
 #define GAZE_IOC_GC		_IOWR(GAZE_IOC_MAGIC, 4, struct gaze_ioc_gc)
+#define GAZE_IOC_COMPRESS	_IOWR(GAZE_IOC_MAGIC, 5, struct gaze_ioc_compress)
 
 #endif /* GAZE_IOCTL_H */

@@ -83,7 +83,7 @@ for n in 1 $VCPUS; do
 	GAZE_VM_SMP=$n "$HERE/run-guest.sh" -o "$OUT/cb$n" -t 3600 -m 3G \
 		-e GAZE_BUILDDIR="$BUILD" -e GAZE_SRCDIR="$SRC" \
 		-e CORPUS="$C" -e TREE="$TREE" -e CONFIGS="$CONFIGS" \
-		-x "$SRC" -x "$BUILD" -z 2048 -Z 64 -d 1024 -b 4096 \
+		-x "$SRC" -x "$BUILD" -z 2048 -Z 16 -d 1024 -b 4096 \
 		"$SRC/tests/bench/guest/compress-bench.sh"
 	rc=$?
 	tr -d '\r' <"$OUT/cb$n/console.log" | grep -a '^# ' >"$OUT/cb$n.figures"

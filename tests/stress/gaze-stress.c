@@ -68,6 +68,8 @@ static struct {
 	long	power_cuts;		/* -1: unlimited */
 	u32	max_open;		/* emulator open/active limit, 0 none */
 	int	fsync_mix;		/* mostly writes and fsyncs */
+	u8	compress_algo;		/* --compression: GAZE_COMPRESS_* */
+	u8	compress_level;
 	const char *fsck;
 	int	verbose;
 } opt = {
@@ -881,6 +883,16 @@ write_straddled_cp(void)
 	unsure_seq = fs->cp_seq;
 }
 
+/* the first 64 bytes of buf repeated: compresses well */
+static void
+fill_repeat(u8 *buf, u64 len)
+{
+	u64 i;
+
+	for (i = 64; i < len; i++)
+		buf[i] = buf[i & 63];
+}
+
 static void
 op_write(struct th *t)
 {
@@ -913,6 +925,8 @@ op_write(struct th *t)
 		return;
 	buf = xmalloc(len);
 	fill_rand(&t->rs, buf, len);
+	if (opt.compress_algo && rn(&t->rs, 4))
+		fill_repeat(buf, len);	/* mostly data that compresses */
 	seq = fs->cp_seq;
 	got = gaze_file_write(fs, ino, buf, len, off);
 	vlog("write ino %u off %" PRIu64 " len %" PRIu64 " size %" PRIu64
@@ -1541,6 +1555,13 @@ setup_fs(void)
 	p.geo.model = dev->model;
 	gaze_fmt_feature_defaults(&p.feature_compat, &p.feature_ro_compat,
 				  &p.feature_incompat);
+	if (opt.compress_algo) {
+		/* 16 KiB clusters: many of them, many cut by an EOF */
+		p.feature_incompat |= GAZE_FEATURE_INCOMPAT_COMPRESSION;
+		p.compress_algo = opt.compress_algo;
+		p.compress_level = opt.compress_level;
+		p.compress_log_cluster = 2;
+	}
 	p.dirty_limit_pct = 20;
 	for (i = 0; i < 16; i++)
 		p.uuid[i] = (u8)(opt.seed >> (i % 8 * 8)) ^ (u8)i;
@@ -1723,6 +1744,8 @@ usage(FILE *f)
 "  -p, --power-cuts N    at most N power cuts (default unlimited)\n"
 "  -o, --max-open N      the emulator allows N open and N active zones\n"
 "                        (default: no limit)\n"
+"  -c, --compression ALG format with compressed clusters of 16 KiB (lz4,\n"
+"                        zstd[:L], gzip[:L]); most writes then compress\n"
 "  -F, --fsync-mix       mostly writes, truncates, xattrs and fsyncs of\n"
 "                        existing files, so power cuts land on\n"
 "                        roll-forward chains\n"
@@ -1765,6 +1788,7 @@ main(int argc, char **argv)
 		{ "power-cuts", required_argument, NULL, 'p' },
 		{ "fsck", required_argument, NULL, 'f' },
 		{ "fsync-mix", no_argument, NULL, 'F' },
+		{ "compression", required_argument, NULL, 'c' },
 		{ "max-open", required_argument, NULL, 'o' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1777,7 +1801,7 @@ main(int argc, char **argv)
 	u64 rs, ops_left;
 	int c, i;
 
-	while ((c = getopt_long(argc, argv, "s:t:n:T:d:z:p:f:Fo:vhV", lo,
+	while ((c = getopt_long(argc, argv, "s:t:n:T:d:z:p:f:Fc:o:vhV", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -1807,6 +1831,14 @@ main(int argc, char **argv)
 			break;
 		case 'F':
 			opt.fsync_mix = 1;
+			break;
+		case 'c':
+			if (gaze_fmt_compress_parse(optarg, &opt.compress_algo,
+						    &opt.compress_level)) {
+				fprintf(stderr, "gaze-stress: --compression %s: not lz4, zstd[:L] or gzip[:L]\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'o':
 			opt.max_open = (u32)strtoul(optarg, NULL, 0);
@@ -1891,8 +1923,14 @@ main(int argc, char **argv)
 		}
 	}
 	if (fs && !failed) {
-		if (verify_all(&live, "at the end") == 0 && clean_reopen() == 0)
+		if (verify_all(&live, "at the end") == 0 && clean_reopen() == 0) {
+			if (opt.compress_algo)
+				printf("gaze-stress: compressed clusters hold %" PRIu64
+				       " blocks of data in %" PRIu64 "\n",
+				       (u64)le64_to_cpu(fs->cp.compr_logical_blocks),
+				       (u64)le64_to_cpu(fs->cp.compr_physical_blocks));
 			gaze_fs_close(fs);
+		}
 	}
 	printf("gaze-stress: %s: %" PRIu64 " ops (%" PRIu64 " ENOSPC), %"
 	       PRIu64 " checkpoints seen, %" PRIu64 " power cuts, %" PRIu64

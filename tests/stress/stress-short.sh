@@ -5,7 +5,8 @@
 # (ENOSPC paths: there is no GC yet), then one random seed with zone
 # open/active limits (printed
 # by gaze-stress; replay it with --seed), and one with mostly writes and
-# fsyncs (--fsync-mix: roll-forward under power cuts).  About 45 s in all.
+# fsyncs (--fsync-mix: roll-forward under power cuts), and two with
+# compression.  About 60 s in all.
 set -u
 B=${GAZE_BUILDDIR:-.}
 S=$B/tests/stress/gaze-stress
@@ -20,4 +21,8 @@ rc=0
 F=$B/fsck/fsck.gaze
 [ -x "$F" ] || { echo "fsck.gaze not built: $F" >&2; exit 99; }
 "$S" --threads 2 --time 12 --fsck "$F" || rc=1
+# compressed clusters: packed, rewritten, cut by truncate and punch,
+# through power cuts and roll-forward, fsck after every recovery
+"$S" --threads 2 --time 10 --compression zstd --fsck "$F" || rc=1
+"$S" --seed 20261202 --threads 1 --time 6 --compression lz4 --fsync-mix || rc=1
 exit $rc

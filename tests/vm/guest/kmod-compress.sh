@@ -17,7 +17,10 @@
 #     of a filesystem without the feature: EOPNOTSUPP, nothing changed;
 #  4. umount, fsck.gaze -fn clean; gazectl cat of a compressed file;
 #     gazectl compress-stats (text, --json against du) and info: the
-#     filesystem's ratio, the same after remounts.
+#     filesystem's ratio, the same after remounts;
+#  5. the mount option compress=ALG[:LEVEL]|no: new files in a directory
+#     without compression take it, others keep their directory's;
+#     remount changes it; refused without the feature.
 # TAP out.
 set -u
 B=$GAZE_BUILDDIR
@@ -136,7 +139,50 @@ cmp $T/x $M/x >/dev/null || fail "x differs after a remount"
 run umount $M
 ok "after a remount both read back equal; the filesystem ratio ${r2}x is kept across remounts"
 
-# chattr +c without the feature
+# the mount option: a directory without compression takes compress=
+run "$MKFS" -f -O compression $D
+[ $rc -eq 0 ] || fail "mkfs.gaze -O compression $D"
+run mount -t gaze $D $M
+[ $rc -eq 0 ] || fail "mount (-O compression)"
+mkdir $M/plain $M/inherit
+chattr -c $M/plain || fail "chattr -c on a directory"
+run umount $M
+run mount -t gaze -o compress=zstd:5 $D $M
+[ $rc -eq 0 ] || fail "mount -o compress=zstd:5"
+grep -q " $M gaze .*compress=zstd:5" /proc/mounts ||
+	fail "/proc/mounts does not show compress=zstd:5: $(grep " $M " /proc/mounts)"
+cp /usr/include/linux/fs.h $M/plain/f
+cp /usr/include/linux/fs.h $M/inherit/f
+run mount -o remount,compress=no $M
+[ $rc -eq 0 ] || fail "remount,compress=no"
+grep " $M gaze " /proc/mounts | grep -q compress= &&
+	fail "/proc/mounts still shows compress= after compress=no"
+cp /usr/include/linux/fs.h $M/plain/g
+run mount -o remount,compress=xz $M
+[ $rc -ne 0 ] || fail "remount,compress=xz accepted"
+# gazectl set/get: a directory's own setting, passed to new files
+run "$CTL" set compression=gzip:9 $M/plain
+[ $rc -eq 0 ] || fail "gazectl set compression=gzip:9: $(cat $W/err)"
+cp /usr/include/linux/fs.h $M/plain/h
+run "$CTL" get $M/plain $M/plain/h $M/inherit
+grep -q "^$M/plain  *gzip:9  *local" $W/out &&
+grep -q "^$M/plain/h  *gzip:9  *inherited" $W/out &&
+grep -q "^$M/inherit  *lz4  *inherited" $W/out ||
+	fail "gazectl get: $(cat $W/out)"
+run "$CTL" set compression=xz $M/plain
+[ $rc -eq 2 ] || fail "gazectl set compression=xz: exit $rc, expected 2"
+run "$CTL" set compression=none $M/plain/h
+run "$CTL" get --json $M/plain/h
+grep -q '"compression": "none"' $W/out || fail "set compression=none: $(cat $W/out)"
+run umount $M
+for p in plain/f:zstd:5 inherit/f:lz4 plain/g:none plain/h:none; do
+	c=$("$CTL" stat --json $D /${p%%:*} |
+	    sed -n 's/^ *"compression": "\(.*\)",$/\1/p')
+	[ "$c" = "${p#*:}" ] || fail "/${p%%:*} compresses with '$c', expected ${p#*:}"
+done
+ok "compress=zstd:5 (shown in /proc/mounts) goes to new files in a directory without compression; one that compresses (lz4) keeps its own; remount,compress=no stops it; compress=xz refused; gazectl set/get compression= (local, inherited, none)"
+
+# chattr +c and compress= without the feature
 run "$MKFS" -f $D
 [ $rc -eq 0 ] || fail "mkfs.gaze $D"
 run mount -t gaze $D $M
@@ -146,9 +192,18 @@ run chattr +c $M/d
 [ $rc -ne 0 ] || fail "chattr +c succeeded without the compression feature"
 grep -q 'Operation not supported' $W/err || fail "chattr +c: $(cat $W/err)"
 echo data >$M/d/f || fail "the filesystem is not writable after the refusal"
+run "$CTL" set compression=lz4 $M/d
+[ $rc -eq 1 ] && grep -q "no compression feature" $W/err ||
+	fail "gazectl set without the feature: exit $rc: $(cat $W/err)"
+run mount -o remount,compress=lz4 $M
+[ $rc -ne 0 ] || fail "remount,compress=lz4 accepted without the feature"
 run umount $M
+run mount -t gaze -o compress=lz4 $D $M
+[ $rc -ne 0 ] || fail "mount -o compress=lz4 accepted without the feature"
+dmesg | tail -5 | grep -q "has no compression feature" ||
+	fail "no message for compress= without the feature"
 run "$FSCK" -fn $D
 [ $rc -eq 0 ] || fail "fsck after the refused chattr +c"
-ok "chattr +c without the feature: Operation not supported, the filesystem unharmed"
+ok "chattr +c without the feature: Operation not supported, the filesystem unharmed; compress= refused with a message"
 dmesg | grep -E "gaze.*(error|corrupt)" >$W/out && fail "gaze errors in the kernel log"
 echo "1..$n"
