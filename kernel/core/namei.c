@@ -640,6 +640,8 @@ ns_write_room(struct gaze_mbuf *imb, u64 off, u64 len)
 	u64 first = off >> GAZE_BLOCK_SHIFT;
 	u64 end = DIV_ROUND_UP(off + len, GAZE_BLOCK_SIZE);
 
+	if (!log)	/* what the reservations (space.c) count on */
+		return (len >> GAZE_BLOCK_SHIFT) + 2;
 	first = first >> log << log;
 	end = DIV_ROUND_UP(end, 1ull << log) << log;
 	return end - first + 2;
@@ -652,7 +654,9 @@ ns_write_vec_room(struct gaze_mbuf *imb, u64 fblk, const u64 *fblks, u32 nr)
 	u32 log = ((struct gaze_inode *)imb->data)->compress_log_cluster, i;
 	u64 room = 2, c, last = ~0ull;
 
-	if (!log || !fblks)
+	if (!log)
+		return (u64)nr + 2;
+	if (!fblks)
 		return ns_write_room(imb, fblk << GAZE_BLOCK_SHIFT,
 				     (u64)nr << GAZE_BLOCK_SHIFT);
 	for (i = 0; i < nr; i++) {

@@ -21,8 +21,9 @@
 # corruption matrix's (tests/corrupt/matrix.sh: inline, direct-node and
 # indirect-node files, nested and hashed directories, symlinks, hard
 # links, inline and node xattrs), smaller (its big files sparse, its big
-# directory mostly hard links) so the guest reads little, made by mkfs.gaze -d into a 64 MiB image with 1 MiB
-# zones and checked clean by fsck.gaze -fn.
+# directory mostly hard links) so the guest reads little, and a text file
+# in compressed clusters, made by mkfs.gaze -O compression -d into a 64
+# MiB image with 1 MiB zones and checked clean by fsck.gaze -fn.
 #   HOSTILE_KINDS  space separated subset of the kinds (default: all,
 #                  plus "none", the undamaged image, first)
 #   HOSTILE_SEED   gaze-corrupt's SEED (default 1)
@@ -78,6 +79,10 @@ ln "$T/r5000" "$T/d1/d2/r5000-link2"
 ln "$T/d1/small" "$T/x/small-link"
 head -c 20000 /dev/urandom >"$T/x/xsmall"
 head -c 20000 /dev/urandom >"$T/x/xbig"
+# text, stored in compressed clusters (the image has -O compression):
+# the cluster kinds of gaze-corrupt damage them
+for i in $(seq 1 3000); do echo "line $i of a file that compresses well"; done \
+	>"$T/x/text"
 "$RTUTIL" xattr "$T/x/xsmall" user.a hello &&
 "$RTUTIL" xattr "$T/x/xsmall" user.b world &&
 "$RTUTIL" xattr-pattern "$T/x/xbig" user.big 3000 &&
@@ -85,7 +90,8 @@ head -c 20000 /dev/urandom >"$T/x/xbig"
 "$RTUTIL" xattr "$T/d1" user.dir yes || exit 99
 "$HU" sums "$T" >"$OUT/tree.sums" || exit 99
 
-if ! "$MKFS" -q -s 64M -z 1M -d "$T" "$OUT/base.img" >"$OUT/mkfs.out" 2>&1; then
+if ! "$MKFS" -q -s 64M -z 1M -O compression -d "$T" "$OUT/base.img" \
+	>"$OUT/mkfs.out" 2>&1; then
 	echo "not ok - mkfs.gaze -d:"
 	sed 's/^/# /' "$OUT/mkfs.out"
 	exit 1
