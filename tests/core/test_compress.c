@@ -456,6 +456,7 @@ test_files(u8 algo, u8 level)
 	       (unsigned long long)sum_logical,
 	       (unsigned long long)sum_physical);
 	TAP_MUST(gaze_fs_close(c.fs));
+	gaze_dev_close(c.d);
 }
 
 /* a directory's setting passes to what is made in it */
@@ -499,6 +500,7 @@ test_inherit(void)
 	tap_ok(!err && !(a.flags & GAZE_IF_COMPRESS),
 	       "zstd:7 on a directory passes through a subdirectory to a file; a sibling outside does not take it");
 	TAP_MUST(gaze_fs_close(fs));
+	gaze_dev_close(d);
 
 	d = mkdev(16);
 	fs = format(d, 2, GAZE_GC_GREEDY);
@@ -510,6 +512,7 @@ test_inherit(void)
 	       "chattr +c without the compression feature: EOPNOTSUPP (%d)",
 	       err);
 	TAP_MUST(gaze_fs_close(fs));
+	gaze_dev_close(d);
 }
 
 int
