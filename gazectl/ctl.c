@@ -269,6 +269,23 @@ info_json(const struct gaze_ioc_info *in)
 	gaze_json_finish(&j);
 }
 
+/* GAZE_IOC_INFO of the filesystem path is on; -1 after a message */
+static int
+ctl_info(const struct gaze_cmd *cmd, const char *path,
+	 struct gaze_ioc_info *in)
+{
+	int fd, ret;
+
+	fd = ctl_open(cmd, path);
+	if (fd < 0)
+		return -1;
+	memset(in, 0, sizeof(*in));
+	in->version = GAZE_IOC_VERSION;
+	ret = ctl_ioctl(cmd, fd, GAZE_IOC_INFO, in, path);
+	close(fd);
+	return ret;
+}
+
 /* the options of a command that takes only --json: -1 to go on, else
  * the exit status (after --help, or a usage error) */
 static int
@@ -296,19 +313,12 @@ gaze_cmd_info(const struct gaze_cmd *cmd, int argc, char **argv)
 {
 	struct gaze_ioc_info in;
 	bool json = false;
-	int fd, ret;
+	int ret;
 
 	ret = ctl_json_opts(cmd, argc, argv, &json);
 	if (ret >= 0)
 		return ret;
-	fd = ctl_open(cmd, argv[optind]);
-	if (fd < 0)
-		return GAZE_EXIT_FAIL;
-	memset(&in, 0, sizeof(in));
-	in.version = GAZE_IOC_VERSION;
-	ret = ctl_ioctl(cmd, fd, GAZE_IOC_INFO, &in, argv[optind]);
-	close(fd);
-	if (ret)
+	if (ctl_info(cmd, argv[optind], &in))
 		return GAZE_EXIT_FAIL;
 	if (json)
 		info_json(&in);
@@ -808,21 +818,15 @@ gaze_cmd_compress_stats(const struct gaze_cmd *cmd, int argc, char **argv)
 	struct gaze_ioc_info in;
 	struct gaze_json j;
 	bool json = false;
-	int fd, i, n, ret;
+	int i, n, ret;
 
 	ret = ctl_json_opts(cmd, argc, argv, &json);
 	if (ret >= 0)
 		return ret;
 	n = argc - optind;
-	fd = ctl_open(cmd, argv[optind]);
-	if (fd < 0)
+	if (ctl_info(cmd, argv[optind], &in))
 		return GAZE_EXIT_FAIL;
-	memset(&in, 0, sizeof(in));
-	in.version = GAZE_IOC_VERSION;
-	ret = ctl_ioctl(cmd, fd, GAZE_IOC_INFO, &in, argv[optind]);
-	close(fd);
-	if (ret)
-		return GAZE_EXIT_FAIL;
+	ret = GAZE_EXIT_OK;
 	fs.logical = in.compr_logical_blocks * in.block_size;
 	fs.physical = in.compr_physical_blocks * in.block_size;
 	sums = calloc((size_t)n, sizeof(*sums));

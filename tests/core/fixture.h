@@ -136,6 +136,18 @@ crash(struct gaze_fs *fs)
 	gaze_fs_close(fs);
 }
 
+/* gaze_gc_zone under fs->lock, as the module calls it */
+static inline int
+gc_zone_locked(struct gaze_fs *fs, u32 zone)
+{
+	int r;
+
+	mutex_lock(&fs->lock);
+	r = gaze_gc_zone(fs, zone);
+	mutex_unlock(&fs->lock);
+	return r;
+}
+
 /* block contents of (file, generation, block) */
 static inline void
 fill(void *buf, u32 file, u32 gen, u64 blk)

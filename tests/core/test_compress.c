@@ -29,16 +29,6 @@
 
 static u8 model[FSZ], got[FSZ];
 
-static int
-gc_zone(struct gaze_fs *fs, u32 zone)
-{
-	int r;
-
-	mutex_lock(&fs->lock);
-	r = gaze_gc_zone(fs, zone);
-	mutex_unlock(&fs->lock);
-	return r;
-}
 
 /* text-like bytes: words from a small vocabulary */
 static void
@@ -422,7 +412,7 @@ test_files(u8 algo, u8 level)
 		free(fill);
 		gaze_file_bmap(c.fs, c.ino, 1, &s1);
 		zone = (u32)(s1 / ZB);
-		r = gc_zone(c.fs, zone);
+		r = gc_zone_locked(c.fs, zone);
 		gaze_file_bmap(c.fs, c.ino, 1, &lg);
 		ok = !r && lg != s1 && same(&c) && counters_agree(&c, &packed);
 		tap_ok(ok && (zone_state(c.fs, zone, &v), v == 0),

@@ -27,17 +27,6 @@
 #include "fixture.h"
 
 static int
-gc_zone_locked(struct gaze_fs *fs, u32 zone)
-{
-	int r;
-
-	mutex_lock(&fs->lock);
-	r = gaze_gc_zone(fs, zone);
-	mutex_unlock(&fs->lock);
-	return r;
-}
-
-static int
 select_locked(struct gaze_fs *fs, int policy, u32 *zone)
 {
 	int r;
