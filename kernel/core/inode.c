@@ -53,6 +53,9 @@ inode_inherit(struct gaze_fs *fs, u32 nid, u32 parent, struct gaze_inode *in,
 	struct gaze_mbuf *dmb;
 	int err;
 
+	if (!(le64_to_cpu(fs->sb.feature_incompat) &
+	      GAZE_FEATURE_INCOMPAT_COMPRESSION))
+		return 0;		/* nothing to take */
 	if (parent == nid) {		/* the root */
 		gaze_cluster_inherit(fs, NULL, in, mode);
 		return 0;
