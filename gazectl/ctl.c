@@ -192,6 +192,11 @@ info_text(const struct gaze_ioc_info *in)
 	       (uint64_t)in->compr_logical_blocks / mib,
 	       (uint64_t)in->compr_physical_blocks / mib,
 	       ctl_ratio(in->compr_logical_blocks, in->compr_physical_blocks));
+	if (in->compress_cpus)
+		printf("compressing on:   up to %u CPUs (compress_cpu_pct %u); %"
+		       PRIu64 " clusters compressed there since mount\n",
+		       in->compress_cpus, in->compress_cpu_pct,
+		       (uint64_t)in->compr_parallel_clusters);
 }
 
 static void
@@ -264,6 +269,9 @@ info_json(const struct gaze_ioc_info *in)
 	gaze_json_u64(&j, "cluster_bytes", 4096ull << in->compress_log_cluster);
 	gaze_json_u64(&j, "logical_blocks", in->compr_logical_blocks);
 	gaze_json_u64(&j, "physical_blocks", in->compr_physical_blocks);
+	gaze_json_u64(&j, "cpus", in->compress_cpus);
+	gaze_json_u64(&j, "cpu_pct", in->compress_cpu_pct);
+	gaze_json_u64(&j, "parallel_clusters", in->compr_parallel_clusters);
 	gaze_json_obj_end(&j);
 	gaze_json_obj_end(&j);
 	gaze_json_finish(&j);

@@ -26,7 +26,14 @@
  * collector moves a stream block like any other: its summary names the
  * node and slot, so compressed data moves as it is.
  *
- * Locking: fs->lock, as every core function below gaze_ns_*.
+ * Encoding can also happen before the lock is taken, on any CPUs:
+ * gaze_cluster_plan and gaze_cluster_enc_run touch no filesystem state,
+ * and gaze_cluster_store takes such an encoding only while it still
+ * matches the cluster and the inode's setting.
+ *
+ * Locking: fs->lock, as every core function below gaze_ns_*, except
+ * gaze_cluster_encode/check/decode, _plan, _enc_run and _enc_free (no
+ * shared state).
  */
 #include "gaze_core.h"
 
@@ -470,12 +477,27 @@ cl_store_plain(struct gaze_fs *fs, struct gaze_mbuf *imb,
 	return err;
 }
 
+/* c->enc, made outside the lock, is an encoding of what c now stores */
+static struct gaze_cluster_enc *
+cl_enc_match(const struct gaze_inode *in, struct gaze_cluster *c, u32 nvalid)
+{
+	struct gaze_cluster_enc *e = c->enc;
+
+	if (!e || e->first != c->first || e->nvalid != nvalid ||
+	    e->algo != in->compress_algo || e->level != in->compress_level ||
+	    (e->err && e->err != -E2BIG))
+		return NULL;
+	e->used = true;
+	return e;
+}
+
 int
 gaze_cluster_store(struct gaze_fs *fs, struct gaze_mbuf *imb,
 		   struct gaze_cluster *c, u64 size, bool may_pack)
 {
 	const struct gaze_inode *in = imb->data;
 	u64 eof = DIV_ROUND_UP(size, GAZE_BLOCK_SIZE);
+	struct gaze_cluster_enc *e;
 	u32 nvalid, cap, len;
 	u8 *stream;
 	int err;
@@ -486,6 +508,11 @@ gaze_cluster_store(struct gaze_fs *fs, struct gaze_mbuf *imb,
 		   in->compress_algo != GAZE_COMPRESS_NONE;
 	if (!may_pack)
 		return cl_store_plain(fs, imb, c, size);
+	e = cl_enc_match(in, c, nvalid);
+	if (e && e->err)		/* saves no block: plain */
+		return cl_store_plain(fs, imb, c, size);
+	if (e)
+		return cl_store_packed(fs, imb, c, e->stream, e->len, nvalid);
 	cap = (nvalid - 1) << GAZE_BLOCK_SHIFT;
 	stream = gaze_alloc(cap);
 	if (!stream)
@@ -498,6 +525,69 @@ gaze_cluster_store(struct gaze_fs *fs, struct gaze_mbuf *imb,
 		err = cl_store_plain(fs, imb, c, size);
 	gaze_free(stream);
 	return err;
+}
+
+u32
+gaze_cluster_plan(u8 log_cluster, u8 algo, u8 level, const u64 *fblks,
+		  void *const *bufs, u32 nr, u64 size,
+		  struct gaze_cluster_enc *enc, u32 max)
+{
+	u64 eof = DIV_ROUND_UP(size, GAZE_BLOCK_SIZE), first;
+	u32 nblk = 1u << log_cluster, i = 0, j, nvalid, n = 0;
+
+	if (!log_cluster || algo == GAZE_COMPRESS_NONE)
+		return 0;
+	while (i < nr && n < max) {
+		first = fblks[i] & ~(u64)(nblk - 1);
+		nvalid = eof > first ? (u32)min_t(u64, nblk, eof - first) : 0;
+		for (j = i; j < nr && j - i < nvalid; j++)
+			if (fblks[j] != first + (j - i))
+				break;
+		if (nvalid >= 2 && j - i == nvalid) {
+			memset(&enc[n], 0, sizeof(enc[n]));
+			enc[n].first = first;
+			enc[n].nvalid = nvalid;
+			enc[n].algo = algo;
+			enc[n].level = level;
+			enc[n++].blocks = bufs + i;
+		}
+		while (i < nr && fblks[i] < first + nblk)
+			i++;
+	}
+	return n;
+}
+
+void
+gaze_cluster_enc_run(struct gaze_cluster_enc *e, void *scratch)
+{
+	u32 cap = (e->nvalid - 1) << GAZE_BLOCK_SHIFT, k;
+
+	e->stream = gaze_alloc(cap);
+	if (!e->stream) {
+		e->err = -ENOMEM;
+		return;
+	}
+	for (k = 0; k < e->nvalid; k++)
+		memcpy((u8 *)scratch + ((size_t)k << GAZE_BLOCK_SHIFT),
+		       e->blocks[k], GAZE_BLOCK_SIZE);
+	e->err = gaze_cluster_encode(e->algo, e->level, scratch,
+				     e->nvalid << GAZE_BLOCK_SHIFT, e->stream,
+				     cap, &e->len);
+	if (e->err) {
+		gaze_free(e->stream);
+		e->stream = NULL;
+	}
+}
+
+void
+gaze_cluster_enc_free(struct gaze_cluster_enc *enc, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		gaze_free(enc[i].stream);
+		enc[i].stream = NULL;
+	}
 }
 
 int

@@ -228,6 +228,7 @@ struct gaze_mbuf {
 struct gaze_cache;		/* cache.c private */
 struct gaze_space;		/* space.c private */
 struct gaze_tables;		/* table.c private */
+struct gaze_cluster_enc;	/* compress.c: a cluster encoded outside the lock */
 
 #define GAZE_FS_RDONLY		0x1	/* gaze_fs_open flag */
 /*
@@ -1184,6 +1185,10 @@ int __must_check gaze_file_write_blocks(struct gaze_fs *fs, u32 ino, u64 fblk, u
  */
 int __must_check gaze_file_write_vec(struct gaze_fs *fs, u32 ino, const u64 *fblks,
 			u32 nr, void *const *bufs, u64 size);
+/* the same with clusters encoded by the caller (gaze_cluster_plan) */
+int __must_check gaze_file_write_vec_enc(struct gaze_fs *fs, u32 ino,
+			const u64 *fblks, u32 nr, void *const *bufs, u64 size,
+			struct gaze_cluster_enc *enc, u32 nenc);
 /*
  * The run of file blocks from fblk that is mapped to consecutive device
  * blocks (*addr, *nr <= max), or a hole (*addr 0, *nr blocks of it up to
@@ -1277,7 +1282,7 @@ int gaze_inode_write_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb,
  */
 int gaze_inode_write_vec(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 			 const u64 *fblks, u32 nr, void *const *bufs,
-			 u64 size);
+			 u64 size, struct gaze_cluster_enc *enc, u32 nenc);
 int gaze_inode_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size);
 /* bytes [off, end) below the size become zero (whole blocks: holes) */
 int gaze_inode_zero(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off,
@@ -1309,6 +1314,37 @@ int gaze_cluster_decode(const void *stream, u32 len, void *raw, u32 rawlen,
 int gaze_cluster_unpacked(struct gaze_fs *fs, struct gaze_mbuf *imb,
 			  u64 fblk, u64 old);
 
+/*
+ * Compression outside the filesystem lock, on any CPUs.  A writer plans
+ * the whole clusters a batch of blocks covers (gaze_cluster_plan),
+ * encodes each anywhere, concurrently (gaze_cluster_enc_run), and hands
+ * the plan to gaze_file_write_vec_enc.  The core stores an encoding
+ * only while it still matches the cluster (first block, data blocks,
+ * the inode's algorithm and level); otherwise it encodes under its lock
+ * as it would without one.  Plan and run touch no filesystem state.
+ */
+struct gaze_cluster_enc {
+	u64	first;		/* the cluster's first file block */
+	u32	nvalid;		/* its data blocks, all in the batch */
+	u8	algo, level;	/* the inode's setting the plan was made for */
+	bool	used;		/* set by the core: stored as encoded here */
+	void *const *blocks;	/* nvalid blocks of the batch's bufs */
+	int	err;		/* after run: 0, -E2BIG (saves no block), -errno */
+	u32	len;		/* stream bytes */
+	u8	*stream;	/* nvalid - 1 blocks, gaze_cluster_enc_free */
+};
+/*
+ * The clusters of log_cluster blocks that the batch (ascending fblks,
+ * bufs; size as given to the write) holds every data block of, up to
+ * max; 0 when algo is GAZE_COMPRESS_NONE or log_cluster 0.
+ */
+u32 gaze_cluster_plan(u8 log_cluster, u8 algo, u8 level, const u64 *fblks,
+		      void *const *bufs, u32 nr, u64 size,
+		      struct gaze_cluster_enc *enc, u32 max);
+/* encodes e (e->err); scratch: e->nvalid blocks, for the gathered data */
+void gaze_cluster_enc_run(struct gaze_cluster_enc *e, void *scratch);
+void gaze_cluster_enc_free(struct gaze_cluster_enc *enc, u32 n);
+
 /* one cluster of a held inode being read or rewritten */
 struct gaze_cluster {
 	u64	first;		/* its first file block */
@@ -1318,6 +1354,8 @@ struct gaze_cluster {
 	u32	n, nvalid;	/* packed: stream blocks, data blocks */
 	u64	dirty[4];	/* blocks to store when stored plain */
 	u8	*buf;		/* nblk blocks */
+	/* an encoding of buf made outside the lock, or NULL (below) */
+	struct gaze_cluster_enc *enc;
 };
 /* buffer for the cluster holding fblk; gaze_cluster_end frees it */
 int gaze_cluster_begin(struct gaze_mbuf *imb, u64 fblk,

@@ -618,16 +618,19 @@ out:
 static int
 inode_write_vec_clusters(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 			 const u64 *fblks, u32 nr, void *const *bufs,
-			 u64 size)
+			 u64 size, struct gaze_cluster_enc *enc, u32 nenc)
 {
 	struct gaze_cluster c = { 0 };
-	u32 i = 0, j, k;
+	u32 i = 0, j, k, e = 0;
 	u64 b;
 	int err;
 
 	err = gaze_cluster_begin(imb, inode_vec_blk(fblk, fblks, 0), &c);
 	while (!err && i < nr) {
 		gaze_cluster_move(&c, inode_vec_blk(fblk, fblks, i));
+		while (e < nenc && enc[e].first < c.first)
+			e++;
+		c.enc = e < nenc && enc[e].first == c.first ? &enc[e] : NULL;
 		for (j = i; j < nr; j++)
 			if (inode_vec_blk(fblk, fblks, j) >= c.first + c.nblk)
 				break;
@@ -649,7 +652,8 @@ inode_write_vec_clusters(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 
 int
 gaze_inode_write_vec(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
-		     const u64 *fblks, u32 nr, void *const *bufs, u64 size)
+		     const u64 *fblks, u32 nr, void *const *bufs, u64 size,
+		     struct gaze_cluster_enc *enc, u32 nenc)
 {
 	struct gaze_inode *in = imb->data;
 	int err;
@@ -666,7 +670,8 @@ gaze_inode_write_vec(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 	}
 	if (in->compress_log_cluster)
 		err = inode_write_vec_clusters(fs, imb, fblk, fblks, nr, bufs,
-					       max(size, le64_to_cpu(in->size)));
+					       max(size, le64_to_cpu(in->size)),
+					       enc, nenc);
 	else
 		err = gaze_inode_write_plain(fs, imb, fblk, fblks, nr, bufs);
 	if (!err && size > le64_to_cpu(in->size)) {
@@ -691,7 +696,8 @@ gaze_inode_write_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 		return -ENOMEM;
 	for (i = 0; i < nr; i++)
 		bufs[i] = (u8 *)buf + (size_t)i * GAZE_BLOCK_SIZE;
-	err = gaze_inode_write_vec(fs, imb, fblk, NULL, nr, bufs, size);
+	err = gaze_inode_write_vec(fs, imb, fblk, NULL, nr, bufs, size, NULL,
+				   0);
 	gaze_free(bufs);
 	return err;
 }

@@ -739,7 +739,8 @@ ns_mapped_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 
 static int
 ns_write_vec(struct gaze_fs *fs, u32 ino, u64 fblk, const u64 *fblks,
-	     u32 nr, void *const *bufs, const void *buf, u64 size)
+	     u32 nr, void *const *bufs, const void *buf, u64 size,
+	     struct gaze_cluster_enc *enc, u32 nenc)
 {
 	struct gaze_mbuf *imb;
 	int err;
@@ -755,7 +756,7 @@ ns_write_vec(struct gaze_fs *fs, u32 ino, u64 fblk, const u64 *fblks,
 							 nr));
 		if (bufs)
 			err = gaze_inode_write_vec(fs, imb, fblk, fblks, nr,
-						   bufs, size);
+						   bufs, size, enc, nenc);
 		else
 			err = gaze_inode_write_blocks(fs, imb, fblk, nr, buf,
 						      size);
@@ -770,16 +771,25 @@ int
 gaze_file_write_blocks(struct gaze_fs *fs, u32 ino, u64 fblk, u32 nr,
 		       const void *buf, u64 size)
 {
-	return ns_write_vec(fs, ino, fblk, NULL, nr, NULL, buf, size);
+	return ns_write_vec(fs, ino, fblk, NULL, nr, NULL, buf, size, NULL, 0);
 }
 
 int
 gaze_file_write_vec(struct gaze_fs *fs, u32 ino, const u64 *fblks, u32 nr,
 		    void *const *bufs, u64 size)
 {
-	if (!fblks || !bufs)
+	return gaze_file_write_vec_enc(fs, ino, fblks, nr, bufs, size, NULL, 0);
+}
+
+int
+gaze_file_write_vec_enc(struct gaze_fs *fs, u32 ino, const u64 *fblks,
+			u32 nr, void *const *bufs, u64 size,
+			struct gaze_cluster_enc *enc, u32 nenc)
+{
+	if (!fblks || !bufs || (nenc && !enc))
 		return -EINVAL;
-	return ns_write_vec(fs, ino, 0, fblks, nr, bufs, NULL, size);
+	return ns_write_vec(fs, ino, 0, fblks, nr, bufs, NULL, size, enc,
+			    nenc);
 }
 
 int

@@ -436,25 +436,30 @@ static void gaze_wb_done(struct gaze_wb *wb, int ret)
 static int gaze_wb_flush(struct gaze_wb *wb)
 {
 	struct inode *inode = wb->inode;
+	struct gaze_sb_info *sbi = GAZE_SB(inode->i_sb);
+	struct gaze_cluster_enc *enc;
 	unsigned int nofs;
 	loff_t end;
 	int ret;
-	u32 i;
+	u32 i, nenc;
 
 	if (!wb->nr)
 		return 0;
 	end = (loff_t)(wb->fblks[wb->nr - 1] + 1) << PAGE_SHIFT;
 	end = min_t(loff_t, end, i_size_read(inode));
-	gaze_resv_wb_room(GAZE_SB(inode->i_sb), wb->nr);
+	gaze_resv_wb_room(sbi, wb->nr);
 	for (i = 0; i < wb->nr; i++)
 		folio_start_writeback(wb->folios[i]);
+	/* clusters compressed on several CPUs before fs->lock (cmpwq.c) */
+	nenc = gaze_cmp_batch(inode, wb->fblks, wb->bufs, wb->nr, end, &enc);
 	wb->defer.nr = wb->nr;
-	gaze_bdev_defer_begin(GAZE_SB(inode->i_sb)->dev, &wb->defer);
+	gaze_bdev_defer_begin(sbi->dev, &wb->defer);
 	nofs = gaze_nofs_begin();
-	ret = gaze_file_write_vec(gaze_ifs(inode), inode->i_ino, wb->fblks,
-				  wb->nr, wb->bufs, end);
+	ret = gaze_file_write_vec_enc(gaze_ifs(inode), inode->i_ino, wb->fblks,
+				      wb->nr, wb->bufs, end, enc, nenc);
 	gaze_nofs_end(nofs);
-	gaze_bdev_defer_end(GAZE_SB(inode->i_sb)->dev, &wb->defer);
+	gaze_bdev_defer_end(sbi->dev, &wb->defer);
+	gaze_cmp_batch_end(sbi, enc, nenc);
 	if (ret) {
 		ret = gaze_error(inode->i_sb, ret, "writeback");
 		mapping_set_error(inode->i_mapping, ret);

@@ -132,6 +132,16 @@ struct gaze_sb_info {
 	 */
 	unsigned int		read_fastpath;
 	struct gaze_rf_stats __percpu *rf_stats;
+	/*
+	 * Writeback's compression on several CPUs (cmpwq.c): the unbound
+	 * workqueue (NULL without the compression feature), the tunable
+	 * compress_cpu_pct and the CPUs it gives, changed together under
+	 * tune_lock and read with READ_ONCE; clusters stored as the
+	 * workqueue encoded them (atomic).
+	 */
+	struct workqueue_struct	*cmp_wq;
+	unsigned int		cmp_pct, cmp_cpus;
+	atomic64_t		cmp_parallel;
 };
 
 /*
@@ -238,6 +248,16 @@ extern const struct file_operations gaze_dir_operations;
 extern const struct inode_operations gaze_file_inode_operations;
 extern const struct file_operations gaze_file_operations;
 extern const struct address_space_operations gaze_aops;
+
+/* cmpwq.c: writeback's clusters compressed on several CPUs */
+#define GAZE_CMP_PCT_DEFAULT	75	/* % of online CPUs (compress_cpu_pct) */
+u32 gaze_cmp_batch(struct inode *inode, const u64 *fblks, void *const *bufs,
+		   u32 nr, loff_t end, struct gaze_cluster_enc **encp);
+void gaze_cmp_batch_end(struct gaze_sb_info *sbi,
+			struct gaze_cluster_enc *enc, u32 n);
+int gaze_cmp_set_pct(struct gaze_sb_info *sbi, unsigned int pct);
+int gaze_cmp_init(struct gaze_sb_info *sbi);
+void gaze_cmp_exit(struct gaze_sb_info *sbi);
 
 /* readfast.c: reads without a folio reference (read_fastpath=on) */
 ssize_t gaze_read_iter(struct kiocb *iocb, struct iov_iter *to);

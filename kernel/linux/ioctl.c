@@ -108,6 +108,13 @@ static void gaze_info_space(struct gaze_fs *fs, struct gaze_ioc_info *in)
 	in->compress_log_cluster = fs->sb.compress_log_cluster;
 }
 
+static void gaze_info_cmp(struct gaze_sb_info *sbi, struct gaze_ioc_info *in)
+{
+	in->compress_cpu_pct = READ_ONCE(sbi->cmp_pct);
+	in->compress_cpus = READ_ONCE(sbi->cmp_cpus);
+	in->compr_parallel_clusters = atomic64_read(&sbi->cmp_parallel);
+}
+
 static void gaze_info_readfast(struct gaze_sb_info *sbi,
 			       struct gaze_ioc_info *in)
 {
@@ -152,6 +159,7 @@ static void gaze_info_fill(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 	in->user_blocks = le64_to_cpu(s->user_blocks);
 	gaze_info_space(fs, in);
 	gaze_info_readfast(sbi, in);
+	gaze_info_cmp(sbi, in);
 }
 
 static long gaze_ioc_info(struct super_block *sb, void __user *arg)
@@ -348,6 +356,16 @@ static int gaze_tset_dirty(struct gaze_sb_info *sbi, u64 v)
 	return gaze_resv_tune(sbi, "dirty_limit_pct", &v, true);
 }
 
+static u64 gaze_tget_cmp_pct(struct gaze_sb_info *sbi)
+{
+	return READ_ONCE(sbi->cmp_pct);
+}
+
+static int gaze_tset_cmp_pct(struct gaze_sb_info *sbi, u64 v)
+{
+	return gaze_cmp_set_pct(sbi, (unsigned int)v);
+}
+
 static const struct gaze_tunable gaze_tunables[] = {
 	{ "background_gc", 0, 2,
 	  "background GC thread: 0 off, 1 on, 2 sync (reclaim whenever idle)",
@@ -385,6 +403,9 @@ static const struct gaze_tunable gaze_tunables[] = {
 	{ "read_fastpath", 0, 1,
 	  "short cached reads copied without a folio reference (1)",
 	  gaze_tget_readfast, gaze_tset_readfast },
+	{ "compress_cpu_pct", 1, 100,
+	  "% of online CPUs (rounded up) writeback compresses on at once",
+	  gaze_tget_cmp_pct, gaze_tset_cmp_pct },
 };
 
 static void gaze_tune_fill(struct gaze_sb_info *sbi,

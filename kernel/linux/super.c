@@ -116,6 +116,7 @@ static void gaze_put_super(struct super_block *sb)
 	gaze_nofs_end(nofs);
 	gaze_bdev_close(sbi->dev);
 	sb->s_fs_info = NULL;
+	gaze_cmp_exit(sbi);
 	gaze_rf_exit(sbi);
 	kfree(sbi);
 }
@@ -551,6 +552,8 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 		goto out_bdev;
 	}
 	ret = gaze_apply_compress(sb, sbi->fs, o);
+	if (!ret)
+		ret = gaze_cmp_init(sbi);
 	if (ret)
 		goto out_fs;
 	gaze_cache_size(sbi->fs);
@@ -613,6 +616,7 @@ out_fs:
 out_bdev:
 	gaze_bdev_close(sbi->dev);
 out_free:
+	gaze_cmp_exit(sbi);
 	gaze_rf_exit(sbi);
 	kfree(sbi);
 	return ret;

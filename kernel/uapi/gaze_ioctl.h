@@ -96,8 +96,14 @@ struct gaze_ioc_info {
 	__u8	compress_algo;		/* GAZE_COMPRESS_* of the format */
 	__u8	compress_level;		/* 0: the algorithm's default */
 	__u8	compress_log_cluster;	/* log2 blocks per cluster */
-	__u8	pad2[5];
-	__u64	reserved_out[2];
+	/* writeback's compression on several CPUs: the tunable
+	 * compress_cpu_pct, the CPUs it gives, and the clusters the module
+	 * stored as it encoded them outside the filesystem lock (older
+	 * modules leave these 0; they were padding and reserved_out) */
+	__u8	compress_cpu_pct;
+	__u32	compress_cpus;
+	__u64	compr_parallel_clusters;
+	__u64	reserved_out[1];
 };
 
 /* ---- GAZE_IOC_GC_STATS: garbage collector counters ---------------------- */

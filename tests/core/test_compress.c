@@ -18,9 +18,15 @@
  *     against a model; chattr -c / +c;
  *  4. GC moves the zone holding packed streams and every byte still
  *     reads back; fsync and a crash replay packed clusters by
- *     roll-forward.
+ *     roll-forward;
+ *  5. clusters encoded outside the lock by several threads
+ *     (gaze_cluster_plan/_enc_run, gaze_file_write_vec_enc) store the
+ *     same file as the core encoding them itself; an encoding that no
+ *     longer matches the inode's setting is made again under the lock.
  * TAP on stdout.
  */
+#include <pthread.h>
+
 #include "../tap.h"
 
 #include "fixture.h"
@@ -505,6 +511,114 @@ test_inherit(void)
 	gaze_dev_close(d);
 }
 
+/* ---------------------------------------------------------------- */
+/* 5. Encoding outside the lock                                      */
+/* ---------------------------------------------------------------- */
+
+#define PTHREADS	4
+#define PBLKS		256
+
+struct penc {
+	struct gaze_cluster_enc *enc;
+	u32 n;
+	u32 next;		/* next plan entry to encode (atomic) */
+};
+
+static void *
+penc_worker(void *arg)
+{
+	struct penc *p = arg;
+	void *scratch = malloc(PBLKS * BS);
+	u32 i;
+
+	while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->n)
+		gaze_cluster_enc_run(&p->enc[i], scratch);
+	free(scratch);
+	return NULL;
+}
+
+/* writes the batch (fblks, bufs) to ino, encoded by PTHREADS threads for
+ * algo:level; *used: encodings the core stored as they were */
+static int
+pwrite_enc(struct gaze_fs *fs, u32 ino, const u64 *fblks, void *const *bufs,
+	   u32 nr, u64 size, u8 algo, u8 level, u32 *planned, u32 *used)
+{
+	struct gaze_cluster_enc enc[PBLKS];
+	pthread_t t[PTHREADS];
+	struct penc p = { enc, 0, 0 };
+	u32 i;
+	int err;
+
+	p.n = gaze_cluster_plan(4, algo, level, fblks, bufs, nr, size, enc,
+				PBLKS);
+	for (i = 0; i < PTHREADS; i++)
+		pthread_create(&t[i], NULL, penc_worker, &p);
+	for (i = 0; i < PTHREADS; i++)
+		pthread_join(t[i], NULL);
+	err = gaze_file_write_vec_enc(fs, ino, fblks, nr, bufs, size, enc,
+				      p.n);
+	*planned = p.n;
+	for (*used = 0, i = 0; i < p.n; i++)
+		*used += enc[i].used;
+	gaze_cluster_enc_free(enc, p.n);
+	return err;
+}
+
+static void
+test_parallel(void)
+{
+	struct gaze_dev *d = mkdev(32);
+	struct gaze_fs *fs = format_compressed(d, GAZE_COMPRESS_ZSTD, 3, 4);
+	static u64 fblks[PBLKS];
+	static void *bufs[PBLKS];
+	u64 size = 200 * BS + 100, sp, ss, packed, x;
+	u32 ino_p, ino_s, ino_m, nr = 0, planned, used, b;
+	struct gaze_attr ap, as;
+	bool ok;
+
+	gen_text(model, (u32)size);
+	gen_rand(model + 32 * BS, 16 * BS);	/* cluster 2: saves nothing */
+	for (b = 0; b < DIV_ROUND_UP(size, BS); b++) {
+		if (b == 4 * 16 + 5)		/* cluster 4 partly */
+			continue;
+		fblks[nr] = b;
+		bufs[nr++] = model + (size_t)b * BS;
+	}
+	TAP_MUST(create(fs, GAZE_ROOT_INO, "p", 0100644, &ino_p));
+	TAP_MUST(create(fs, GAZE_ROOT_INO, "s", 0100644, &ino_s));
+	TAP_MUST(create(fs, GAZE_ROOT_INO, "m", 0100644, &ino_m));
+	TAP_MUST(gaze_file_write_vec(fs, ino_s, fblks, nr, bufs, size));
+	TAP_MUST(pwrite_enc(fs, ino_p, fblks, bufs, nr, size,
+			    GAZE_COMPRESS_ZSTD, 3, &planned, &used));
+	/* 13 clusters, 0-12; 4 is not whole in the batch; the tail, 12,
+	 * holds 9 data blocks, all in it */
+	ok = planned == 12 && used == planned;
+	memset(model + (4 * 16 + 5) * BS, 0, BS);	/* not written: hole */
+	TAP_MUST(gaze_ns_getattr(fs, ino_p, &ap));
+	TAP_MUST(gaze_ns_getattr(fs, ino_s, &as));
+	TAP_MUST(count_clusters(fs, ino_p, &sp, &x, &packed));
+	TAP_MUST(count_clusters(fs, ino_s, &ss, &x, &x));
+	memset(got, 0xee, size);
+	ok = ok && gaze_file_read(fs, ino_p, got, size, 0) == (s64)size &&
+	     !memcmp(got, model, size) && ap.blocks == as.blocks &&
+	     sp == ss && sp > 0 && packed == 12;
+	tap_ok(ok,
+	       "4 threads encode %u of the batch's clusters outside the lock, the core stores all %u (one saves nothing: plain; 12 clusters packed, the partial one by the core); %llu blocks, %llu saved, as the core alone makes it",
+	       planned, used, (unsigned long long)ap.blocks,
+	       (unsigned long long)sp);
+	TAP_MUST(pwrite_enc(fs, ino_m, fblks, bufs, nr, size,
+			    GAZE_COMPRESS_ZSTD, 9, &planned, &used));
+	TAP_MUST(gaze_ns_getattr(fs, ino_m, &ap));
+	memset(got, 0xee, size);
+	tap_ok(planned == 12 && used == 0 && ap.blocks == as.blocks &&
+	       gaze_file_read(fs, ino_m, got, size, 0) == (s64)size &&
+	       !memcmp(got, model, size),
+	       "encodings for zstd:9 on a zstd:3 file are not used (%u of %u): the core encodes again, same file",
+	       used, planned);
+	TAP_MUST(gaze_fs_close(fs));
+	gaze_dev_close(d);
+}
+
 int
 main(void)
 {
@@ -513,6 +627,7 @@ main(void)
 	test_files(GAZE_COMPRESS_ZSTD, 3);
 	test_files(GAZE_COMPRESS_GZIP, 6);
 	test_inherit();
+	test_parallel();
 	printf("1..%d\n", tap_count);
 	return tap_failed ? 1 : 0;
 }

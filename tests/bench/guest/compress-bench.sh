@@ -15,6 +15,9 @@
 #           the blocks it saves reserved, so its st_blocks do not shrink)
 #   ratio   the file's data / the space it takes (st_blocks), and the
 #           tree's the same way (gazectl compress-stats on GAZE)
+#   w1cpu   on GAZE with compression: the tar written again (cp + sync)
+#           with compress_cpu_pct=1, writeback compressing on one CPU;
+#           cpus: how many the default (75%) gives in this guest
 #   gc      on GAZE: the tar written again as two files 1 MiB each in
 #           turn, one deleted, one zone reclaimed (gazectl gc): seconds
 #           and blocks moved (compressed data moves as it is stored)
@@ -80,6 +83,20 @@ for cfg in $CONFIGS; do
 	mount -t gaze $Z $M || die "mount gaze ($cfg)"
 	measure "$name" $Z
 	"$CTL" compress-stats $M | sed "s/^/# $name: /"
+	if [ "$cfg" != off ]; then
+		# writeback's compression on one CPU, the same tar again
+		cpus=$("$CTL" info $M | sed -n 's/^compressing on: *up to \([0-9]*\) CPUs.*/\1/p')
+		rm -rf $M/tree $M/corpus.tar
+		sync
+		"$CTL" tune $M compress_cpu_pct=1 >/dev/null || die "$name: tune"
+		t0=$(now)
+		cp $W/src/corpus.tar $M/c1 && sync || die "$name: write at 1 CPU"
+		t1=$(now)
+		"$CTL" tune $M compress_cpu_pct=75 >/dev/null
+		cmp -s $M/c1 $W/src/corpus.tar || die "$name: the 1-CPU copy differs"
+		rm $M/c1
+		echo "# cb $name w1cpu=$(calc "$TARMB / ($t1 - $t0)") cpus=$cpus"
+	fi
 	# the tar again as two files written 1 MiB each in turn (fsync), so
 	# each zone holds half of each; one goes, the victim zone is
 	# reclaimed: its half of the other is moved as it is stored

@@ -20,7 +20,10 @@
 #     filesystem's ratio, the same after remounts;
 #  5. the mount option compress=ALG[:LEVEL]|no: new files in a directory
 #     without compression take it, others keep their directory's;
-#     remount changes it; refused without the feature.
+#     remount changes it; refused without the feature;
+#  6. (after 1) writeback compresses whole clusters on several CPUs:
+#     gazectl info shows the CPUs (compress_cpu_pct of those online) and
+#     the clusters compressed there; gazectl tune compress_cpu_pct=1.
 # TAP out.
 set -u
 B=$GAZE_BUILDDIR
@@ -76,6 +79,27 @@ grep -q "^compression: *default zstd:3, clusters of 64 KiB;" $W/out ||
 	fail "gazectl info: no compression line: $(cat $W/out)"
 fsratio=$(sed -n 's/^compression:.*ratio \([0-9.]*\)x$/\1/p' $W/out)
 ok "gazectl compress-stats (text, and --json as the files' sizes and st_blocks add up) and info: filesystem ratio ${fsratio}x; $(echo "$cs" | head -1)"
+# writeback compresses whole clusters on several CPUs (cmpwq.c)
+ncpu=$(nproc)
+want=$(( (ncpu * 75 + 99) / 100 ))
+pc=$(sed -n 's/^compressing on: *up to \([0-9]*\) CPUs (compress_cpu_pct 75); \([0-9]*\) clusters.*/\1 \2/p' $W/out)
+[ "${pc% *}" = "$want" ] && [ "${pc#* }" -gt 0 ] ||
+	fail "gazectl info after the copy: '$pc' (CPUs, clusters), expected $want CPUs of $ncpu and clusters > 0: $(cat $W/out)"
+p0=${pc#* }
+run "$CTL" tune $M compress_cpu_pct=0
+[ $rc -ne 0 ] || fail "gazectl tune compress_cpu_pct=0 accepted"
+run "$CTL" tune $M compress_cpu_pct=1
+[ $rc -eq 0 ] || fail "gazectl tune compress_cpu_pct=1: $(cat $W/err)"
+cat /usr/include/linux/*.h /usr/include/linux/*.h >$T/big
+cp $T/big $M/big && sync || fail "write of a text file at compress_cpu_pct=1"
+run "$CTL" info $M
+pc=$(sed -n 's/^compressing on: *up to \([0-9]*\) CPUs (compress_cpu_pct 1); \([0-9]*\) clusters.*/\1 \2/p' $W/out)
+[ "${pc% *}" = 1 ] && [ "${pc#* }" -gt "$p0" ] ||
+	fail "gazectl info at compress_cpu_pct=1: '$pc': $(cat $W/out)"
+run "$CTL" tune $M compress_cpu_pct=100
+dropc
+cmp $T/big $M/big || fail "the file written at compress_cpu_pct=1 differs"
+ok "writeback compresses on up to $want of $ncpu CPUs ($p0 clusters for the copy); compress_cpu_pct=1 gives 1 (then ${pc#* } clusters), 0 refused; the file reads back equal"
 f=$M/inc/fs.h
 run dd if=$f of=$W/direct bs=4096 iflag=direct
 [ $rc -eq 0 ] || fail "O_DIRECT read of a compressed file"
