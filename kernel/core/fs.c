@@ -35,12 +35,19 @@ static struct gaze_fs *
 fs_alloc(struct gaze_dev *dev, u32 flags)
 {
 	struct gaze_fs *fs = gaze_zalloc(sizeof(*fs));
-	u32 i;
+	s64 sec;
+	u64 t;
+	u32 i, nsec;
 
 	if (!fs)
 		return NULL;
 	fs->dev = dev;
 	fs->flags = flags;
+	/* generations of this instance start from a clock-seeded value */
+	gaze_wallclock(&sec, &nsec);
+	t = gaze_time_ns();
+	fs->next_generation = gaze_crc32c(gaze_crc32c(~0u, &sec, sizeof(sec)) ^
+					  nsec, &t, sizeof(t));
 	fs->cache_limit = FS_DEFAULT_CACHE_LIMIT;
 	fs->gc_policy = GAZE_GC_POLICY_DEFAULT;
 	for (i = 0; i < GAZE_GCP_MAX_JOBS; i++)

@@ -319,6 +319,12 @@ struct gaze_fs {
 	u32			cp_damaged;	/* damaged packs the open
 						 * skipped (gaze_cp_find) */
 	u32			next_nid;
+	/*
+	 * The next inode's generation (NFS file handles carry it): seeded
+	 * from the clock at open, so a number reused after a remount gets
+	 * another generation than the handles of its old file; fs->lock.
+	 */
+	u32			next_generation;
 	u64			valid_inodes;
 	struct gaze_cache	*cache;
 	struct gaze_tables	*tables;

@@ -24,8 +24,6 @@
  */
 #include "gaze_core.h"
 
-/* generation numbers: a counter, unique within one instance's lifetime */
-static atomic_t gaze_generation;
 
 int
 gaze_ns_node_free(struct gaze_fs *fs, struct gaze_mbuf *mb)
@@ -100,8 +98,7 @@ gaze_inode_create(struct gaze_fs *fs, u32 nid, const struct gaze_attr *a,
 	in->ctime_nsec = cpu_to_le32(a->ctime_nsec);
 	in->crtime_nsec = cpu_to_le32(a->crtime_nsec);
 	fs->valid_inodes++;
-	atomic_inc(&gaze_generation);
-	in->generation = cpu_to_le32((u32)atomic_read(&gaze_generation));
+	in->generation = cpu_to_le32(fs->next_generation++);
 	in->parent = cpu_to_le32(parent);
 	if ((a->mode & GAZE_S_IFMT) == GAZE_S_IFCHR ||
 	    (a->mode & GAZE_S_IFMT) == GAZE_S_IFBLK) {

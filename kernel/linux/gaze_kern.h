@@ -249,6 +249,9 @@ extern const struct inode_operations gaze_file_inode_operations;
 extern const struct file_operations gaze_file_operations;
 extern const struct address_space_operations gaze_aops;
 
+/* export.c: NFS export and open_by_handle_at */
+extern const struct export_operations gaze_export_ops;
+
 /* cmpwq.c: writeback's clusters compressed on several CPUs */
 #define GAZE_CMP_PCT_DEFAULT	75	/* % of online CPUs (compress_cpu_pct) */
 u32 gaze_cmp_batch(struct inode *inode, const u64 *fblks, void *const *bufs,

@@ -561,6 +561,7 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 	gaze_resv_init(sbi);
 	sb->s_magic = GAZE_SUPER_MAGIC;
 	sb->s_op = &gaze_sops;
+	sb->s_export_op = &gaze_export_ops;
 	sb->s_xattr = gaze_xattr_handlers;
 	if (!o->noacl)
 		sb->s_flags |= SB_POSIXACL;

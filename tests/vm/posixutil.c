@@ -50,6 +50,10 @@
  *                  (append, immutable, nodump, compressed) or "-"
  *   posixutil seek FILE data|hole OFF   lseek SEEK_DATA / SEEK_HOLE: the
  *                  offset on stdout (ENXIO: none)
+ *   posixutil handle PATH OUT  name_to_handle_at: the handle into OUT
+ *   posixutil byhandle MNT HANDLE   open_by_handle_at(O_RDONLY) on the
+ *                  mount MNT: a file's first 64 bytes, or for a directory
+ *                  its entries, on stdout
  * Exit 0, or 1 with "posixutil: what: ERRNO_NAME (message)" on stderr.
  */
 #define _GNU_SOURCE
@@ -98,6 +102,7 @@ errname(int e)
 	case ENOSPC: return "ENOSPC";
 	case EACCES: return "EACCES";
 	case EROFS: return "EROFS";
+	case ESTALE: return "ESTALE";
 	case ENXIO: return "ENXIO";
 	default: return "errno";
 	}
@@ -111,6 +116,67 @@ fail(const char *what)
 	fprintf(stderr, "posixutil: %s: %s (%s)\n", what, errname(e),
 		strerror(e));
 	return 1;
+}
+
+#define HANDLE_MAX	128
+
+static int
+handle_cmd(const char *path, const char *out)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + HANDLE_MAX];
+	} h;
+	int mnt, fd;
+
+	h.fh.handle_bytes = HANDLE_MAX;
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mnt, 0))
+		return fail("name_to_handle_at");
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, &h, sizeof(h.fh) + h.fh.handle_bytes) < 0)
+		return fail(out);
+	close(fd);
+	return 0;
+}
+
+static int
+byhandle_cmd(const char *mnt, const char *in)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + HANDLE_MAX];
+	} h;
+	struct dirent *de;
+	char data[65];
+	int mfd, fd;
+	ssize_t n;
+	DIR *d;
+
+	fd = open(in, O_RDONLY);
+	if (fd < 0 || read(fd, &h, sizeof(h)) < (ssize_t)sizeof(h.fh))
+		return fail(in);
+	close(fd);
+	mfd = open(mnt, O_RDONLY | O_DIRECTORY);
+	if (mfd < 0)
+		return fail(mnt);
+	fd = open_by_handle_at(mfd, &h.fh, O_RDONLY);
+	if (fd < 0)
+		return fail("open_by_handle_at");
+	d = fdopendir(dup(fd));
+	if (d) {
+		while ((de = readdir(d)))
+			printf("%s\n", de->d_name);
+		closedir(d);
+	} else {
+		n = read(fd, data, 64);
+		if (n < 0)
+			return fail("read");
+		data[n] = 0;
+		printf("%s\n", data);
+	}
+	close(fd);
+	close(mfd);
+	return 0;
 }
 
 static int
@@ -735,6 +801,10 @@ main(int argc, char **argv)
 		close(fd);
 		return 0;
 	}
+	if (!strcmp(cmd, "handle") && argc == 4)
+		return handle_cmd(argv[2], argv[3]);
+	if (!strcmp(cmd, "byhandle") && argc == 4)
+		return byhandle_cmd(argv[2], argv[3]);
 	fprintf(stderr, "usage: see tests/vm/posixutil.c\n");
 	return 2;
 }

@@ -446,6 +446,43 @@ run chattr +c $M/rand
 grep -q 'Operation not supported' $W/err || fail "chattr +c should be EOPNOTSUPP: $(cat $W/err)"
 ok "chattr +a: appends only; +d +A kept and +a +d in statx's attributes; an unsupported flag (+c) is EOPNOTSUPP"
 
+# ---- NFS export: file handles ------------------------------------------
+mkdir -p $M/exp/sub/deep
+echo "handle data" >$M/exp/f
+must "$PU" handle $M/exp/f $W/h.f
+must "$PU" handle $M/exp/sub/deep $W/h.deep
+hino=$(stat -c %i $M/exp/f)
+sync
+echo 2 >/proc/sys/vm/drop_caches	# no dentry or inode left cached
+must "$PU" byhandle $M $W/h.f
+[ "$(cat $W/out)" = "handle data" ] || fail "open_by_handle_at of a file: '$(cat $W/out)'"
+must "$PU" byhandle $M $W/h.deep
+[ -z "$(grep -v '^\.\.*$' $W/out)" ] || fail "open_by_handle_at of an empty directory lists: $(cat $W/out)"
+must umount $M
+must mount -t gaze $D $M
+must "$PU" byhandle $M $W/h.f
+[ "$(cat $W/out)" = "handle data" ] || fail "open_by_handle_at after a remount: '$(cat $W/out)'"
+rm $M/exp/f
+must_err ESTALE "$PU" byhandle $M $W/h.f
+# the number reused by a new file (after a remount: a new generation seed)
+reused=no
+for i in $(seq 1 64); do
+	echo new >$M/exp/n$i
+	[ "$(stat -c %i $M/exp/n$i)" = "$hino" ] && { reused=n$i; break; }
+done
+must_err ESTALE "$PU" byhandle $M $W/h.f
+rm -f $M/exp/n*
+# a live file's handle with another generation (FILEID_INO32_GEN: the
+# inode number, then the generation, after the 8-byte header)
+echo live >$M/exp/g
+must "$PU" handle $M/exp/g $W/h.g
+must "$PU" byhandle $M $W/h.g
+b=$(od -An -tu1 -j12 -N1 $W/h.g | tr -d ' ')
+printf "$(printf '\\%03o' $(( (b + 1) % 256 )))" |
+	dd of=$W/h.g bs=1 seek=12 conv=notrunc status=none
+must_err ESTALE "$PU" byhandle $M $W/h.g
+ok "NFS export: open_by_handle_at of a file and a directory with nothing cached and after a remount; ESTALE once the file is gone (inode $hino reused: $reused) and for a live file's handle with another generation"
+
 # ---- persistence ---------------------------------------------------------
 # what snap records of each name but big/* and huge, a few processes in
 # all (one per file costs a third of a second under TCG)
