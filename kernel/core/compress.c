@@ -260,6 +260,24 @@ gaze_cluster_move(struct gaze_cluster *c, u64 fblk)
 	memset(c->dirty, 0, sizeof(c->dirty));
 }
 
+/* the device addresses of the n stream blocks of the packed cluster at first */
+static int
+cl_stream_addrs(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 first, u32 n,
+		u64 *addrs)
+{
+	u32 k;
+	int err;
+
+	for (k = 0; k < n; k++) {
+		err = gaze_bmap_lookup(fs, imb, first + 1 + k, &addrs[k]);
+		if (err)
+			return err;
+		if (!GAZE_ADDR_IS_REAL(addrs[k]))
+			return -EFSCORRUPTED;
+	}
+	return 0;
+}
+
 /* reads the stream of packed cluster c (c->n, c->nvalid) and unpacks it */
 static int
 cl_unpack(struct gaze_fs *fs, struct gaze_mbuf *imb, struct gaze_cluster *c)
@@ -267,22 +285,20 @@ cl_unpack(struct gaze_fs *fs, struct gaze_mbuf *imb, struct gaze_cluster *c)
 	u32 n = c->n, raw = c->nvalid << GAZE_BLOCK_SHIFT, k;
 	const char *why = NULL;
 	u8 *stream;
-	u64 addr;
-	int err = 0;
+	u64 *addrs;
+	int err;
 
 	if (!n || n >= c->nvalid || c->nvalid > c->nblk)
 		return -EFSCORRUPTED;
-	stream = gaze_alloc((size_t)n << GAZE_BLOCK_SHIFT);
+	/* the stream's n blocks, then their n addresses */
+	stream = gaze_alloc(((size_t)n << GAZE_BLOCK_SHIFT) + n * sizeof(*addrs));
 	if (!stream)
 		return -ENOMEM;
-	for (k = 1; k <= n && !err; k++) {
-		err = gaze_bmap_lookup(fs, imb, c->first + k, &addr);
-		if (!err && !GAZE_ADDR_IS_REAL(addr))
-			err = -EFSCORRUPTED;
-		if (!err)
-			err = gaze_block_read(fs, addr, stream +
-					      ((size_t)(k - 1) << GAZE_BLOCK_SHIFT));
-	}
+	addrs = (u64 *)(stream + ((size_t)n << GAZE_BLOCK_SHIFT));
+	err = cl_stream_addrs(fs, imb, c->first, n, addrs);
+	for (k = 0; k < n && !err; k++)
+		err = gaze_block_read(fs, addrs[k], stream +
+				      ((size_t)k << GAZE_BLOCK_SHIFT));
 	if (!err)
 		err = gaze_cluster_decode(stream, n << GAZE_BLOCK_SHIFT, c->buf,
 					  raw, &why);
@@ -332,6 +348,31 @@ gaze_cluster_load(struct gaze_fs *fs, struct gaze_mbuf *imb,
 	c->packed = false;
 	c->loaded = true;
 	return 0;
+}
+
+int
+gaze_cluster_map(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+		 u64 *addrs, u32 *n, u32 *nvalid)
+{
+	const struct gaze_inode *in = imb->data;
+	u32 nblk = 1u << in->compress_log_cluster;
+	u64 first = fblk & ~(u64)(nblk - 1), a;
+	int err;
+
+	if (!in->compress_log_cluster)
+		return -ENODATA;
+	err = gaze_bmap_lookup(fs, imb, first, &a);
+	if (err)
+		return err;
+	if (!GAZE_ADDR_IS_CLUSTER(a))
+		return -ENODATA;
+	*n = GAZE_ADDR_CLUSTER_NR(a);
+	err = cl_nvalid(fs, imb, first, nblk, nvalid);
+	if (!err && (!*n || *n >= *nvalid || *nvalid > nblk))
+		err = -EFSCORRUPTED;
+	if (!err)
+		err = cl_stream_addrs(fs, imb, first, *n, addrs);
+	return err;
 }
 
 int

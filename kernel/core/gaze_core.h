@@ -1204,6 +1204,16 @@ int __must_check gaze_file_write_vec_enc(struct gaze_fs *fs, u32 ino,
 int gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
 		  u32 *nr);
 /*
+ * The packed cluster holding fblk (GAZE_MAP_ENCODED from gaze_file_map):
+ * its data blocks (*nvalid) and the device addresses of its *n stream
+ * blocks (addrs: GAZE_CLUSTER_MAX_BLOCKS), for a reader that reads and
+ * decodes them without the lock (gaze_cluster_decode; a stream moved and
+ * overwritten meanwhile fails its checksum: read it again through
+ * gaze_file_read).  -ENODATA when that cluster is not packed.
+ */
+int gaze_file_map_cluster(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addrs,
+			  u32 *n, u32 *nvalid);
+/*
  * fallocate(2) of a regular file; mode bits are the kernel's FALLOC_FL_*
  * values.  0 / KEEP_SIZE ("allocate"): a log-structured filesystem
  * writes every block to a new place, so nothing can be reserved ahead:
@@ -1379,6 +1389,11 @@ int gaze_cluster_load(struct gaze_fs *fs, struct gaze_mbuf *imb,
  */
 int gaze_cluster_store(struct gaze_fs *fs, struct gaze_mbuf *imb,
 		       struct gaze_cluster *c, u64 size, bool may_pack);
+/* blocks in the largest cluster */
+#define GAZE_CLUSTER_MAX_BLOCKS	(1u << GAZE_CLUSTER_LOG_MAX)
+/* gaze_file_map_cluster on a held inode */
+int gaze_cluster_map(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+		     u64 *addrs, u32 *n, u32 *nvalid);
 /* is the cluster holding fblk packed (false for a file without them) */
 int gaze_cluster_is_packed(struct gaze_fs *fs, struct gaze_mbuf *imb,
 			   u64 fblk, bool *packed);

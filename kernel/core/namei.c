@@ -815,6 +815,24 @@ gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
 }
 
 int
+gaze_file_map_cluster(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addrs,
+		      u32 *n, u32 *nvalid)
+{
+	struct gaze_mbuf *imb;
+	int err;
+
+	err = ns_enter_get(fs, ino, false, ns_get_file, &imb);
+	if (err)
+		return err;
+	if (le32_to_cpu(((struct gaze_inode *)imb->data)->flags) &
+	    GAZE_IF_INLINE_DATA)
+		err = -ENODATA;
+	else
+		err = gaze_cluster_map(fs, imb, fblk, addrs, n, nvalid);
+	return gaze_ns_leave(fs, imb, false, err);
+}
+
+int
 gaze_file_truncate(struct gaze_fs *fs, u32 ino, u64 size)
 {
 	struct gaze_mbuf *imb;

@@ -9,7 +9,8 @@
  * freed and reused, across remounts too, no longer matches the old
  * file's handles.  A handle comes from outside: whatever it names that
  * is not a live inode of that generation is -ESTALE, never a filesystem
- * error.  '..' is the inode's parent field (gaze_ns_lookup).
+ * error; a file unlinked but still open is live (the core keeps it as
+ * an orphan until the last close).  '..' is the inode's parent field (gaze_ns_lookup).
  */
 #include <linux/exportfs.h>
 #include "gaze_kern.h"
@@ -30,13 +31,14 @@ static struct inode *gaze_nfs_get_inode(struct super_block *sb, u64 ino,
 	gaze_nofs_end(nofs);
 	if (ret)
 		return ERR_PTR(ret == -ENOMEM ? -ENOMEM : -ESTALE);
-	if (!a.nlink || (gen && a.generation != gen))
+	/* an unlinked file still open (an orphan) opens, as on ext4/XFS */
+	if (gen && a.generation != gen)
 		return ERR_PTR(-ESTALE);
 	inode = gaze_iget(sb, (u32)ino);
 	if (IS_ERR(inode))
 		return ERR_PTR(PTR_ERR(inode) == -ENOMEM ? -ENOMEM : -ESTALE);
 	/* freed and reused between the two reads */
-	if ((gen && inode->i_generation != gen) || !inode->i_nlink) {
+	if (gen && inode->i_generation != gen) {
 		iput(inode);
 		return ERR_PTR(-ESTALE);
 	}

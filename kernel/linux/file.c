@@ -63,6 +63,8 @@ static inline struct gaze_fs *gaze_ifs(struct inode *inode)
  * inode whose last link is gone is an orphan in the core until its last
  * reference, so it still reads and writes.
  */
+static int gaze_fill_page_cluster(struct inode *inode, struct page *page);
+
 static int gaze_fill_page(struct inode *inode, struct page *page)
 {
 	loff_t pos = page_offset(page), isize = i_size_read(inode);
@@ -84,9 +86,9 @@ static int gaze_fill_page(struct inode *inode, struct page *page)
 		if (ret && ret != -ENODATA)
 			return gaze_error(inode->i_sb, ret, "read");
 	}
-	kaddr = kmap_local_page(page);
 	if (want && !ret && addr == GAZE_MAP_ENCODED)
-		ret = -ENODATA;		/* a packed cluster: the core reads */
+		return gaze_fill_page_cluster(inode, page);
+	kaddr = kmap_local_page(page);
 	if (want && !ret && addr) {
 		ret = gaze_bdev_read(inode->i_sb->s_bdev, addr, 1, kaddr);
 		if (ret) {
@@ -94,7 +96,7 @@ static int gaze_fill_page(struct inode *inode, struct page *page)
 			return ret;
 		}
 		n = want;
-	} else if (want && ret == -ENODATA) {	/* inline, or packed */
+	} else if (want && ret == -ENODATA) {	/* inline */
 		nofs = gaze_nofs_begin();
 		n = gaze_file_read(gaze_ifs(inode), inode->i_ino, kaddr, want,
 				   pos);
@@ -179,33 +181,133 @@ static bool gaze_reads_through_core(struct inode *inode)
 }
 
 /*
- * Readahead of a file with compressed clusters: each cluster the window
- * touches is read through the core once (a packed one unpacked once,
- * not once per folio) into a buffer, and its folios are filled from it.
+ * Files with compressed clusters are read a cluster at a time (readahead
+ * once per cluster, not once per folio), without fs->lock across the
+ * device reads: the core maps (gaze_file_map_cluster for a packed
+ * cluster, gaze_file_map for the runs of a plain one), the blocks are
+ * read and a stream decoded here.  A stream that does not check (moved
+ * and its zone reused meanwhile: the checksum says so) or a mapping that
+ * changed under the reader is read again through the core
+ * (gaze_file_read), under its lock.
  */
 struct gaze_cl_read {
 	u64	first;		/* byte offset of the cluster in buf */
 	u32	bytes;		/* bytes per cluster */
 	s64	got;		/* bytes read into buf; < 0 none yet */
-	u8	*buf;
+	u8	*buf;		/* bytes */
+	u8	*stream;	/* bytes: a packed cluster's stream */
+	u64	*addrs;		/* GAZE_CLUSTER_MAX_BLOCKS: its blocks */
 };
+
+static void gaze_cl_read_exit(struct gaze_cl_read *cr)
+{
+	kvfree(cr->buf);
+	cr->buf = NULL;
+}
+
+/* n blocks at addrs into buf, consecutive addresses in one request */
+static int gaze_read_addrs(struct block_device *bdev, const u64 *addrs, u32 n,
+			   u8 *buf)
+{
+	u32 i = 0, j;
+	int ret;
+
+	while (i < n) {
+		for (j = i + 1; j < n && addrs[j] == addrs[j - 1] + 1; j++)
+			;
+		ret = gaze_bdev_read(bdev, addrs[i], j - i,
+				     buf + ((size_t)i << GAZE_BLOCK_SHIFT));
+		if (ret)
+			return ret;
+		i = j;
+	}
+	return 0;
+}
+
+/* a packed cluster: its stream read and decoded; -ENODATA if not packed */
+static int gaze_cl_read_packed(struct inode *inode, struct gaze_cl_read *cr,
+			       u64 len)
+{
+	u32 n, nvalid;
+	size_t raw;
+	int ret;
+
+	ret = gaze_file_map_cluster(gaze_ifs(inode), inode->i_ino,
+				    cr->first >> GAZE_BLOCK_SHIFT, cr->addrs, &n,
+				    &nvalid);
+	if (!ret)
+		ret = gaze_read_addrs(inode->i_sb->s_bdev, cr->addrs, n,
+				      cr->stream);
+	if (ret)
+		return ret;
+	raw = (size_t)nvalid << GAZE_BLOCK_SHIFT;
+	ret = gaze_cluster_decode(cr->stream, n << GAZE_BLOCK_SHIFT, cr->buf,
+				  raw, NULL);
+	if (!ret && len > raw)
+		memset(cr->buf + raw, 0, len - raw);	/* a hole after it */
+	return ret ? -EAGAIN : 0;
+}
+
+/* a plain cluster: its runs read, holes zeroed; -EAGAIN if one is packed */
+static int gaze_cl_read_plain(struct inode *inode, struct gaze_cl_read *cr,
+			      u64 len)
+{
+	u32 nb = DIV_ROUND_UP(len, GAZE_BLOCK_SIZE), b = 0, nr;
+	u64 fblk = cr->first >> GAZE_BLOCK_SHIFT, addr;
+	u8 *p;
+	int ret;
+
+	while (b < nb) {
+		ret = gaze_file_map(gaze_ifs(inode), inode->i_ino, fblk + b,
+				    nb - b, &addr, &nr);
+		if (ret)
+			return ret;
+		if (addr == GAZE_MAP_ENCODED || !nr)
+			return -EAGAIN;		/* packed meanwhile */
+		nr = min(nr, nb - b);
+		p = cr->buf + ((size_t)b << GAZE_BLOCK_SHIFT);
+		if (addr)
+			ret = gaze_bdev_read(inode->i_sb->s_bdev, addr, nr, p);
+		else
+			memset(p, 0, (size_t)nr << GAZE_BLOCK_SHIFT);
+		if (ret)
+			return ret;
+		b += nr;
+	}
+	return 0;
+}
+
+/* len bytes of the cluster at cr->first into cr->buf: bytes, or -errno */
+static s64 gaze_cl_load(struct inode *inode, struct gaze_cl_read *cr, u64 len)
+{
+	unsigned int nofs = gaze_nofs_begin();
+	s64 got = len;
+	int ret;
+
+	ret = gaze_cl_read_packed(inode, cr, len);
+	if (ret == -ENODATA)
+		ret = gaze_cl_read_plain(inode, cr, len);
+	if (ret == -EAGAIN || ret == -EFSCORRUPTED)
+		got = gaze_file_read(gaze_ifs(inode), inode->i_ino, cr->buf,
+				     len, cr->first);
+	else if (ret)
+		got = ret;
+	gaze_nofs_end(nofs);
+	return got;
+}
 
 static int gaze_cluster_fill(struct inode *inode, struct gaze_cl_read *cr,
 			     struct folio *folio)
 {
 	loff_t pos = folio_pos(folio), isize = i_size_read(inode);
 	u64 first = pos & ~((u64)cr->bytes - 1), off;
-	unsigned int nofs;
 	size_t n = 0;
 	void *kaddr;
 
 	if (pos < isize && (cr->got < 0 || cr->first != first)) {
 		cr->first = first;
-		nofs = gaze_nofs_begin();
-		cr->got = gaze_file_read(gaze_ifs(inode), inode->i_ino, cr->buf,
-					 min_t(u64, cr->bytes, isize - first),
-					 first);
-		gaze_nofs_end(nofs);
+		cr->got = gaze_cl_load(inode, cr,
+				       min_t(u64, cr->bytes, isize - first));
 		if (cr->got < 0)
 			return gaze_error(inode->i_sb, (int)cr->got, "read");
 	}
@@ -235,10 +337,26 @@ static u32 gaze_cluster_bytes(struct inode *inode)
 	return GAZE_BLOCK_SIZE << a.compress_log_cluster;
 }
 
+/* buffers for the file's clusters; -ENODATA when it has none (inline) */
+static int gaze_cl_read_init(struct inode *inode, struct gaze_cl_read *cr)
+{
+	cr->got = -1;
+	cr->bytes = gaze_cluster_bytes(inode);
+	if (!cr->bytes)
+		return -ENODATA;
+	cr->buf = kvmalloc(2 * (size_t)cr->bytes + GAZE_CLUSTER_MAX_BLOCKS *
+			   sizeof(*cr->addrs), GFP_NOFS);
+	if (!cr->buf)
+		return -ENOMEM;
+	cr->stream = cr->buf + cr->bytes;
+	cr->addrs = (u64 *)(cr->stream + cr->bytes);
+	return 0;
+}
+
 static void gaze_readahead(struct readahead_control *rac)
 {
 	struct inode *inode = rac->mapping->host;
-	struct gaze_cl_read cr = { .got = -1 };
+	struct gaze_cl_read cr = { 0 };
 	struct folio *folio;
 	int ret;
 
@@ -246,9 +364,7 @@ static void gaze_readahead(struct readahead_control *rac)
 		mpage_readahead(rac, gaze_get_block);
 		return;
 	}
-	cr.bytes = gaze_cluster_bytes(inode);
-	if (cr.bytes)
-		cr.buf = kvmalloc(cr.bytes, GFP_NOFS);
+	gaze_cl_read_init(inode, &cr);
 	while ((folio = readahead_folio(rac)) != NULL) {
 		if (!cr.buf) {		/* inline, or no memory: folio by folio */
 			gaze_read_folio(NULL, folio);
@@ -260,7 +376,21 @@ static void gaze_readahead(struct readahead_control *rac)
 			folio_mark_uptodate(folio);
 		folio_unlock(folio);
 	}
-	kvfree(cr.buf);
+	gaze_cl_read_exit(&cr);
+}
+
+/* one page of a packed cluster (read_folio): the whole cluster is read */
+static int gaze_fill_page_cluster(struct inode *inode, struct page *page)
+{
+	struct gaze_cl_read cr = { 0 };
+	int ret;
+
+	ret = gaze_cl_read_init(inode, &cr);
+	if (ret)
+		return ret == -ENODATA ? -EIO : ret;
+	ret = gaze_cluster_fill(inode, &cr, page_folio(page));
+	gaze_cl_read_exit(&cr);
+	return ret;
 }
 
 /*

@@ -481,7 +481,15 @@ b=$(od -An -tu1 -j12 -N1 $W/h.g | tr -d ' ')
 printf "$(printf '\\%03o' $(( (b + 1) % 256 )))" |
 	dd of=$W/h.g bs=1 seek=12 conv=notrunc status=none
 must_err ESTALE "$PU" byhandle $M $W/h.g
-ok "NFS export: open_by_handle_at of a file and a directory with nothing cached and after a remount; ESTALE once the file is gone (inode $hino reused: $reused) and for a live file's handle with another generation"
+# unlinked while open: still opens by handle (as on ext4 and XFS)
+echo orphan >$M/exp/o
+must "$PU" handle $M/exp/o $W/h.o
+exec 3<$M/exp/o
+rm $M/exp/o
+must "$PU" byhandle $M $W/h.o
+[ "$(cat $W/out)" = orphan ] || fail "open_by_handle_at of an unlinked open file: '$(cat $W/out)'"
+exec 3<&-
+ok "NFS export: open_by_handle_at of a file and a directory with nothing cached and after a remount, and of a file unlinked while open; ESTALE once the file is gone (inode $hino reused: $reused) and for a live file's handle with another generation"
 
 # ---- persistence ---------------------------------------------------------
 # what snap records of each name but big/* and huge, a few processes in
