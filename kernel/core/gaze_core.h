@@ -1223,12 +1223,21 @@ int gaze_file_map_cluster(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addrs,
  * the kernel requires): whole blocks in the range become holes (their
  * space is freed), partial blocks get zeroes; never past the size.
  * ZERO_RANGE [| KEEP_SIZE]: the same on the range, and without
- * KEEP_SIZE the size grows to cover it.  Anything else: -EOPNOTSUPP.
- * Sets mtime and ctime when it changes anything.
+ * KEEP_SIZE the size grows to cover it.  COLLAPSE_RANGE (alone): the
+ * whole blocks [off, off + len), ending before the size, go and what
+ * follows moves down by len; INSERT_RANGE (alone): a hole of len is
+ * opened at off, below the size, and what follows moves up.  Both copy
+ * the moved blocks through the log (holes stay holes), so they need that
+ * much free space first (-ENOSPC), and take time in the file's length
+ * after off; -EINVAL for an unaligned or out-of-range request.
+ * Anything else: -EOPNOTSUPP.  Sets mtime and ctime when it changes
+ * anything.
  */
-#define GAZE_FALLOC_KEEP_SIZE	0x01
-#define GAZE_FALLOC_PUNCH_HOLE	0x02
-#define GAZE_FALLOC_ZERO_RANGE	0x10
+#define GAZE_FALLOC_KEEP_SIZE		0x01
+#define GAZE_FALLOC_PUNCH_HOLE		0x02
+#define GAZE_FALLOC_COLLAPSE_RANGE	0x08
+#define GAZE_FALLOC_ZERO_RANGE		0x10
+#define GAZE_FALLOC_INSERT_RANGE	0x20
 int __must_check gaze_file_fallocate(struct gaze_fs *fs, u32 ino, u32 mode, u64 off,
 			u64 len);
 /* gaze_cluster_set_prop on inode ino (gazectl set compression=) */

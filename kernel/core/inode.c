@@ -861,6 +861,142 @@ inode_falloc_check(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off,
 	return 0;
 }
 
+/* COLLAPSE_RANGE and INSERT_RANGE copy this many blocks a step (the
+ * bits of a u64: the step's holes) */
+#define INODE_SHIFT_CHUNK	64u
+
+/*
+ * The holes among n blocks from src (bit i: src + i); none in a file
+ * with clusters, whose blocks are copied as data (its map is not one of
+ * holes)
+ */
+static int
+inode_holes(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 src, u32 n,
+	    u64 *holes)
+{
+	const struct gaze_inode *in = imb->data;
+	u64 addr, run;
+	u32 i = 0;
+	int err;
+
+	*holes = 0;
+	while (!in->compress_log_cluster && i < n) {
+		err = gaze_bmap_run(fs, imb, src + i, n - i, &addr, &run);
+		if (err)
+			return err;
+		for (; run && i < n; run--, i++)
+			if (addr == GAZE_NULL_ADDR)
+				*holes |= 1ull << i;
+	}
+	return 0;
+}
+
+/*
+ * n blocks of the file from src to dst, through buf, never past the
+ * size; holes stay holes.  Content and holes are taken before anything
+ * is written, since dst may overlap src.
+ */
+static int
+inode_copy_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 src,
+		  u64 dst, u32 n, u8 *buf)
+{
+	const struct gaze_inode *in = imb->data;
+	u64 size = le64_to_cpu(in->size), holes, b, e;
+	u32 i, j;
+	s64 r;
+	int err;
+
+	r = gaze_inode_read(fs, imb, buf, (u64)n << GAZE_BLOCK_SHIFT,
+			    src << GAZE_BLOCK_SHIFT);
+	if (r < 0)
+		return (int)r;
+	memset(buf + r, 0, ((size_t)n << GAZE_BLOCK_SHIFT) - (size_t)r);
+	err = inode_holes(fs, imb, src, n, &holes);
+	for (i = 0; !err && i < n; i = j) {
+		for (j = i + 1; j < n; j++)	/* a run of holes or of data */
+			if (((holes >> j) & 1) != ((holes >> i) & 1))
+				break;
+		b = (dst + i) << GAZE_BLOCK_SHIFT;
+		e = min(size, (dst + j) << GAZE_BLOCK_SHIFT);
+		if (b >= e)
+			break;
+		if ((holes >> i) & 1) {
+			err = gaze_inode_zero(fs, imb, b, e);
+			continue;
+		}
+		r = gaze_inode_write(fs, imb,
+				     buf + ((size_t)i << GAZE_BLOCK_SHIFT),
+				     e - b, b);
+		if (r != (s64)(e - b))
+			err = r < 0 ? (int)r : -EIO;
+	}
+	return err;
+}
+
+/*
+ * Blocks [from, from + nr) to [to, to + nr), a step at a time: ascending
+ * when moving down (collapse), descending when moving up (insert), so no
+ * block is overwritten before it is copied; the collector gets its
+ * chance between steps, as between two writes.
+ */
+static int
+inode_shift(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
+	    u64 nr)
+{
+	u8 *buf = gaze_alloc((size_t)INODE_SHIFT_CHUNK << GAZE_BLOCK_SHIFT);
+	u64 done = 0, s;
+	u32 n;
+	int err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while (!err && done < nr) {
+		n = (u32)min_t(u64, INODE_SHIFT_CHUNK, nr - done);
+		s = to < from ? done : nr - done - n;
+		err = gaze_gc_balance(fs, 2 * (u64)n);
+		if (!err)
+			err = inode_copy_blocks(fs, imb, from + s, to + s, n,
+						buf);
+		done += n;
+	}
+	gaze_free(buf);
+	return err;
+}
+
+/* COLLAPSE_RANGE / INSERT_RANGE: see gaze_core.h */
+static int
+inode_collapse_insert(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 mode,
+		      u64 off, u64 len)
+{
+	struct gaze_inode *in = imb->data;
+	u64 size = le64_to_cpu(in->size);
+	u64 b = off >> GAZE_BLOCK_SHIFT, l = len >> GAZE_BLOCK_SHIFT;
+	u64 eof = DIV_ROUND_UP(size, GAZE_BLOCK_SIZE);
+	bool collapse = mode & GAZE_FALLOC_COLLAPSE_RANGE;
+	int err;
+
+	if (mode & ~(GAZE_FALLOC_COLLAPSE_RANGE | GAZE_FALLOC_INSERT_RANGE) ||
+	    mode == (GAZE_FALLOC_COLLAPSE_RANGE | GAZE_FALLOC_INSERT_RANGE))
+		return -EINVAL;
+	if (!len || ((off | len) & (GAZE_BLOCK_SIZE - 1)) ||
+	    off + len < off || (collapse ? off + len >= size : off >= size))
+		return -EINVAL;
+	if (!collapse &&
+	    size + len > GAZE_BMAP_MAX_BLOCKS << GAZE_BLOCK_SHIFT)
+		return -EFBIG;
+	/* every block after the range is written again first */
+	if (eof - b > gaze_space_free_blocks(fs))
+		return -ENOSPC;
+	if (collapse) {
+		err = inode_shift(fs, imb, b + l, b, eof - b - l);
+		return err ? err : gaze_inode_truncate(fs, imb, size - len);
+	}
+	err = gaze_inode_truncate(fs, imb, size + len);
+	if (!err)
+		err = inode_shift(fs, imb, b, b + l, eof - b);
+	return err ? err : gaze_inode_zero(fs, imb, off, off + len);
+}
+
 int
 gaze_inode_fallocate(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 mode,
 		     u64 off, u64 len)
@@ -870,6 +1006,8 @@ gaze_inode_fallocate(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 mode,
 	u64 end = off + len;
 	int err;
 
+	if (mode & (GAZE_FALLOC_COLLAPSE_RANGE | GAZE_FALLOC_INSERT_RANGE))
+		return inode_collapse_insert(fs, imb, mode, off, len);
 	if (mode & ~(GAZE_FALLOC_KEEP_SIZE | GAZE_FALLOC_PUNCH_HOLE |
 		     GAZE_FALLOC_ZERO_RANGE))
 		return -EOPNOTSUPP;

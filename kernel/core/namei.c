@@ -864,7 +864,9 @@ gaze_file_fallocate(struct gaze_fs *fs, u32 ino, u32 mode, u64 off, u64 len)
 	err = gaze_inode_fallocate(fs, imb, mode, off, len);
 	if (!err && (size != le64_to_cpu(in->size) ||
 		     blocks != le64_to_cpu(in->blocks) ||
-		     (mode & (GAZE_FALLOC_PUNCH_HOLE | GAZE_FALLOC_ZERO_RANGE))))
+		     (mode & (GAZE_FALLOC_PUNCH_HOLE | GAZE_FALLOC_ZERO_RANGE |
+			      GAZE_FALLOC_COLLAPSE_RANGE |
+			      GAZE_FALLOC_INSERT_RANGE))))
 		gaze_inode_touch(fs, imb, true);
 	return gaze_ns_leave(fs, imb, true, err);
 }

@@ -21,10 +21,12 @@
  * nodes go to their log marked for roll-forward (a checkpoint only when
  * recovery could not replay what changed; see core/recover.c).
  *
- * fallocate: mode 0 / KEEP_SIZE, PUNCH_HOLE | KEEP_SIZE and ZERO_RANGE
- * [| KEEP_SIZE] (see gaze_file_fallocate for what "allocate" can promise
- * on a log-structured filesystem: a space check and the size, no
- * reservation); other modes -EOPNOTSUPP.
+ * fallocate: mode 0 / KEEP_SIZE, PUNCH_HOLE | KEEP_SIZE, ZERO_RANGE
+ * [| KEEP_SIZE], COLLAPSE_RANGE and INSERT_RANGE (see gaze_file_fallocate
+ * for what "allocate" can promise on a log-structured filesystem: a
+ * space check and the size, no reservation; and what collapse and insert
+ * cost: the blocks after the range are copied); other modes
+ * -EOPNOTSUPP.
  *
  * gaze_shutdown: GAZE_IOC_SHUTDOWN (uapi/gaze_ioctl.h, dispatched by
  * ioctl.c).
@@ -774,11 +776,28 @@ static int gaze_fsync(struct file *file, loff_t start, loff_t end,
 	return ret ? gaze_error(inode->i_sb, ret, "fsync") : 0;
 }
 
+/* COLLAPSE_RANGE / INSERT_RANGE: the checks the core makes too, early */
+static int gaze_shift_check(struct inode *inode, int mode, loff_t off,
+			    loff_t len)
+{
+	loff_t size = i_size_read(inode);
+
+	if ((off | len) & (GAZE_BLOCK_SIZE - 1))
+		return -EINVAL;
+	if (mode & FALLOC_FL_COLLAPSE_RANGE)
+		return off + len >= size ? -EINVAL : 0;
+	if (off >= size)
+		return -EINVAL;
+	return inode_newsize_ok(inode, size + len);
+}
+
 /*
  * The core works on what it holds, so dirty pages from the range to the
  * end (they carry the size too) go to it first; then the cached range is
  * dropped (partial pages zeroed in place) under the invalidate lock, so
  * no fault maps old data back in, and the core changes the blocks.
+ * Collapse and insert move everything after off: all of it is dropped,
+ * and the size follows the core's either way.
  */
 static long gaze_fallocate(struct file *file, int mode, loff_t off,
 			   loff_t len)
@@ -786,6 +805,7 @@ static long gaze_fallocate(struct file *file, int mode, loff_t off,
 	struct inode *inode = file_inode(file);
 	struct address_space *mapping = inode->i_mapping;
 	bool zero = mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE);
+	bool shift = mode & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE);
 	loff_t end = off + len, old;
 	struct gaze_attr a;
 	unsigned int nofs;
@@ -794,18 +814,26 @@ static long gaze_fallocate(struct file *file, int mode, loff_t off,
 	BUILD_BUG_ON(GAZE_FALLOC_KEEP_SIZE != FALLOC_FL_KEEP_SIZE);
 	BUILD_BUG_ON(GAZE_FALLOC_PUNCH_HOLE != FALLOC_FL_PUNCH_HOLE);
 	BUILD_BUG_ON(GAZE_FALLOC_ZERO_RANGE != FALLOC_FL_ZERO_RANGE);
+	BUILD_BUG_ON(GAZE_FALLOC_COLLAPSE_RANGE != FALLOC_FL_COLLAPSE_RANGE);
+	BUILD_BUG_ON(GAZE_FALLOC_INSERT_RANGE != FALLOC_FL_INSERT_RANGE);
 	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
-		     FALLOC_FL_ZERO_RANGE))
+		     FALLOC_FL_ZERO_RANGE | FALLOC_FL_COLLAPSE_RANGE |
+		     FALLOC_FL_INSERT_RANGE))
 		return -EOPNOTSUPP;
 	inode_lock(inode);
-	if (!(mode & FALLOC_FL_KEEP_SIZE) && end > i_size_read(inode)) {
+	if (shift)
+		ret = gaze_shift_check(inode, mode, off, len);
+	else if (!(mode & FALLOC_FL_KEEP_SIZE) && end > i_size_read(inode))
 		ret = inode_newsize_ok(inode, end);
-		if (ret)
-			goto out_unlock;
-	}
+	else
+		ret = 0;
+	if (ret)
+		goto out_unlock;
 	ret = file_modified(file);
 	if (ret)
 		goto out_unlock;
+	if (shift)
+		inode_dio_wait(inode);
 	old = i_size_read(inode);
 	filemap_invalidate_lock(mapping);
 	ret = filemap_write_and_wait_range(mapping, off, LLONG_MAX);
@@ -813,6 +841,8 @@ static long gaze_fallocate(struct file *file, int mode, loff_t off,
 		goto out_inval;
 	if (zero)
 		truncate_pagecache_range(inode, off, end - 1);
+	else if (shift)
+		truncate_pagecache(inode, off);
 	nofs = gaze_nofs_begin();
 	ret = gaze_file_fallocate(gaze_ifs(inode), inode->i_ino, mode, off,
 				  len);
@@ -824,9 +854,9 @@ static long gaze_fallocate(struct file *file, int mode, loff_t off,
 		goto out_inval;
 	}
 	inode->i_blocks = a.blocks << (GAZE_BLOCK_SHIFT - 9);
-	if (a.size > old)
+	if (a.size > old || shift)
 		i_size_write(inode, a.size);
-	if (zero || a.size > old) {
+	if (zero || shift || a.size > old) {
 		gaze_set_mtime(inode, gaze_set_ctime_current(inode));
 		mark_inode_dirty(inode);
 	}

@@ -619,6 +619,36 @@ test_parallel(void)
 	gaze_dev_close(d);
 }
 
+/* collapse and insert range on a file with packed clusters */
+static void
+test_shift(void)
+{
+	struct cfs c = { 0 };
+	u64 packed = 0;
+	bool ok;
+
+	c.d = mkdev(32);
+	c.fs = format_compressed(c.d, GAZE_COMPRESS_LZ4, 0, 4);
+	TAP_MUST(create(c.fs, GAZE_ROOT_INO, "s", 0100644, &c.ino));
+	gen_text(model, 512 * 1024 + 300);
+	TAP_MUST(cwrite(&c, 0, 512 * 1024 + 300));
+	ok = !gaze_file_fallocate(c.fs, c.ino, GAZE_FALLOC_COLLAPSE_RANGE,
+				  128 * 1024, 68 * 1024);
+	memmove(model + 128 * 1024, model + 196 * 1024, c.size - 196 * 1024);
+	c.size -= 68 * 1024;
+	ok = ok && !gaze_file_fallocate(c.fs, c.ino, GAZE_FALLOC_INSERT_RANGE,
+					40 * 1024, 12 * 1024);
+	memmove(model + 52 * 1024, model + 40 * 1024, c.size - 40 * 1024);
+	memset(model + 40 * 1024, 0, 12 * 1024);
+	c.size += 12 * 1024;
+	ok = ok && same(&c) && counters_agree(&c, &packed) && packed > 4;
+	tap_ok(ok,
+	       "collapse 68 KiB and insert 12 KiB (not cluster-aligned) in a compressed file: reads back, %llu clusters packed, counters agree",
+	       (unsigned long long)packed);
+	TAP_MUST(gaze_fs_close(c.fs));
+	gaze_dev_close(c.d);
+}
+
 int
 main(void)
 {
@@ -628,6 +658,7 @@ main(void)
 	test_files(GAZE_COMPRESS_GZIP, 6);
 	test_inherit();
 	test_parallel();
+	test_shift();
 	printf("1..%d\n", tap_count);
 	return tap_failed ? 1 : 0;
 }

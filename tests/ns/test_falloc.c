@@ -2,9 +2,10 @@
 /*
  * test_falloc.c - gaze_file_fallocate on an emulated zoned device:
  * allocate (size and space check, KEEP_SIZE), PUNCH_HOLE (space freed,
- * partial blocks zeroed), ZERO_RANGE, refused modes; then random writes,
- * punches, zero ranges, allocations and truncates against an in-memory
- * model, with inline and block-mapped files, checked again after close +
+ * partial blocks zeroed), ZERO_RANGE, COLLAPSE_RANGE and INSERT_RANGE
+ * (holes kept, refused ranges), refused modes; then random writes,
+ * punches, zero ranges, allocations, truncates, collapses and inserts
+ * against an in-memory model, with inline and block-mapped files, checked again after close +
  * open.  TAP output; exit status 1 on any failure.
  *
  *   test_falloc [-s SEED]
@@ -24,6 +25,8 @@
 #define KEEP	GAZE_FALLOC_KEEP_SIZE
 #define PUNCH	GAZE_FALLOC_PUNCH_HOLE
 #define ZERO	GAZE_FALLOC_ZERO_RANGE
+#define COLLAPSE GAZE_FALLOC_COLLAPSE_RANGE
+#define INSERT	GAZE_FALLOC_INSERT_RANGE
 #define MODEL	(6u << 20)	/* model file bytes */
 
 static u64 rng_state = 0x2545f4914f6cdd1dull;
@@ -158,9 +161,31 @@ test_basic(void)
 	tap_ok(size_of(fs, ino) == 64 * BS, "the size is kept");
 	tap_ok(gaze_file_fallocate(fs, ino, PUNCH, 0, BS) == -EOPNOTSUPP,
 	       "punch without KEEP_SIZE: -EOPNOTSUPP");
-	tap_ok(gaze_file_fallocate(fs, ino, 0x08, 0, BS) == -EOPNOTSUPP &&
-	       gaze_file_fallocate(fs, ino, 0x20, 0, BS) == -EOPNOTSUPP,
-	       "collapse and insert range: -EOPNOTSUPP");
+	tap_ok(gaze_file_fallocate(fs, ino, 0x40, 0, BS) == -EOPNOTSUPP,
+	       "an unknown mode: -EOPNOTSUPP");
+	tap_ok(gaze_file_fallocate(fs, ino, COLLAPSE, 100, BS) == -EINVAL &&
+	       gaze_file_fallocate(fs, ino, INSERT, BS, 100) == -EINVAL &&
+	       gaze_file_fallocate(fs, ino, COLLAPSE, 60 * BS, 4 * BS) ==
+	       -EINVAL &&
+	       gaze_file_fallocate(fs, ino, INSERT, 64 * BS, BS) == -EINVAL &&
+	       gaze_file_fallocate(fs, ino, COLLAPSE | INSERT, 0, BS) ==
+	       -EINVAL && gaze_file_fallocate(fs, ino, COLLAPSE | KEEP, 0,
+					      BS) == -EINVAL &&
+	       same(fs, ino, model, 64 * BS),
+	       "collapse/insert: unaligned, reaching or past the EOF, combined with another mode: -EINVAL, nothing changed");
+	b0 = blocks_of(fs, ino);
+	tap_ok(!gaze_file_fallocate(fs, ino, INSERT, 8 * BS, 4 * BS) &&
+	       size_of(fs, ino) == 68 * BS && blocks_of(fs, ino) == b0,
+	       "insert 4 blocks at block 8: size 68 blocks, no block more (the new range and the moved holes are holes)");
+	memmove(model + 12 * BS, model + 8 * BS, 56 * BS);
+	memset(model + 8 * BS, 0, 4 * BS);
+	tap_ok(same(fs, ino, model, 68 * BS), "reads back: the data moved up");
+	tap_ok(!gaze_file_fallocate(fs, ino, COLLAPSE, 8 * BS, 4 * BS) &&
+	       size_of(fs, ino) == 64 * BS && blocks_of(fs, ino) == b0,
+	       "collapse them again: size and blocks as before");
+	memmove(model + 8 * BS, model + 12 * BS, 56 * BS);
+	memset(model + 64 * BS, 0, 4 * BS);
+	tap_ok(same(fs, ino, model, 64 * BS), "reads back as before the insert");
 	tap_ok(gaze_file_fallocate(fs, ino, 0, 0, 0) == -EINVAL,
 	       "zero length: -EINVAL");
 	tap_ok(gaze_file_fallocate(fs, GAZE_ROOT_INO, 0, 0, BS) == -EISDIR,
@@ -225,7 +250,7 @@ test_random(void)
 	int err;
 
 	for (k = 0; k < ops && !bad; k++) {
-		op = (u32)(rnd() % 6);
+		op = (u32)(rnd() % 8);
 		off = rnd() % (MODEL - 1);
 		len = 1 + rnd() % (rnd() % 4 ? 3 * BS : 300 * BS);
 		if (off + len > MODEL)
@@ -280,6 +305,37 @@ test_random(void)
 				memset(model + off, 0, size - off);
 			size = off;
 			break;
+		case 6:		/* collapse: whole blocks, before the EOF */
+			off &= ~(u64)(BS - 1);
+			len = (len + BS - 1) & ~(u64)(BS - 1);
+			err = gaze_file_fallocate(fs, ino, COLLAPSE, off, len);
+			if (off + len >= size) {
+				bad += err != -EINVAL;
+				break;
+			}
+			if (err)
+				bad++;
+			memmove(model + off, model + off + len,
+				size - off - len);
+			memset(model + size - len, 0, len);
+			size -= len;
+			break;
+		case 7:		/* insert: whole blocks, below the EOF */
+			off &= ~(u64)(BS - 1);
+			len = (len + BS - 1) & ~(u64)(BS - 1);
+			if (size + len > MODEL)
+				break;
+			err = gaze_file_fallocate(fs, ino, INSERT, off, len);
+			if (off >= size) {
+				bad += err != -EINVAL;
+				break;
+			}
+			if (err)
+				bad++;
+			memmove(model + off + len, model + off, size - off);
+			memset(model + off, 0, len);
+			size += len;
+			break;
 		}
 		if (size_of(fs, ino) != size) {
 			tap_diag("op %llu (%u at %llu+%llu): size %llu, model %llu",
@@ -297,7 +353,7 @@ test_random(void)
 		}
 	}
 	tap_ok(!bad && same(fs, ino, model, size),
-	       "%u random writes, punches, zero ranges, allocations, truncates match the model",
+	       "%u random writes, punches, zero ranges, allocations, truncates, collapses and inserts match the model",
 	       ops);
 	gaze_fs_close(fs);
 	fs = NULL;

@@ -28,7 +28,7 @@
  *                  opens NEW, renames OLD over it, reads the old NEW
  *                  through the descriptor, and checks that its space
  *                  comes back at close
- *   posixutil fallocate FILE alloc|keep|punch|zero|zerokeep|collapse OFF LEN
+ *   posixutil fallocate FILE alloc|keep|punch|zero|zerokeep|collapse|insert OFF LEN
  *   posixutil setacl PATH access|default SPEC
  *   posixutil getacl PATH access|default
  *                  a POSIX ACL as the raw system.posix_acl_* xattr; SPEC
@@ -444,6 +444,7 @@ fallocate_cmd(char **argv)
 		{ "zero", FALLOC_FL_ZERO_RANGE },
 		{ "zerokeep", FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE },
 		{ "collapse", FALLOC_FL_COLLAPSE_RANGE },
+		{ "insert", FALLOC_FL_INSERT_RANGE },
 	};
 	unsigned int i;
 	int fd;

@@ -271,8 +271,32 @@ same fa
 [ "$(stat -c %s $M/fa)" = 5000000 ] || fail "size after allocate: $(stat -c %s $M/fa)"
 must_err ENOSPC $PU fallocate $M/fa alloc 0 $(( ($(stat -f -c %f $M) + 1000) * 4096 ))
 [ "$(stat -c %s $M/fa)" = 5000000 ] || fail "a failed allocate changed the size"
-must_err EOPNOTSUPP $PU fallocate $M/fa collapse 0 4096
-ok "allocate: size, KEEP_SIZE, ENOSPC; COLLAPSE_RANGE EOPNOTSUPP"
+ok "allocate: size, KEEP_SIZE, ENOSPC"
+# collapse and insert range (tmpfs has neither: the reference is cut and
+# padded with head/tail)
+dd if=/dev/urandom of=$R/sh bs=4096 count=300 status=none
+truncate -s 1300000 $R/sh
+cp $R/sh $M/sh
+must $PU fallocate $M/sh punch 409600 204800
+$PU fallocate $R/sh punch 409600 204800
+cat $M/sh >/dev/null
+must $PU fallocate $M/sh collapse 102400 65536
+{ head -c 102400 $R/sh; tail -c +$((102400 + 65536 + 1)) $R/sh; } >$R/sh.t
+mv $R/sh.t $R/sh
+same sh
+must $PU fallocate $M/sh insert 8192 20480
+{ head -c 8192 $R/sh; head -c 20480 /dev/zero; tail -c +$((8192 + 1)) $R/sh; } >$R/sh.t
+mv $R/sh.t $R/sh
+same sh
+[ "$(stat -c %s $M/sh)" = "$(stat -c %s $R/sh)" ] || fail "size after collapse and insert"
+sync
+echo 3 >/proc/sys/vm/drop_caches
+same sh
+must_err EINVAL $PU fallocate $M/sh collapse 100 4096
+must_err EINVAL $PU fallocate $M/sh collapse 4096 $(stat -c %s $M/sh)
+must_err EINVAL $PU fallocate $M/sh insert $(( ($(stat -c %s $M/sh) + 4095) / 4096 * 4096 )) 4096
+same sh
+ok "COLLAPSE_RANGE and INSERT_RANGE (a file with a hole; from the page cache and after drop_caches); unaligned or past the EOF: EINVAL"
 
 # ---- O_DIRECT: reads and writes take the same alignment ---------------------
 LBS=$(cat /sys/block/${D#/dev/}/queue/logical_block_size)
