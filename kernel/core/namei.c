@@ -792,6 +792,25 @@ gaze_file_write_vec_enc(struct gaze_fs *fs, u32 ino, const u64 *fblks,
 			    nenc);
 }
 
+/*
+ * Enters for a read of a file's block map: *imbp NULL and the error when
+ * the entry failed; else held, with -ENODATA for an inline file (no map)
+ */
+static int
+ns_enter_map(struct gaze_fs *fs, u32 ino, struct gaze_mbuf **imbp)
+{
+	int err;
+
+	*imbp = NULL;
+	err = ns_enter_get(fs, ino, false, ns_get_file, imbp);
+	if (err) {
+		*imbp = NULL;
+		return err;
+	}
+	return le32_to_cpu(((struct gaze_inode *)(*imbp)->data)->flags) &
+	       GAZE_IF_INLINE_DATA ? -ENODATA : 0;
+}
+
 int
 gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
 	      u32 *nr)
@@ -802,13 +821,10 @@ gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
 
 	*addr = GAZE_NULL_ADDR;
 	*nr = 0;
-	err = ns_enter_get(fs, ino, false, ns_get_file, &imb);
-	if (err)
+	err = ns_enter_map(fs, ino, &imb);
+	if (!imb)
 		return err;
-	if (le32_to_cpu(((struct gaze_inode *)imb->data)->flags) &
-	    GAZE_IF_INLINE_DATA)
-		err = -ENODATA;
-	else if (max)
+	if (!err && max)
 		err = gaze_bmap_run(fs, imb, fblk, max, addr, &n);
 	*nr = (u32)n;
 	return gaze_ns_leave(fs, imb, false, err);
@@ -821,13 +837,10 @@ gaze_file_map_cluster(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addrs,
 	struct gaze_mbuf *imb;
 	int err;
 
-	err = ns_enter_get(fs, ino, false, ns_get_file, &imb);
-	if (err)
+	err = ns_enter_map(fs, ino, &imb);
+	if (!imb)
 		return err;
-	if (le32_to_cpu(((struct gaze_inode *)imb->data)->flags) &
-	    GAZE_IF_INLINE_DATA)
-		err = -ENODATA;
-	else
+	if (!err)
 		err = gaze_cluster_map(fs, imb, fblk, addrs, n, nvalid);
 	return gaze_ns_leave(fs, imb, false, err);
 }
