@@ -26,6 +26,8 @@
  *   gaze_bdev_freeze/thaw bdev_freeze/bdev_thaw (6.8)
  *   gaze_remove_folio     generic_error_remove_folio (6.8)
  *   gaze_zone_mgmt        blkdev_zone_mgmt without a gfp mask (6.10)
+ *   GAZE_ENCODE_FH        ->encode_fh, which exportfs calls without a
+ *                         NULL check since 6.7
  */
 #ifndef GAZE_COMPAT_H
 #define GAZE_COMPAT_H
@@ -409,5 +411,21 @@ static inline int gaze_zone_mgmt(struct block_device *bdev, enum req_op op,
 	return blkdev_zone_mgmt(bdev, op, sector, nr_sectors, GFP_NOIO);
 #endif
 }
+
+/* ---------------------------------------------------------------- */
+/* NFS export                                                        */
+/* ---------------------------------------------------------------- */
+
+/*
+ * Handles are the VFS default (FILEID_INO32_GEN): before 6.7 exportfs
+ * makes it when ->encode_fh is NULL; since 6.7 (->encode_fh mandatory)
+ * the same encoder is exported and must be named.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#include <linux/exportfs.h>
+#define GAZE_ENCODE_FH	generic_encode_ino32_fh
+#else
+#define GAZE_ENCODE_FH	NULL
+#endif
 
 #endif /* GAZE_COMPAT_H */

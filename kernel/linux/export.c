@@ -78,6 +78,7 @@ static struct dentry *gaze_get_parent(struct dentry *child)
 }
 
 const struct export_operations gaze_export_ops = {
+	.encode_fh	= GAZE_ENCODE_FH,
 	.fh_to_dentry	= gaze_fh_to_dentry,
 	.fh_to_parent	= gaze_fh_to_parent,
 	.get_parent	= gaze_get_parent,
