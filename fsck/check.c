@@ -1179,7 +1179,11 @@ walk_addrs(struct fsck *f, struct iwalk *w, u32 owner, const __le64 *addr,
 		if (!a)
 			continue;
 		if (a == GAZE_ADDR_PREALLOC) {
-			w->maxf = max(w->maxf, first + i + 1);
+			/* a file's may lie past its size (KEEP_SIZE) */
+			if (!GAZE_S_ISREG(w->mode))
+				w->maxf = max(w->maxf, first + i + 1);
+			w->blocks++;	/* st_blocks counts it */
+			f->prealloc++;
 			continue;
 		}
 		if (w->cl_n && cluster_slot(f, w, owner, i, first + i, a))
@@ -2712,6 +2716,12 @@ pass3(struct fsck *f)
 			     (unsigned long long)f->st.valid_blocks,
 			     (unsigned long long)f->valid_nodes,
 			     (unsigned long long)f->valid_inodes, nfree);
+	}
+	if (le64_to_cpu(f->cp.prealloc_blocks) != f->prealloc) {
+		f->cp_counts_bad = true;
+		fsck_problem(f, PR_cp_prealloc, "checkpoint counts %llu preallocated blocks, the files hold %llu",
+			     (unsigned long long)le64_to_cpu(f->cp.prealloc_blocks),
+			     (unsigned long long)f->prealloc);
 	}
 	if (le64_to_cpu(f->cp.compr_logical_blocks) != f->compr_logical ||
 	    le64_to_cpu(f->cp.compr_physical_blocks) != f->compr_physical) {

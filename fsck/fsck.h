@@ -327,6 +327,7 @@ struct fsck {
 	u64			valid_nodes, valid_inodes;
 	/* blocks in packed clusters: logical (their data), physical */
 	u64			compr_logical, compr_physical;
+	u64			prealloc;	/* GAZE_ADDR_PREALLOC slots */
 
 	/* an operational error (exit 8): cannot check; its message */
 	bool			failed;

@@ -109,6 +109,7 @@
 	X(307, zone_wp_behind,		3, 0)				\
 	X(308, cp_counters,		3, 1)				\
 	X(309, cp_compr_counters,	3, 1)				\
+	X(310, cp_prealloc,		3, 1)				\
 	X(401, lost_found_not_dir,	4, 0)
 
 /* PR_name: the index of a problem in fsck_problems[] */

@@ -773,6 +773,7 @@ fsck_repair(struct fsck *f)
 		/* the compression counters as pass 1 counted them */
 		fs->cp.compr_logical_blocks = cpu_to_le64(f->compr_logical);
 		fs->cp.compr_physical_blocks = cpu_to_le64(f->compr_physical);
+		fs->cp.prealloc_blocks = cpu_to_le64(f->prealloc);
 	}
 	mutex_unlock(&fs->lock);
 	if (!ret)

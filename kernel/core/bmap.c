@@ -219,6 +219,13 @@ gaze_bmap_slot(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 	return bmap_slot(fs, imb, fblk, create, owner, ofs, NULL);
 }
 
+/* a slot value inode.blocks counts: a block, or one preallocated */
+static bool
+bmap_counted(u64 a)
+{
+	return GAZE_ADDR_IS_REAL(a) || a == GAZE_ADDR_PREALLOC;
+}
+
 int
 gaze_bmap_set(struct gaze_fs *fs, struct gaze_mbuf *imb,
 	      struct gaze_mbuf *owner, u32 ofs, u64 addr)
@@ -231,9 +238,13 @@ gaze_bmap_set(struct gaze_fs *fs, struct gaze_mbuf *imb,
 	gaze_mbuf_dirty(fs, owner);
 	if (GAZE_ADDR_IS_REAL(old))
 		err = gaze_block_invalidate(fs, old);
-	if (GAZE_ADDR_IS_REAL(old) && !GAZE_ADDR_IS_REAL(addr))
+	if (old == GAZE_ADDR_PREALLOC)
+		gaze_space_prealloc_add(fs, -1);
+	if (addr == GAZE_ADDR_PREALLOC)
+		gaze_space_prealloc_add(fs, 1);
+	if (bmap_counted(old) && !bmap_counted(addr))
 		bmap_blocks_add(fs, imb, -1);
-	else if (!GAZE_ADDR_IS_REAL(old) && GAZE_ADDR_IS_REAL(addr))
+	else if (!bmap_counted(old) && bmap_counted(addr))
 		bmap_blocks_add(fs, imb, 1);
 	return err;
 }
@@ -393,6 +404,8 @@ bmap_run_value(u64 a)
 {
 	if (GAZE_ADDR_IS_CLUSTER(a) || GAZE_ADDR_IS_CLEN(a))
 		return GAZE_MAP_ENCODED;
+	if (a == GAZE_ADDR_PREALLOC)
+		return GAZE_MAP_UNWRITTEN;
 	return GAZE_ADDR_IS_REAL(a) ? a : GAZE_NULL_ADDR;
 }
 
@@ -402,6 +415,8 @@ bmap_run_continues(u64 first, u64 n, u64 v)
 {
 	if (v == GAZE_MAP_ENCODED)
 		return false;
+	if (first == GAZE_MAP_UNWRITTEN || v == GAZE_MAP_UNWRITTEN)
+		return v == first;
 	return first ? v == first + n : !v;
 }
 
@@ -526,7 +541,7 @@ gaze_bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
 		addrs = gaze_bmap_addrs(owner);
 		n = (u32)(end - fblk);
 		for (i = ofs; i < ofs + n && !err; i++) {
-			if (GAZE_ADDR_IS_REAL(le64_to_cpu(addrs[i])))
+			if (bmap_counted(le64_to_cpu(addrs[i])))
 				(*mapped)++;
 			if (!clear || !addrs[i])
 				continue;
@@ -535,6 +550,41 @@ gaze_bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
 			if (!err)
 				err = gaze_bmap_set(fs, imb, owner, i,
 						    GAZE_NULL_ADDR);
+		}
+		gaze_bmap_release(fs, imb, owner);
+		fblk = end;
+	}
+	return err;
+}
+
+/*
+ * The holes among file blocks [from, to) become GAZE_ADDR_PREALLOC,
+ * creating the nodes that hold them; *added counts them.  The caller
+ * checked the space (gaze_inode_fallocate).
+ */
+int
+gaze_bmap_prealloc(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from,
+		   u64 to, u64 *added)
+{
+	struct gaze_mbuf *owner;
+	__le64 *addrs;
+	u64 fblk = from, end;
+	u32 ofs, i;
+	int err = 0;
+
+	*added = 0;
+	while (fblk < to && !err) {
+		err = gaze_bmap_slot(fs, imb, fblk, true, &owner, &ofs);
+		if (err)
+			break;
+		end = min(bmap_window_end(fblk), to);
+		addrs = gaze_bmap_addrs(owner);
+		for (i = ofs; i < ofs + (u32)(end - fblk) && !err; i++) {
+			if (addrs[i])
+				continue;
+			err = gaze_bmap_set(fs, imb, owner, i,
+					    GAZE_ADDR_PREALLOC);
+			(*added)++;
 		}
 		gaze_bmap_release(fs, imb, owner);
 		fblk = end;

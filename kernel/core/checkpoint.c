@@ -114,6 +114,7 @@ cp_build_pack(struct gaze_fs *fs, u8 *pack, u32 nblocks, u64 blkaddr,
 	head->compr_physical_blocks = fs->cp.compr_physical_blocks;
 	head->gc_zones_reclaimed = fs->cp.gc_zones_reclaimed;
 	head->gc_blocks_moved = fs->cp.gc_blocks_moved;
+	head->prealloc_blocks = fs->cp.prealloc_blocks;
 	head->mount_count = fs->cp.mount_count;
 	gaze_fmt_hdr_init(head, GAZE_MAGIC_CP_HEAD, fs->uuid, blkaddr, seq, 0,
 			  0, 0);

@@ -521,8 +521,19 @@ int gaze_data_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 int gaze_blocks_write(struct gaze_fs *fs, u64 addr, u32 nr, const void *buf);
 /* meta ring: next block for a table/index block written at checkpoint */
 int gaze_meta_alloc(struct gaze_fs *fs, u64 *addr);
-/* free user blocks (for statfs and ENOSPC) */
+/* free user blocks (for statfs and ENOSPC): user_blocks less the valid
+ * ones, the new ones dirty in the cache and the preallocated ones */
 u64 gaze_space_free_blocks(struct gaze_fs *fs);
+/*
+ * Of free blocks, those a file's data can fill: less the map nodes that
+ * mapping them takes (one per GAZE_ADDRS_PER_DNODE, and two indirect).
+ * statfs's f_bavail, so that writing or fallocating what df calls
+ * available fits.
+ */
+u64 gaze_space_avail_blocks(u64 free);
+/* fs->lock: slots holding GAZE_ADDR_PREALLOC gained (+) or lost (-)
+ * delta; kept in fs->cp.prealloc_blocks (gaze_bmap_set, roll-forward) */
+void gaze_space_prealloc_add(struct gaze_fs *fs, s64 delta);
 /* -ENOSPC unless nblocks more user blocks fit (see space.c "classes");
  * called before creating new nodes and directory blocks */
 int gaze_space_user_check(struct gaze_fs *fs, u32 nblocks);
@@ -1172,7 +1183,17 @@ s64 gaze_file_read(struct gaze_fs *fs, u32 ino, void *buf, u64 len, u64 off);
  * written (use holes by not writing them) */
 s64 __must_check gaze_file_write(struct gaze_fs *fs, u32 ino, const void *buf, u64 len,
 		    u64 off);
+/* a size not above the old one also frees the blocks preallocated past
+ * it (fallocate KEEP_SIZE), as ext4 and XFS do */
 int __must_check gaze_file_truncate(struct gaze_fs *fs, u32 ino, u64 size);
+/*
+ * gaze_file_truncate for truncate(2) in the module, whose size can be
+ * ahead of the core's while written pages are dirty: trim says the
+ * size did not grow in the caller's view, so preallocated blocks past it
+ * are freed whatever the core's size
+ */
+int __must_check gaze_file_truncate_trim(struct gaze_fs *fs, u32 ino,
+					 u64 size, bool trim);
 /*
  * Writeback of whole blocks: nr blocks from buf (contiguous) become file
  * blocks fblk..fblk+nr-1, written to consecutive log blocks with as few
@@ -1215,19 +1236,26 @@ int gaze_file_map_cluster(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addrs,
 			  u32 *n, u32 *nvalid);
 /*
  * fallocate(2) of a regular file; mode bits are the kernel's FALLOC_FL_*
- * values.  0 / KEEP_SIZE ("allocate"): a log-structured filesystem
- * writes every block to a new place, so nothing can be reserved ahead:
- * this checks that the holes in the range fit in the free space now
- * (-ENOSPC otherwise) and, without KEEP_SIZE, extends the size; later
- * writes can still fail with -ENOSPC.  PUNCH_HOLE (with KEEP_SIZE, as
- * the kernel requires): whole blocks in the range become holes (their
- * space is freed), partial blocks get zeroes; never past the size.
- * ZERO_RANGE [| KEEP_SIZE]: the same on the range, and without
- * KEEP_SIZE the size grows to cover it.  COLLAPSE_RANGE (alone): the
+ * values.  0 / KEEP_SIZE ("allocate"): with the ro_compat feature
+ * prealloc, every hole among the blocks the range touches becomes
+ * GAZE_ADDR_PREALLOC: no place yet (a log writes each block where it
+ * stands), but counted as used (inode blocks, cp prealloc_blocks), so
+ * later writes there find room; -ENOSPC before anything changes when
+ * they do not fit.  Past the size with KEEP_SIZE too; truncate (to any
+ * size not above the old one) frees them there.  Without the feature,
+ * and in files with clusters, the holes only have to fit now.  Without
+ * KEEP_SIZE the size grows to cover the range.  PUNCH_HOLE (with
+ * KEEP_SIZE, as the kernel requires): whole blocks in the range become
+ * holes (their space is freed), partial blocks get zeroes; never past
+ * the size.  ZERO_RANGE [| KEEP_SIZE]: the same on the range, then (with
+ * preallocation) its blocks are preallocated again, as an allocate of
+ * the range; without KEEP_SIZE the size grows to cover it.
+ * COLLAPSE_RANGE (alone): the
  * whole blocks [off, off + len), ending before the size, go and what
  * follows moves down by len; INSERT_RANGE (alone): a hole of len is
  * opened at off, below the size, and what follows moves up.  Both copy
- * the moved blocks through the log (holes stay holes), so they need that
+ * the moved blocks through the log (holes stay holes, preallocated
+ * blocks stay preallocated), so they need that
  * much free space first (-ENOSPC), and take time in the file's length
  * after off; -EINVAL for an unaligned or out-of-range request.
  * Anything else: -EOPNOTSUPP.  Sets mtime and ctime when it changes
@@ -1309,6 +1337,10 @@ int gaze_inode_write_vec(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 			 const u64 *fblks, u32 nr, void *const *bufs,
 			 u64 size, struct gaze_cluster_enc *enc, u32 nenc);
 int gaze_inode_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size);
+/* trim: free the blocks past size even when it grows (see
+ * gaze_file_truncate_trim) */
+int gaze_inode_truncate_trim(struct gaze_fs *fs, struct gaze_mbuf *imb,
+			     u64 size, bool trim);
 /* bytes [off, end) below the size become zero (whole blocks: holes) */
 int gaze_inode_zero(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off,
 		    u64 end);
@@ -1447,16 +1479,23 @@ int gaze_bmap_lookup(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
  * The run of file blocks from fblk (at most max) mapped to consecutive
  * device blocks (*addr the first), or a hole (*addr GAZE_NULL_ADDR), or
  * packed clusters (*addr GAZE_MAP_ENCODED: data with no address of its
- * own, read through gaze_inode_read); another address that is not a
- * real one counts as hole.  Missing nodes are skipped whole.  An error on fblk itself is returned; one past the run
+ * own, read through gaze_inode_read), or preallocated slots (*addr
+ * GAZE_MAP_UNWRITTEN: read as zeros, like a hole, but reserved); another
+ * address that is not a real one counts as hole.  Missing nodes are skipped whole.  An error on fblk itself is returned; one past the run
  * only ends it.
  */
 #define GAZE_MAP_ENCODED	GAZE_ADDR_CLUSTER_BASE
+/* a run of preallocated slots (fallocate): no block yet, reads as zeros */
+#define GAZE_MAP_UNWRITTEN	GAZE_ADDR_PREALLOC
 int gaze_bmap_run(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u64 max,
 		  u64 *addr, u64 *nr);
 /* frees data blocks >= from and nodes wholly beyond it */
 int gaze_bmap_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from);
-/* counts mapped blocks in [from, to) into *mapped; clear: unmaps them */
+/* holes in [from, to) become GAZE_ADDR_PREALLOC (*added of them) */
+int gaze_bmap_prealloc(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from,
+		       u64 to, u64 *added);
+/* counts mapped blocks in [from, to), preallocated ones included, into
+ * *mapped; clear: unmaps them */
 int gaze_bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
 		    bool clear, u64 *mapped);
 

@@ -150,12 +150,16 @@ struct gaze_mhdr {
 	X(COMPAT,   0, lost_found, 1, 1)  /* mkfs created /lost+found */ \
 	X(INCOMPAT, 2, meta_uuid, 0, 2)   /* block headers carry        \
 					     meta_uuid, not the uuid    \
-					     users see (gazectl uuid)  */
+					     users see (gazectl uuid)  */ \
+	X(RO_COMPAT, 0, prealloc, 1, 1)	  /* fallocate reserves space:   \
+					     PREALLOC slots, counted in \
+					     cp prealloc_blocks */
 
 #define GAZE_FEATURE_INCOMPAT_INLINE_DATA	(1ull << 0)
 #define GAZE_FEATURE_INCOMPAT_COMPRESSION	(1ull << 1)
 #define GAZE_FEATURE_INCOMPAT_META_UUID		(1ull << 2)
 #define GAZE_FEATURE_COMPAT_LOST_FOUND		(1ull << 0)
+#define GAZE_FEATURE_RO_COMPAT_PREALLOC		(1ull << 0)
 
 /* the supported bits of one mask, from the table */
 #define GAZE_FEAT_IS_COMPAT_COMPAT		1
@@ -392,7 +396,9 @@ struct gaze_cp_head {			/* hdr.seq = checkpoint seq */
 	__le64	compr_physical_blocks;	/*   logical / physical */
 	__le64	gc_zones_reclaimed;	/* lifetime GC counters */
 	__le64	gc_blocks_moved;
-	__u8	reserved[3768];
+	__le64	prealloc_blocks;	/* slots holding GAZE_ADDR_PREALLOC
+					 * (ro_compat prealloc) */
+	__u8	reserved[3760];
 };
 
 struct gaze_cp_payload {		/* hdr.index = block number in pack */

@@ -702,6 +702,13 @@ gaze_inode_write_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 int
 gaze_inode_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size)
 {
+	return gaze_inode_truncate_trim(fs, imb, size, false);
+}
+
+int
+gaze_inode_truncate_trim(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size,
+			 bool trim)
+{
 	struct gaze_inode *in = imb->data;
 	u64 old = le64_to_cpu(in->size), addr;
 	u32 boff;
@@ -753,6 +760,9 @@ gaze_inode_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size)
 					return err;
 			}
 		}
+	}
+	if (size <= old || trim) {
+		/* and blocks preallocated past the size (KEEP_SIZE) */
 		err = gaze_bmap_truncate(fs, imb,
 					 DIV_ROUND_UP(size, GAZE_BLOCK_SIZE));
 		if (err)
@@ -838,27 +848,73 @@ gaze_inode_zero(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off, u64 end)
 	return err;
 }
 
-/* mode 0 / KEEP_SIZE: the holes of the range must fit; see gaze_core.h */
+/*
+ * Does fallocate reserve blocks in this file?  With the ro_compat
+ * feature prealloc, in a file without clusters (a cluster is stored as a
+ * whole, so a reservation per block would not say what it needs).
+ */
+static bool
+inode_prealloc_on(struct gaze_fs *fs, const struct gaze_inode *in)
+{
+	return (le64_to_cpu(fs->sb.feature_ro_compat) &
+		GAZE_FEATURE_RO_COMPAT_PREALLOC) && !in->compress_log_cluster;
+}
+
+/*
+ * mode 0 / KEEP_SIZE and ZERO_RANGE: every block the range touches that
+ * has none gets a preallocated one (GAZE_ADDR_PREALLOC, counted as used
+ * space until written or freed); without preallocation the holes must
+ * only fit now.  See gaze_core.h.  First the check, so that -ENOSPC
+ * comes before anything changed: *n blocks are missing.
+ */
 static int
-inode_falloc_check(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off,
-		   u64 end)
+inode_prealloc_check(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off,
+		     u64 end, u64 *n)
 {
 	struct gaze_inode *in = imb->data;
 	u64 first = off >> GAZE_BLOCK_SHIFT;
-	u64 last = DIV_ROUND_UP(end, GAZE_BLOCK_SIZE), mapped = 0;
-	int err = 0;
+	u64 last = DIV_ROUND_UP(end, GAZE_BLOCK_SIZE), have = 0, nodes;
+	int err;
 
+	*n = 0;
 	if (le32_to_cpu(in->flags) & GAZE_IF_INLINE_DATA) {
 		if (end <= GAZE_INLINE_SIZE)
 			return 0;
 	} else {
-		err = gaze_bmap_range(fs, imb, first, last, false, &mapped);
+		err = gaze_bmap_range(fs, imb, first, last, false, &have);
 		if (err)
 			return err;
 	}
-	if (last - first - mapped > gaze_space_free_blocks(fs))
+	*n = last - first - have;
+	if (*n > gaze_space_free_blocks(fs))
 		return -ENOSPC;
-	return 0;
+	if (!inode_prealloc_on(fs, in) || !*n)
+		return 0;
+	/* the map nodes the new slots may need, and the indirect ones */
+	nodes = DIV_ROUND_UP(*n, GAZE_ADDRS_PER_DNODE) + 2;
+	return gaze_space_user_check(fs, (u32)min_t(u64, *n + nodes,
+						    0xffffffffu));
+}
+
+/* then the slots: holes in the blocks [off, end) touches */
+static int
+inode_prealloc(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off, u64 end)
+{
+	struct gaze_inode *in = imb->data;
+	u64 added;
+	int err;
+
+	if (le32_to_cpu(in->flags) & GAZE_IF_INLINE_DATA) {
+		if (end <= GAZE_INLINE_SIZE)
+			return 0;
+		err = inode_inline_convert(fs, imb);
+		if (err)
+			return err;
+	}
+	err = gaze_bmap_prealloc(fs, imb, off >> GAZE_BLOCK_SHIFT,
+				 DIV_ROUND_UP(end, GAZE_BLOCK_SIZE), &added);
+	gaze_space_publish(fs);
+	return err;
 }
 
 /* COLLAPSE_RANGE and INSERT_RANGE copy this many blocks a step (the
@@ -866,43 +922,54 @@ inode_falloc_check(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off,
 #define INODE_SHIFT_CHUNK	64u
 
 /*
- * The holes among n blocks from src (bit i: src + i); none in a file
- * with clusters, whose blocks are copied as data (its map is not one of
- * holes)
+ * The holes among n blocks from src (bit i: src + i), and the
+ * preallocated blocks (*unw); none in a file with clusters, whose blocks
+ * are copied as data (its map is not one of holes)
  */
 static int
 inode_holes(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 src, u32 n,
-	    u64 *holes)
+	    u64 *holes, u64 *unw)
 {
 	const struct gaze_inode *in = imb->data;
 	u64 addr, run;
 	u32 i = 0;
 	int err;
 
-	*holes = 0;
+	*holes = *unw = 0;
 	while (!in->compress_log_cluster && i < n) {
 		err = gaze_bmap_run(fs, imb, src + i, n - i, &addr, &run);
 		if (err)
 			return err;
-		for (; run && i < n; run--, i++)
+		for (; run && i < n; run--, i++) {
 			if (addr == GAZE_NULL_ADDR)
 				*holes |= 1ull << i;
+			else if (addr == GAZE_MAP_UNWRITTEN)
+				*unw |= 1ull << i;
+		}
 	}
 	return 0;
 }
 
+/* what block i of a step is: 0 data, 1 a hole, 2 preallocated */
+static u32
+inode_kind(u64 holes, u64 unw, u32 i)
+{
+	return ((holes >> i) & 1) | (((unw >> i) & 1) << 1);
+}
+
 /*
  * n blocks of the file from src to dst, through buf, never past the
- * size; holes stay holes.  Content and holes are taken before anything
- * is written, since dst may overlap src.
+ * size; holes stay holes and preallocated blocks stay preallocated.
+ * Content and map are taken before anything is written, since dst may
+ * overlap src.
  */
 static int
 inode_copy_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 src,
 		  u64 dst, u32 n, u8 *buf)
 {
 	const struct gaze_inode *in = imb->data;
-	u64 size = le64_to_cpu(in->size), holes, b, e;
-	u32 i, j;
+	u64 size = le64_to_cpu(in->size), holes, unw, b, e, added;
+	u32 i, j, kind;
 	s64 r;
 	int err;
 
@@ -911,17 +978,22 @@ inode_copy_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 src,
 	if (r < 0)
 		return (int)r;
 	memset(buf + r, 0, ((size_t)n << GAZE_BLOCK_SHIFT) - (size_t)r);
-	err = inode_holes(fs, imb, src, n, &holes);
+	err = inode_holes(fs, imb, src, n, &holes, &unw);
 	for (i = 0; !err && i < n; i = j) {
-		for (j = i + 1; j < n; j++)	/* a run of holes or of data */
-			if (((holes >> j) & 1) != ((holes >> i) & 1))
+		kind = inode_kind(holes, unw, i);
+		for (j = i + 1; j < n; j++)	/* a run of one kind */
+			if (inode_kind(holes, unw, j) != kind)
 				break;
 		b = (dst + i) << GAZE_BLOCK_SHIFT;
 		e = min(size, (dst + j) << GAZE_BLOCK_SHIFT);
 		if (b >= e)
 			break;
-		if ((holes >> i) & 1) {
+		if (kind) {
 			err = gaze_inode_zero(fs, imb, b, e);
+			if (!err && kind == 2)
+				err = gaze_bmap_prealloc(fs, imb, dst + i,
+					DIV_ROUND_UP(e, GAZE_BLOCK_SIZE),
+					&added);
 			continue;
 		}
 		r = gaze_inode_write(fs, imb,
@@ -1002,9 +1074,9 @@ gaze_inode_fallocate(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 mode,
 		     u64 off, u64 len)
 {
 	struct gaze_inode *in = imb->data;
-	bool keep = mode & GAZE_FALLOC_KEEP_SIZE;
-	u64 end = off + len;
-	int err;
+	bool keep = mode & GAZE_FALLOC_KEEP_SIZE, alloc;
+	u64 end = off + len, missing = 0;
+	int err = 0;
 
 	if (mode & (GAZE_FALLOC_COLLAPSE_RANGE | GAZE_FALLOC_INSERT_RANGE))
 		return inode_collapse_insert(fs, imb, mode, off, len);
@@ -1018,10 +1090,16 @@ gaze_inode_fallocate(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 mode,
 		return -EINVAL;
 	if (end > GAZE_BMAP_MAX_BLOCKS << GAZE_BLOCK_SHIFT)
 		return -EFBIG;
-	if (mode & (GAZE_FALLOC_PUNCH_HOLE | GAZE_FALLOC_ZERO_RANGE))
+	/* a zeroed range stays allocated, as on ext4 and XFS */
+	alloc = !(mode & GAZE_FALLOC_PUNCH_HOLE) &&
+		(!(mode & GAZE_FALLOC_ZERO_RANGE) || inode_prealloc_on(fs, in));
+	if (alloc)
+		err = inode_prealloc_check(fs, imb, off, end, &missing);
+	if (!err && (mode & (GAZE_FALLOC_PUNCH_HOLE | GAZE_FALLOC_ZERO_RANGE)))
 		err = gaze_inode_zero(fs, imb, off, end);
-	else
-		err = inode_falloc_check(fs, imb, off, end);
+	if (!err && alloc && inode_prealloc_on(fs, in) &&
+	    (missing || (mode & GAZE_FALLOC_ZERO_RANGE)))
+		err = inode_prealloc(fs, imb, off, end);
 	if (!err && !keep && end > le64_to_cpu(in->size))
 		err = gaze_inode_truncate(fs, imb, end);
 	return err;

@@ -695,30 +695,8 @@ ns_write_chunks(struct gaze_fs *fs, struct gaze_mbuf *imb, const u8 *buf,
 	return done ? (s64)done : ret;
 }
 
-s64
-gaze_file_write(struct gaze_fs *fs, u32 ino, const void *buf, u64 len,
-		u64 off)
-{
-	struct gaze_mbuf *imb;
-	s64 ret;
-	int err;
-
-	err = ns_enter_get(fs, ino, true, ns_get_file, &imb);
-	if (err)
-		return err;
-	/* writeback: spends reservations; one block at a time (space.c) */
-	gaze_space_wb_begin(fs, 1);
-	ret = ns_write_chunks(fs, imb, buf, len, off);
-	gaze_space_wb_end(fs);
-	if (ret > 0)
-		gaze_inode_touch(fs, imb, true);
-	err = gaze_ns_leave(fs, imb, true, 0);
-	if (err && ret >= 0)
-		ret = err;
-	return ret;
-}
-
-/* blocks of the nr file blocks mapped now (an overwrite frees them) */
+/* blocks of the nr file blocks mapped or preallocated now (an overwrite
+ * frees them; a preallocated block is counted as used already) */
 static u32
 ns_mapped_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 		 const u64 *fblks, u32 nr)
@@ -732,9 +710,53 @@ ns_mapped_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 	for (i = 0; i < nr; i++)
 		if (!gaze_bmap_lookup(fs, imb, fblks ? fblks[i] : fblk + i,
 				      &a) &&
-		    GAZE_ADDR_IS_REAL(a))
+		    (GAZE_ADDR_IS_REAL(a) || a == GAZE_ADDR_PREALLOC))
 			n++;
 	return n;
+}
+
+/* gaze_file_write's allowance: 1 if a block of the range is mapped */
+static u32
+ns_write_over(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off, u64 len)
+{
+	u64 fblk = off >> GAZE_BLOCK_SHIFT;
+	u64 end = DIV_ROUND_UP(off + len, GAZE_BLOCK_SIZE), n;
+	u32 nr;
+
+	for (; fblk < end; fblk += nr) {
+		nr = (u32)min_t(u64, end - fblk, 1024);
+		n = ns_mapped_blocks(fs, imb, fblk, NULL, nr);
+		if (n)
+			return 1;
+	}
+	return 0;
+}
+
+s64
+gaze_file_write(struct gaze_fs *fs, u32 ino, const void *buf, u64 len,
+		u64 off)
+{
+	struct gaze_mbuf *imb;
+	s64 ret;
+	int err;
+
+	err = ns_enter_get(fs, ino, true, ns_get_file, &imb);
+	if (err)
+		return err;
+	/*
+	 * writeback: spends reservations, one block at a time (space.c); a
+	 * block replacing a mapped or preallocated one is counted twice
+	 * until its old one goes, so one may go over when any does
+	 */
+	gaze_space_wb_begin(fs, ns_write_over(fs, imb, off, len));
+	ret = ns_write_chunks(fs, imb, buf, len, off);
+	gaze_space_wb_end(fs);
+	if (ret > 0)
+		gaze_inode_touch(fs, imb, true);
+	err = gaze_ns_leave(fs, imb, true, 0);
+	if (err && ret >= 0)
+		ret = err;
+	return ret;
 }
 
 static int
@@ -848,13 +870,19 @@ gaze_file_map_cluster(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addrs,
 int
 gaze_file_truncate(struct gaze_fs *fs, u32 ino, u64 size)
 {
+	return gaze_file_truncate_trim(fs, ino, size, false);
+}
+
+int
+gaze_file_truncate_trim(struct gaze_fs *fs, u32 ino, u64 size, bool trim)
+{
 	struct gaze_mbuf *imb;
 	int err;
 
 	err = ns_enter_get(fs, ino, true, ns_get_file, &imb);
 	if (err)
 		return err;
-	err = gaze_inode_truncate(fs, imb, size);
+	err = gaze_inode_truncate_trim(fs, imb, size, trim);
 	if (!err)
 		gaze_inode_touch(fs, imb, true);
 	return gaze_ns_leave(fs, imb, true, err);

@@ -25,7 +25,9 @@
  * the new one holds become valid (gaze_block_claim); then the node's own
  * block becomes valid, its old one invalid, and the imap points at it.
  * The compression counters move by the packed clusters whose first slot
- * changed and by the inode's compr_blocks.
+ * changed and by the inode's compr_blocks, the preallocated count
+ * (cp prealloc_blocks) by the slots that became or stopped being
+ * GAZE_ADDR_PREALLOC.
  * gaze_fs_fsync guarantees that nothing else changed since the
  * checkpoint: no namespace operation, no new inode, no freed node (see
  * fs->rf_need_cp), so file nodes are all there is to replay.
@@ -276,6 +278,10 @@ rf_replay_slots(struct gaze_fs *fs, u32 nid, const void *old,
 			continue;
 		rf_compr_phys(fs, o, -1);
 		rf_compr_phys(fs, n, 1);
+		if (o == GAZE_ADDR_PREALLOC)
+			gaze_space_prealloc_add(fs, -1);
+		if (n == GAZE_ADDR_PREALLOC)
+			gaze_space_prealloc_add(fs, 1);
 		if (GAZE_ADDR_IS_REAL(o)) {
 			ret = gaze_block_invalidate(fs, o);
 			if (ret)

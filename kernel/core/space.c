@@ -901,6 +901,29 @@ space_close_full(struct gaze_fs *fs, u32 li)
  * namespace operation (serialised by fs->lock) takes; RESV_META_SLACK
  * covers that, as it covers the indirect nodes of a new file.
  */
+/*
+ * User blocks in use (fs->lock): valid blocks, new nodes and directory
+ * blocks dirty in the cache, and blocks fallocate preallocated (slots
+ * holding GAZE_ADDR_PREALLOC, counted in the checkpoint's
+ * prealloc_blocks: they own no block yet but are promised one)
+ */
+static u64
+space_used(struct gaze_fs *fs)
+{
+	return fs->space->valid_blocks + gaze_cache_nr_dirty_new(fs) +
+	       le64_to_cpu(fs->cp.prealloc_blocks);
+}
+
+void
+gaze_space_prealloc_add(struct gaze_fs *fs, s64 delta)
+{
+	u64 n = le64_to_cpu(fs->cp.prealloc_blocks);
+
+	if (WARN_ON(delta < 0 && n < (u64)-delta))
+		delta = -(s64)n;
+	fs->cp.prealloc_blocks = cpu_to_le64(n + (u64)delta);
+}
+
 /* one node block per this many reserved pages, and a constant slack */
 #define RESV_NODE_SPAN		64u
 #define RESV_META_SLACK		16u
@@ -945,7 +968,7 @@ gaze_space_publish(struct gaze_fs *fs)
 	if (!sp || !fs->cache)
 		return;
 	user = le64_to_cpu(fs->sb.user_blocks);
-	used = sp->valid_blocks + gaze_cache_nr_dirty_new(fs);
+	used = space_used(fs);
 	WRITE_ONCE(sp->pub_user_free, used < user ? user - used : 0);
 
 	gain = space_gcp_gain(fs, &pinned);
@@ -1043,7 +1066,7 @@ int
 gaze_space_user_check(struct gaze_fs *fs, u32 nblocks)
 {
 	struct gaze_space *sp = fs->space;
-	u64 used = sp->valid_blocks + gaze_cache_nr_dirty_new(fs);
+	u64 used = space_used(fs);
 	u64 limit = le64_to_cpu(fs->sb.user_blocks);
 
 	if (fs->flags & GAZE_FS_RDONLY)
@@ -1427,9 +1450,17 @@ u64
 gaze_space_free_blocks(struct gaze_fs *fs)
 {
 	u64 user = le64_to_cpu(fs->sb.user_blocks);
-	u64 used = fs->space->valid_blocks + gaze_cache_nr_dirty_new(fs);
+	u64 used = space_used(fs);
 
 	return used < user ? user - used : 0;
+}
+
+u64
+gaze_space_avail_blocks(u64 free)
+{
+	u64 nodes = DIV_ROUND_UP(free, GAZE_ADDRS_PER_DNODE + 1) + 2;
+
+	return free > nodes ? free - nodes : 0;
 }
 
 int

@@ -90,6 +90,8 @@ static int gaze_fill_page(struct inode *inode, struct page *page)
 	}
 	if (want && !ret && addr == GAZE_MAP_ENCODED)
 		return gaze_fill_page_cluster(inode, page);
+	if (want && !ret && addr == GAZE_MAP_UNWRITTEN)
+		addr = GAZE_NULL_ADDR;		/* preallocated: zeros */
 	kaddr = kmap_local_page(page);
 	if (want && !ret && addr) {
 		ret = gaze_bdev_read(inode->i_sb->s_bdev, addr, 1, kaddr);
@@ -156,7 +158,7 @@ static int gaze_get_block(struct inode *inode, sector_t iblock,
 		return ret;
 	if (WARN_ON_ONCE(addr == GAZE_MAP_ENCODED))
 		return -EIO;	/* gaze_reads_through_core() said no */
-	if (addr)
+	if (addr && addr != GAZE_MAP_UNWRITTEN)	/* else zeros */
 		map_bh(bh, inode->i_sb, addr);
 	bh->b_size = (size_t)nr << inode->i_blkbits;
 	return 0;
@@ -268,7 +270,7 @@ static int gaze_cl_read_plain(struct inode *inode, struct gaze_cl_read *cr,
 			return -EAGAIN;		/* packed meanwhile */
 		nr = min(nr, nb - b);
 		p = cr->buf + ((size_t)b << GAZE_BLOCK_SHIFT);
-		if (addr)
+		if (addr && addr != GAZE_MAP_UNWRITTEN)
 			ret = gaze_bdev_read(inode->i_sb->s_bdev, addr, nr, p);
 		else
 			memset(p, 0, (size_t)nr << GAZE_BLOCK_SHIFT);
@@ -856,10 +858,13 @@ static long gaze_fallocate(struct file *file, int mode, loff_t off,
 	inode->i_blocks = a.blocks << (GAZE_BLOCK_SHIFT - 9);
 	if (a.size > old || shift)
 		i_size_write(inode, a.size);
-	if (zero || shift || a.size > old) {
-		gaze_set_mtime(inode, gaze_set_ctime_current(inode));
-		mark_inode_dirty(inode);
-	}
+	/*
+	 * The core set mtime and ctime when it changed anything: take its
+	 * times, so what fsync makes durable is what stat showed (one
+	 * truth; file_modified's own are not written back over them)
+	 */
+	gaze_set_mtime(inode, (struct timespec64){ a.mtime, a.mtime_nsec });
+	gaze_set_ctime(inode, (struct timespec64){ a.ctime, a.ctime_nsec });
 out_inval:
 	filemap_invalidate_unlock(mapping);
 out_unlock:
@@ -979,8 +984,9 @@ static int gaze_map_run(struct inode *inode, u64 fblk, u64 eof, u64 *addr,
 /*
  * SEEK_DATA / SEEK_HOLE from the core's block map.  Dirty pages are
  * written back first, so data not yet in the core is not taken for a
- * hole; every mapped block is data (a log-structured file has no
- * unwritten extents).  An inline file is all data.
+ * hole; every mapped block is data, and a preallocated one (fallocate,
+ * not written since) is a hole, as ext4 and XFS treat unwritten extents
+ * with nothing cached.  An inline file is all data.
  */
 static loff_t gaze_seek_data_hole(struct file *file, loff_t off, int whence)
 {
@@ -1009,7 +1015,7 @@ static loff_t gaze_seek_data_hole(struct file *file, loff_t off, int whence)
 		}
 		if (ret)
 			break;
-		if (!!addr == data) {
+		if ((addr && addr != GAZE_MAP_UNWRITTEN) == data) {
 			pos = max_t(loff_t, off, (loff_t)fblk << GAZE_BLOCK_SHIFT);
 			break;
 		}
@@ -1052,9 +1058,11 @@ const struct file_operations gaze_file_operations = {
  * maps block by block, so each run of consecutive device blocks is one
  * extent, flagged MERGED as block-mapped filesystems do; physical
  * offsets are bytes from the start of the device.  A file kept in its
- * inode is one DATA_INLINE | NOT_ALIGNED extent at physical 0.  Nothing
- * is allocated ahead of writes (fallocate only checks the space), so
- * there are no unwritten extents.
+ * inode is one DATA_INLINE | NOT_ALIGNED extent at physical 0.  Blocks
+ * fallocate preallocated have space reserved but no place yet (a zoned
+ * log writes each block where its log stands when it is written): they
+ * are UNWRITTEN | UNKNOWN extents at physical 0, and are reported past
+ * EOF too (KEEP_SIZE), so the walk goes to the end of the block map.
  */
 /*
  * one extent: a run of device blocks, MERGED; or compressed clusters,
@@ -1067,6 +1075,11 @@ static int gaze_fiemap_fill(struct fiemap_extent_info *fi, u64 fblk, u64 addr,
 		return fiemap_fill_next_extent(fi, fblk << GAZE_BLOCK_SHIFT, 0,
 					       nr << GAZE_BLOCK_SHIFT,
 					       flags | FIEMAP_EXTENT_ENCODED);
+	if (addr == GAZE_MAP_UNWRITTEN)
+		return fiemap_fill_next_extent(fi, fblk << GAZE_BLOCK_SHIFT, 0,
+					       nr << GAZE_BLOCK_SHIFT,
+					       flags | FIEMAP_EXTENT_UNWRITTEN |
+					       FIEMAP_EXTENT_UNKNOWN);
 	return fiemap_fill_next_extent(fi, fblk << GAZE_BLOCK_SHIFT,
 				       addr << GAZE_BLOCK_SHIFT,
 				       nr << GAZE_BLOCK_SHIFT,
@@ -1076,14 +1089,14 @@ static int gaze_fiemap_fill(struct fiemap_extent_info *fi, u64 fblk, u64 addr,
 static int gaze_fiemap_walk(struct inode *inode, struct fiemap_extent_info *fi,
 			    u64 fblk, u64 end)
 {
-	u64 eof = DIV_ROUND_UP(i_size_read(inode), GAZE_BLOCK_SIZE);
 	u64 addr, p_fblk = 0, p_addr = 0, p_nr = 0;
 	bool last = true;
 	u32 nr;
 	int ret = 0;
 
-	while (fblk < eof) {
-		ret = gaze_map_run(inode, fblk, eof, &addr, &nr, "fiemap");
+	while (fblk < GAZE_BMAP_MAX_BLOCKS) {
+		ret = gaze_map_run(inode, fblk, GAZE_BMAP_MAX_BLOCKS, &addr,
+				   &nr, "fiemap");
 		if (ret == -ENODATA)
 			return fiemap_fill_next_extent(fi, 0, 0,
 				i_size_read(inode), FIEMAP_EXTENT_DATA_INLINE |

@@ -246,7 +246,8 @@ int gaze_setattr(gaze_idmap_t *idmap, struct dentry *dentry,
 	if (!inode->i_nlink && S_ISDIR(inode->i_mode))
 		return -ESTALE;
 
-	if ((valid & ATTR_SIZE) && attr->ia_size != i_size_read(inode)) {
+	/* the same size too: it frees blocks fallocate(KEEP_SIZE) put past it */
+	if (valid & ATTR_SIZE) {
 		loff_t old = i_size_read(inode);
 
 		inode_dio_wait(inode);
@@ -260,7 +261,8 @@ int gaze_setattr(gaze_idmap_t *idmap, struct dentry *dentry,
 			truncate_setsize(inode, attr->ia_size);
 		}
 		nofs = gaze_nofs_begin();
-		ret = gaze_file_truncate(fs, inode->i_ino, attr->ia_size);
+		ret = gaze_file_truncate_trim(fs, inode->i_ino, attr->ia_size,
+					      attr->ia_size <= old);
 		gaze_nofs_end(nofs);
 		if (ret) {
 			gaze_refresh(inode, true);

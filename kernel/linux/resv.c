@@ -20,9 +20,9 @@
  * writer writes back its own file, then asks the flusher for the others,
  * and waits (counted as blocked) until under the cap.
  *
- * An overwrite (the page's block is mapped on disk) does not grow the
- * filesystem, so it passes the logical rule; anything else (holes, past
- * EOF, inline files) reserves as new.  Asking the core whether a block
+ * An overwrite (the page's block is mapped on disk, or preallocated by
+ * fallocate, maybe past EOF) does not grow the filesystem, so it passes
+ * the logical rule; anything else (holes, inline files) reserves as new.  Asking the core whether a block
  * is mapped takes fs->lock, which writeback holds across its device
  * writes, so it is asked only when the page would fail the logical rule
  * as new (gaze_resv_get_page): both kinds count the same in
@@ -189,8 +189,6 @@ static bool gaze_resv_overwrite(struct inode *inode, pgoff_t index)
 	u32 nr;
 	int ret;
 
-	if ((loff_t)index << PAGE_SHIFT >= i_size_read(inode))
-		return false;
 	nofs = gaze_nofs_begin();
 	ret = gaze_file_map(GAZE_FS(inode->i_sb), inode->i_ino, index, 1,
 			    &addr, &nr);

@@ -206,7 +206,7 @@ static int gaze_statfs(struct dentry *dentry, struct kstatfs *buf)
 	buf->f_frsize = GAZE_BLOCK_SIZE;
 	buf->f_blocks = le64_to_cpu(fs->sb.user_blocks);
 	buf->f_bfree = bfree;
-	buf->f_bavail = bfree;
+	buf->f_bavail = gaze_space_avail_blocks(bfree);
 	buf->f_files = files;
 	buf->f_ffree = used < files ? files - used : 0;
 	buf->f_namelen = 255;

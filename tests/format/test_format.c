@@ -1109,15 +1109,18 @@ test_features(void)
 	int err;
 
 	gaze_fmt_feature_defaults(&c, &r, &i);
-	tap_ok(c == GAZE_FEATURE_COMPAT_LOST_FOUND && !r &&
+	tap_ok(c == GAZE_FEATURE_COMPAT_LOST_FOUND &&
+	       r == GAZE_FEATURE_RO_COMPAT_PREALLOC &&
 	       i == GAZE_FEATURE_INCOMPAT_INLINE_DATA,
-	       "defaults: lost_found, inline_data");
+	       "defaults: lost_found, prealloc, inline_data");
 	tap_ok(!strcmp(gaze_fmt_feature_name(2, 1), "compression") &&
 	       !strcmp(gaze_fmt_feature_name(0, 0), "lost_found") &&
-	       !gaze_fmt_feature_name(1, 0) && !gaze_fmt_feature_name(2, 9),
+	       !strcmp(gaze_fmt_feature_name(1, 0), "prealloc") &&
+	       !gaze_fmt_feature_name(1, 1) && !gaze_fmt_feature_name(2, 9),
 	       "feature names from the table");
 	gaze_fmt_feature_string(c, r, i, buf, sizeof(buf));
-	tap_ok(!strcmp(buf, "lost_found,inline_data"), "defaults print as \"%s\"",
+	tap_ok(!strcmp(buf, "lost_found,prealloc,inline_data"),
+	       "defaults print as \"%s\"",
 	       buf);
 	c2 = r2 = i2 = 0;
 	err = gaze_fmt_feature_parse(buf, &c2, &r2, &i2, &bad);
@@ -1150,7 +1153,7 @@ test_features(void)
 	       (GAZE_FEATURE_INCOMPAT_SUPP &
 		GAZE_FEATURE_INCOMPAT_INLINE_DATA) &&
 	       GAZE_FEATURE_COMPAT_SUPP == GAZE_FEATURE_COMPAT_LOST_FOUND &&
-	       !GAZE_FEATURE_RO_COMPAT_SUPP,
+	       GAZE_FEATURE_RO_COMPAT_SUPP == GAZE_FEATURE_RO_COMPAT_PREALLOC,
 	       "the supported masks come from the table");
 	err = gaze_fmt_feature_parse("none,lost_found", &c, &r, &i, &bad);
 	tap_ok(!err && c == GAZE_FEATURE_COMPAT_LOST_FOUND && !r && !i,

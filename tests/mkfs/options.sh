@@ -40,7 +40,7 @@ expect_sb "$IMG" dirty_limit_pct 20
 expect_sb "$IMG" mkfs_version gaze-0.1.0
 expect_sb "$IMG" zone_model 2
 expect_sb "$IMG" label ""
-expect_sb "$IMG" features "lost_found,inline_data"
+expect_sb "$IMG" features "lost_found,prealloc,inline_data"
 expect_sb "$IMG" total_blocks 65536
 expect_out "UUID: *$(sb "$IMG" uuid)"
 [ -n "$(sb "$IMG" uuid)" ] || fail "no uuid"
@@ -143,7 +143,7 @@ expect_sb "$IMG" features "inline_data"
 # compression: -O compression alone means lz4, 64 KiB clusters
 mkfs -f -O compression "$IMG"
 expect_rc 0 "-O compression"
-expect_sb "$IMG" features "lost_found,inline_data,compression"
+expect_sb "$IMG" features "lost_found,prealloc,inline_data,compression"
 expect_sb "$IMG" compress_algo 1
 expect_sb "$IMG" compress_log_cluster 4
 # meta_uuid: set by gazectl uuid on an existing filesystem only
@@ -161,7 +161,7 @@ expect_err "bogus"
 # --compression, --cluster-size
 mkfs -f --compression zstd:7 --cluster-size 16K "$IMG"
 expect_rc 0 "--compression zstd:7"
-expect_sb "$IMG" features "lost_found,inline_data,compression"
+expect_sb "$IMG" features "lost_found,prealloc,inline_data,compression"
 expect_sb "$IMG" compress_algo 2
 expect_sb "$IMG" compress_level 7
 expect_sb "$IMG" compress_log_cluster 2
@@ -172,7 +172,7 @@ expect_sb "$IMG" compress_level 9
 expect_sb "$IMG" compress_log_cluster 8
 mkfs -f --compression none "$IMG"
 expect_rc 0 "--compression none"
-expect_sb "$IMG" features "lost_found,inline_data"
+expect_sb "$IMG" features "lost_found,prealloc,inline_data"
 pass "--compression ALG[:LEVEL], --cluster-size SIZE"
 for v in zstd:20 lz4:1 gzip:0 xz bogus; do
 	mkfs -f --compression "$v" "$IMG"

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_falloc.c - gaze_file_fallocate on an emulated zoned device:
- * allocate (size and space check, KEEP_SIZE), PUNCH_HOLE (space freed,
+ * allocate (preallocated blocks: counted, written in full on a full
+ * filesystem, freed by truncate and punch, kept by zero range, across
+ * close + open and roll-forward; size only checked without the
+ * feature; KEEP_SIZE), PUNCH_HOLE (space freed,
  * partial blocks zeroed), ZERO_RANGE, COLLAPSE_RANGE and INSERT_RANGE
  * (holes kept, refused ranges), refused modes; then random writes,
  * punches, zero ranges, allocations, truncates, collapses and inserts
@@ -62,7 +65,7 @@ dev_new(u32 zones)
 static const struct gaze_attr root_attr = { .mode = 040755 };
 
 static struct gaze_fs *
-fs_new(struct gaze_dev *d)
+fs_new_ro(struct gaze_dev *d, bool prealloc)
 {
 	struct gaze_mkfs_params p;
 	struct gaze_fs *fs = NULL;
@@ -75,6 +78,8 @@ fs_new(struct gaze_dev *d)
 	p.geo.model = d->model;
 	gaze_fmt_feature_defaults(&p.feature_compat, &p.feature_ro_compat,
 				  &p.feature_incompat);
+	if (!prealloc)
+		p.feature_ro_compat &= ~GAZE_FEATURE_RO_COMPAT_PREALLOC;
 	p.dirty_limit_pct = 20;
 	p.uuid[0] = 0xfa;
 	p.mkfs_time = 1700000000;
@@ -84,6 +89,12 @@ fs_new(struct gaze_dev *d)
 		exit(1);
 	}
 	return fs;
+}
+
+static struct gaze_fs *
+fs_new(struct gaze_dev *d)
+{
+	return fs_new_ro(d, true);
 }
 
 static u32
@@ -128,6 +139,182 @@ same(struct gaze_fs *fs, u32 ino, const u8 *model, u64 size)
 	     !memcmp(buf, model, size);
 	free(buf);
 	return ok;
+}
+
+/* slots of blocks [0, n) holding GAZE_ADDR_PREALLOC */
+static u64
+prealloc_slots(struct gaze_fs *fs, u32 ino, u64 n)
+{
+	u64 i, addr, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (!gaze_file_bmap(fs, ino, i, &addr) &&
+		    addr == GAZE_ADDR_PREALLOC)
+			k++;
+	return k;
+}
+
+static u64
+prealloc_count(struct gaze_fs *fs)
+{
+	return le64_to_cpu(fs->cp.prealloc_blocks);
+}
+
+/* writes 64-block pieces to a new file until the filesystem is full */
+static u64
+fill_up(struct gaze_fs *fs, const char *name, u8 *buf)
+{
+	u32 ino = mkfile(fs, name);
+	u64 off = 0;
+	s64 r;
+
+	memset(buf, 0x5a, 64 * BS);
+	for (;;) {
+		r = gaze_file_write(fs, ino, buf, 64 * BS, off);
+		if (r <= 0)
+			break;
+		off += (u64)r;
+		if (r < 64 * BS)
+			break;
+	}
+	return off / BS;
+}
+
+/*
+ * fallocate reserves: a preallocated range reads as zeros, counts in
+ * st_blocks and in the used space, and can be written in full after the
+ * rest of the filesystem filled up; truncate, punch and overwrite give
+ * the reservation back; the count survives close + open; without the
+ * feature nothing is reserved.
+ */
+static void
+test_prealloc(void)
+{
+	struct gaze_dev *d = dev_new(64);
+	struct gaze_fs *fs = fs_new(d);
+	u8 *buf = malloc(256 * BS), *zero = calloc(1, 256 * BS);
+	u64 free0, free1, n, filled, b0;
+	u32 ino = mkfile(fs, "pre"), ino2, i;
+	s64 r;
+	bool ok = true;
+
+	free0 = gaze_space_free_blocks(fs);
+	n = free0 / 2;
+	tap_ok(!gaze_file_fallocate(fs, ino, KEEP, 0, n * BS) &&
+	       size_of(fs, ino) == 0,
+	       "preallocate %llu blocks with KEEP_SIZE", (unsigned long long)n);
+	free1 = gaze_space_free_blocks(fs);
+	tap_ok(prealloc_count(fs) == n && prealloc_slots(fs, ino, n + 8) == n &&
+	       blocks_of(fs, ino) >= n &&
+	       blocks_of(fs, ino) <= n + n / GAZE_ADDRS_PER_DNODE + 4 &&
+	       free1 <= free0 - n,
+	       "they are counted: %llu slots, st_blocks %llu, free %llu -> %llu",
+	       (unsigned long long)prealloc_count(fs),
+	       (unsigned long long)blocks_of(fs, ino),
+	       (unsigned long long)free0, (unsigned long long)free1);
+	filled = fill_up(fs, "fill", buf);
+	tap_ok(filled + n <= free0 && gaze_space_free_blocks(fs) < 64,
+	       "another file fills the rest (%llu blocks), the free space is gone",
+	       (unsigned long long)filled);
+	tap_ok(gaze_file_fallocate(fs, ino, KEEP, n * BS, 64 * BS) == -ENOSPC,
+	       "no more can be preallocated: -ENOSPC");
+	for (i = 0; i < 256 * BS; i++)
+		buf[i] = (u8)(i * 7 + 3);
+	for (b0 = 0; b0 < n && ok; b0 += 256) {
+		u64 k = n - b0 < 256 ? n - b0 : 256;
+
+		r = gaze_file_write(fs, ino, buf, k * BS, b0 * BS);
+		ok = r == (s64)(k * BS);
+		if (!ok)
+			tap_diag("write at block %llu: %lld",
+				 (unsigned long long)b0, (long long)r);
+	}
+	tap_ok(ok && prealloc_count(fs) == 0 &&
+	       prealloc_slots(fs, ino, n) == 0,
+	       "the whole preallocated range is written on the full filesystem");
+	tap_ok(gaze_file_read(fs, ino, zero, BS, 5 * BS) == BS &&
+	       !memcmp(zero, buf + 5 * BS, BS), "and reads back");
+	memset(zero, 0, 256 * BS);
+	TAP_MUST(gaze_ns_unlink(fs, GAZE_ROOT_INO, "fill", 4));
+	TAP_MUST(gaze_file_truncate(fs, ino, 0));
+	tap_ok(gaze_space_free_blocks(fs) >= free0 - 8,
+	       "after unlink and truncate the space is back");
+
+	/* zero range keeps blocks allocated; punch frees them */
+	free0 = gaze_space_free_blocks(fs);
+	TAP_MUST(gaze_file_write(fs, ino, buf, 64 * BS, 0) != 64 * BS);
+	b0 = blocks_of(fs, ino);
+	tap_ok(!gaze_file_fallocate(fs, ino, ZERO | KEEP, 8 * BS, 16 * BS) &&
+	       prealloc_count(fs) == 16 && blocks_of(fs, ino) == b0 &&
+	       prealloc_slots(fs, ino, 64) == 16,
+	       "zero range over data leaves 16 preallocated blocks");
+	tap_ok(gaze_file_read(fs, ino, buf + 64 * BS, 16 * BS, 8 * BS) ==
+	       16 * BS && !memcmp(buf + 64 * BS, zero, 16 * BS),
+	       "which read as zeros");
+	tap_ok(!gaze_file_fallocate(fs, ino, PUNCH | KEEP, 8 * BS, 8 * BS) &&
+	       prealloc_count(fs) == 8, "a punch gives back half of them");
+
+	/* past EOF: fiemap-style runs, then truncate to the same size */
+	tap_ok(!gaze_file_fallocate(fs, ino, KEEP, 100 * BS, 20 * BS) &&
+	       prealloc_count(fs) == 28 && size_of(fs, ino) == 64 * BS,
+	       "20 more past EOF, the size kept");
+	{
+		u64 addr = 0;
+		u32 nr = 0;
+
+		tap_ok(!gaze_file_map(fs, ino, 100, 64, &addr, &nr) &&
+		       addr == GAZE_MAP_UNWRITTEN && nr == 20,
+		       "gaze_file_map: one unwritten run of 20 (got %#llx x %u)",
+		       (unsigned long long)addr, nr);
+		tap_ok(!gaze_file_map(fs, ino, 8, 64, &addr, &nr) &&
+		       addr == GAZE_NULL_ADDR && nr == 8 &&
+		       !gaze_file_map(fs, ino, 16, 64, &addr, &nr) &&
+		       addr == GAZE_MAP_UNWRITTEN && nr == 8,
+		       "a hole of 8 then an unwritten run of 8");
+	}
+	tap_ok(!gaze_file_truncate(fs, ino, 64 * BS) && prealloc_count(fs) == 8,
+	       "truncate to the same size frees what lies past it");
+
+	/* the count survives close + open; fsync'd changes roll forward */
+	gaze_fs_close(fs);
+	fs = NULL;
+	tap_ok(!gaze_fs_open(d, 0, &fs) && prealloc_count(fs) == 8 &&
+	       prealloc_slots(fs, ino, 64) == 8,
+	       "after close + open: 8 preallocated blocks");
+	ino2 = mkfile(fs, "rf");
+	TAP_MUST(gaze_fs_sync(fs));
+	TAP_MUST(gaze_file_fallocate(fs, ino2, 0, 0, 32 * BS));
+	TAP_MUST(gaze_file_write(fs, ino, buf, 4 * BS, 16 * BS) != 4 * BS);
+	free1 = gaze_space_free_blocks(fs);
+	TAP_MUST(gaze_fs_fsync(fs));
+	fs->flags |= GAZE_FS_RDONLY;	/* a crash: nothing more written */
+	gaze_fs_close(fs);
+	gaze_emu_power_cut(d, 7, 0);
+	fs = NULL;
+	tap_ok(!gaze_fs_open(d, 0, &fs) && prealloc_count(fs) == 36 &&
+	       prealloc_slots(fs, ino2, 40) == 32 &&
+	       gaze_space_free_blocks(fs) == free1,
+	       "after fsync and a crash: %llu preallocated (36), free %llu (%llu)",
+	       (unsigned long long)(fs ? prealloc_count(fs) : 0),
+	       (unsigned long long)(fs ? gaze_space_free_blocks(fs) : 0),
+	       (unsigned long long)free1);
+	gaze_fs_close(fs);
+	gaze_dev_close(d);
+
+	/* without the feature nothing is reserved */
+	d = dev_new(64);
+	fs = fs_new_ro(d, false);
+	ino = mkfile(fs, "old");
+	free0 = gaze_space_free_blocks(fs);
+	tap_ok(!gaze_file_fallocate(fs, ino, 0, 0, 100 * BS) &&
+	       size_of(fs, ino) == 100 * BS && prealloc_count(fs) == 0 &&
+	       gaze_space_free_blocks(fs) == free0 &&
+	       gaze_file_fallocate(fs, ino, 0, 0, (free0 + 10) * BS) ==
+	       -ENOSPC, "without ro_compat prealloc: the space is only checked");
+	gaze_fs_close(fs);
+	gaze_dev_close(d);
+	free(buf);
+	free(zero);
 }
 
 static void
@@ -290,10 +477,12 @@ test_random(void)
 				size = end;
 			break;
 		case 4:
-			err = gaze_file_fallocate(fs, ino, 0, off, len);
+			keep = rnd() % 2;
+			err = gaze_file_fallocate(fs, ino, keep ? KEEP : 0,
+						  off, len);
 			if (err)
 				bad++;
-			if (end > size)
+			if (!keep && end > size)
 				size = end;
 			break;
 		case 5:
@@ -355,9 +544,14 @@ test_random(void)
 	tap_ok(!bad && same(fs, ino, model, size),
 	       "%u random writes, punches, zero ranges, allocations, truncates, collapses and inserts match the model",
 	       ops);
+	k = prealloc_slots(fs, ino, MODEL / BS + 8);
+	tap_ok(k == prealloc_count(fs),
+	       "the preallocated count (%llu) is the file's slots (%llu)",
+	       (unsigned long long)prealloc_count(fs), (unsigned long long)k);
 	gaze_fs_close(fs);
 	fs = NULL;
-	tap_ok(!gaze_fs_open(d, 0, &fs) && same(fs, ino, model, size),
+	tap_ok(!gaze_fs_open(d, 0, &fs) && same(fs, ino, model, size) &&
+	       prealloc_count(fs) == k,
 	       "and after close + open (size %llu)", (unsigned long long)size);
 	gaze_fs_close(fs);
 	gaze_dev_close(d);
@@ -375,6 +569,7 @@ main(int argc, char **argv)
 			rng_state = strtoull(optarg, NULL, 0) | 1;
 	tap_diag("seed 0x%llx", (unsigned long long)rng_state);
 	test_basic();
+	test_prealloc();
 	test_random();
 	return tap_done();
 }

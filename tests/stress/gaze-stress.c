@@ -9,7 +9,8 @@
  *
  * What it does: formats a filesystem on the ZNS emulator (RAM, or a file
  * with --fsck), then runs T threads of random namespace operations
- * (create, mkdir, write at random offsets, truncate, unlink, rename with
+ * (create, mkdir, write at random offsets, truncate, fallocate (allocate,
+ * KEEP_SIZE, zero range, punch hole), unlink, rename with
  * and without NOREPLACE/EXCHANGE, link, symlink, xattr set/remove, and
  * read/readdir/getattr compared with the model) on per-thread subtrees
  * plus a shared directory.  Every operation is applied to an in-memory
@@ -954,6 +955,42 @@ op_write(struct th *t)
 		write_straddled_cp();
 }
 
+/* fallocate: allocate (maybe KEEP_SIZE), zero range or punch hole */
+static void
+op_falloc(struct th *t, u32 ino, struct onode *n)
+{
+	static const u32 modes[] = {
+		0, GAZE_FALLOC_KEEP_SIZE, GAZE_FALLOC_ZERO_RANGE,
+		GAZE_FALLOC_ZERO_RANGE | GAZE_FALLOC_KEEP_SIZE,
+		GAZE_FALLOC_PUNCH_HOLE | GAZE_FALLOC_KEEP_SIZE,
+	};
+	u32 mode = modes[rn(&t->rs, 5)];
+	u64 off = rn(&t->rs, MAX_FILE - 1), len = 1 + rn(&t->rs, 65536);
+	u64 end, zend;
+	int got;
+
+	if (off + len > MAX_FILE)
+		len = MAX_FILE - off;
+	end = off + len;
+	if (end > n->size && live.bytes + (end - n->size) > bytes_limit)
+		return;
+	got = gaze_file_fallocate(fs, ino, mode, off, len);
+	vlog("fallocate ino %u mode %#x %" PRIu64 "+%" PRIu64 " size %" PRIu64
+	     ": %d", ino, mode, off, len, n->size, got);
+	if (!outcome_ok("fallocate", 0, got) || got)
+		return;
+	zend = end < n->size ? end : n->size;
+	if ((mode & (GAZE_FALLOC_ZERO_RANGE | GAZE_FALLOC_PUNCH_HOLE)) &&
+	    off < zend)
+		memset(n->data + off, 0, zend - off);
+	if (!(mode & GAZE_FALLOC_KEEP_SIZE) && end > n->size) {
+		n->data = xrealloc(n->data, end);
+		memset(n->data + n->size, 0, end - n->size);
+		live.bytes += end - n->size;
+		n->size = end;
+	}
+}
+
 static void
 op_truncate(struct th *t)
 {
@@ -964,6 +1001,10 @@ op_truncate(struct th *t)
 
 	if (!n)
 		return;
+	if (!rn(&t->rs, 3)) {
+		op_falloc(t, ino, n);
+		return;
+	}
 	switch (rn(&t->rs, 4)) {
 	case 0:
 		size = 0;

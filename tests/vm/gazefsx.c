@@ -5,7 +5,8 @@
  *
  *   gazefsx run DIR NOPS SEED
  *        NFILES files in DIR, NOPS random operations: pwrite, truncate up
- *        and down, punch hole, zero range, stores through a shared
+ *        and down, punch hole, zero range, allocate (with and without
+ *        KEEP_SIZE: preallocation), stores through a shared
  *        writable mmap (with and without msync), fsync, fdatasync,
  *        syncfs, reads through read() and through mmap.  Every read is
  *        compared with an in-memory model of each file; at the end every
@@ -18,7 +19,8 @@
  *   gazefsx verify DIR STATE
  *        after umount + mount: every byte synced and not changed since
  *        must read back; a file whose size did not change after its sync
- *        must have that size.
+ *        must have that size, and one not changed at all after its
+ *        fsync or syncfs the mtime it had then.
  * Exit 0; 1 with "gazefsx: ..." on stderr at the first mismatch or
  * unexpected error (the operation log's tail is printed); 2 usage.
  */
@@ -52,6 +54,10 @@ struct file {
 	uint8_t		*dur;
 	uint8_t		*dirty;		/* per byte, below MAXSZ */
 	int		resized;	/* size changed since the sync */
+	/* mtime as of the last fsync or syncfs (mt_ok; not fdatasync),
+	 * and whether an operation may have changed it since */
+	int		mt_ok, touched;
+	struct timespec	dmtime;
 };
 
 static struct file F[NFILES];
@@ -106,12 +112,21 @@ mark(struct file *f, uint64_t a, uint64_t b)
 }
 
 static void
-do_sync(struct file *f)
+do_sync(struct file *f, int meta)
 {
+	struct stat st;
+
 	memcpy(f->dur, f->cur, f->size);
 	f->dsize = f->size;
 	memset(f->dirty, 0, MAXSZ);
 	f->resized = 0;
+	f->touched = 0;
+	f->mt_ok = meta;
+	if (meta) {
+		if (fstat(f->fd, &st))
+			die("fstat: %s", strerror(errno));
+		f->dmtime = st.st_mtim;
+	}
 }
 
 static void
@@ -139,6 +154,7 @@ op_write(int i, uint64_t off, uint64_t len)
 
 	oplog("write f%d %llu+%llu", i, (unsigned long long)off,
 	      (unsigned long long)len);
+	f->touched = 1;
 	if (off > f->size)		/* the gap reads as zeros */
 		memset(f->cur + f->size, 0, off - f->size);
 	for (k = 0; k < len; k++)
@@ -161,6 +177,7 @@ op_truncate(int i, uint64_t size)
 
 	oplog("truncate f%d %llu (was %llu)", i, (unsigned long long)size,
 	      (unsigned long long)f->size);
+	f->touched = 1;
 	if (ftruncate(f->fd, size))
 		die("ftruncate f%d: %s", i, strerror(errno));
 	if (size > f->size) {
@@ -180,11 +197,15 @@ op_fallocate(int i, int mode, uint64_t off, uint64_t len)
 	struct file *f = &F[i];
 	uint64_t end = off + len;
 
-	oplog("%s f%d %llu+%llu", mode & FALLOC_FL_PUNCH_HOLE ? "punch" :
-	      "zero", i, (unsigned long long)off, (unsigned long long)len);
+	oplog("%s%s f%d %llu+%llu", mode & FALLOC_FL_PUNCH_HOLE ? "punch" :
+	      mode & FALLOC_FL_ZERO_RANGE ? "zero" : "allocate",
+	      mode & FALLOC_FL_KEEP_SIZE ? " keep" : "", i,
+	      (unsigned long long)off, (unsigned long long)len);
+	f->touched = 1;
 	if (fallocate(f->fd, mode, off, len))
 		die("fallocate f%d: %s", i, strerror(errno));
-	if (off < f->size) {
+	if (off < f->size &&
+	    (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))) {
 		if (end > f->size)
 			end = f->size;
 		memset(f->cur + off, 0, end - off);
@@ -218,6 +239,7 @@ op_mmap(int i, uint64_t off, uint64_t len, int write, int sync)
 	if (m == MAP_FAILED)
 		die("mmap f%d: %s", i, strerror(errno));
 	if (write) {
+		f->touched = 1;
 		for (k = 0; k < len; k++)
 			f->cur[off + k] = (uint8_t)(seed >> (8 * (k % 5))) ^
 					  (uint8_t)k;
@@ -263,12 +285,12 @@ op_sync(int i, int how)
 			die("syncfs: %s", strerror(errno));
 		close(d);
 		for (k = 0; k < NFILES; k++)
-			do_sync(&F[k]);
+			do_sync(&F[k], 1);
 		return;
 	}
 	if ((how ? fdatasync(F[i].fd) : fsync(F[i].fd)))
 		die("fsync f%d: %s", i, strerror(errno));
-	do_sync(&F[i]);
+	do_sync(&F[i], !how);
 }
 
 static void
@@ -292,6 +314,9 @@ one_op(void)
 	else if (op < 44)
 		op_fallocate(i, FALLOC_FL_ZERO_RANGE |
 			     ((r >> 28) % 2 ? FALLOC_FL_KEEP_SIZE : 0), off, len);
+	else if (op < 47)
+		op_fallocate(i, (r >> 28) % 2 ? FALLOC_FL_KEEP_SIZE : 0, off,
+			     len);
 	else if (op < 54)
 		op_mmap(i, off, len, 1, (r >> 30) % 2);
 	else if (op < 62)
@@ -300,6 +325,20 @@ one_op(void)
 		op_read(i, off, len);
 	else
 		op_sync(i, (int)((r >> 32) % 3));
+}
+
+/* a fallocate of some mode on file i, then fsync */
+static void
+last_falloc(int i)
+{
+	static const int modes[] = {
+		0, FALLOC_FL_KEEP_SIZE, FALLOC_FL_ZERO_RANGE,
+		FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+	};
+	uint64_t off = rnd() % (MAXSZ / 2), len = 1 + rnd() % MAXLEN;
+
+	op_fallocate(i, modes[rnd() % 4], off, len);
+	op_sync(i, 0);
 }
 
 static void
@@ -353,7 +392,7 @@ exercise(unsigned long nops, int crash, const char *state)
 
 	open_all(1);
 	for (i = 0; i < NFILES; i++)
-		do_sync(&F[i]);		/* empty; not yet synced, though */
+		do_sync(&F[i], 0);	/* empty; not yet synced, though */
 	for (i = 0; i < NFILES; i++)
 		F[i].resized = 1;	/* may vanish: created, never synced */
 	for (nop = 0; nop < nops; nop++) {
@@ -365,6 +404,11 @@ exercise(unsigned long nops, int crash, const char *state)
 		check_all();
 		return 0;
 	}
+	/* half the files end with a fallocate and an fsync: the crash must
+	 * keep the mtime that fallocate set (stat showed it before) */
+	for (i = 0; i < NFILES; i++)
+		if (rnd() % 2)
+			last_falloc(i);
 	d = open(dir, O_RDONLY | O_DIRECTORY);
 	if (d < 0 || ioctl(d, GAZE_IOC_SHUTDOWN, &v))
 		die("GAZE_IOC_SHUTDOWN: %s", strerror(errno));
@@ -375,6 +419,9 @@ exercise(unsigned long nops, int crash, const char *state)
 	for (i = 0; i < NFILES; i++) {
 		fwrite(&F[i].dsize, sizeof(F[i].dsize), 1, out);
 		fwrite(&F[i].resized, sizeof(F[i].resized), 1, out);
+		F[i].mt_ok &= !F[i].touched;
+		fwrite(&F[i].mt_ok, sizeof(F[i].mt_ok), 1, out);
+		fwrite(&F[i].dmtime, sizeof(F[i].dmtime), 1, out);
 		fwrite(F[i].dur, 1, F[i].dsize, out);
 		fwrite(F[i].dirty, 1, F[i].dsize, out);
 	}
@@ -388,6 +435,7 @@ verify(const char *state)
 {
 	static uint8_t buf[MAXSZ];
 	uint64_t k, checked = 0;
+	int mtimes = 0;
 	char path[4096];
 	struct stat st;
 	FILE *in;
@@ -403,6 +451,8 @@ verify(const char *state)
 		f->dirty = calloc(1, MAXSZ);
 		if (fread(&f->dsize, sizeof(f->dsize), 1, in) != 1 ||
 		    fread(&f->resized, sizeof(f->resized), 1, in) != 1 ||
+		    fread(&f->mt_ok, sizeof(f->mt_ok), 1, in) != 1 ||
+		    fread(&f->dmtime, sizeof(f->dmtime), 1, in) != 1 ||
 		    f->dsize > MAXSZ ||
 		    fread(f->dur, 1, f->dsize, in) != f->dsize ||
 		    fread(f->dirty, 1, f->dsize, in) != f->dsize)
@@ -420,6 +470,13 @@ verify(const char *state)
 			die("file %d: size %llu after the crash, synced %llu",
 			    i, (unsigned long long)st.st_size,
 			    (unsigned long long)f->dsize);
+		if (f->mt_ok && (st.st_mtim.tv_sec != f->dmtime.tv_sec ||
+				 st.st_mtim.tv_nsec != f->dmtime.tv_nsec))
+			die("file %d: mtime %lld.%09ld after the crash, %lld.%09ld when fsync'd (unchanged since)",
+			    i, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			    (long long)f->dmtime.tv_sec, f->dmtime.tv_nsec);
+		if (f->mt_ok)
+			mtimes++;
 		memset(buf, 0, sizeof(buf));
 		if (pread(fd, buf, MAXSZ, 0) < 0)
 			die("read %s: %s", path, strerror(errno));
@@ -435,8 +492,8 @@ verify(const char *state)
 		close(fd);
 	}
 	fclose(in);
-	printf("gazefsx: %llu synced bytes verified\n",
-	       (unsigned long long)checked);
+	printf("gazefsx: %llu synced bytes and %d fsync'd mtimes verified\n",
+	       (unsigned long long)checked, mtimes);
 	return 0;
 }
 

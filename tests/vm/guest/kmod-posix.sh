@@ -272,6 +272,39 @@ same fa
 must_err ENOSPC $PU fallocate $M/fa alloc 0 $(( ($(stat -f -c %f $M) + 1000) * 4096 ))
 [ "$(stat -c %s $M/fa)" = 5000000 ] || fail "a failed allocate changed the size"
 ok "allocate: size, KEEP_SIZE, ENOSPC"
+# preallocation reserves: all but 16 MiB of the free space goes to one
+# KEEP_SIZE range, another file fills the rest, then 8 MiB written into
+# the range (past EOF, fsync) must still find room
+sync
+f0=$(stat -f -c %f $M)
+pn=$((f0 - 4096))
+must $PU fallocate $M/pa keep 0 $((pn * 4096))
+f1=$(stat -f -c %f $M)
+[ "$(stat -c %s $M/pa)" = 0 ] && [ "$(stat -c %b $M/pa)" -ge $((pn * 8)) ] &&
+	[ "$f1" -le $((f0 - pn)) ] ||
+	fail "preallocated $pn blocks: size $(stat -c %s $M/pa), st_blocks $(stat -c %b $M/pa), free $f0 -> $f1"
+must $PU fiemap $M/pa
+[ "$(cat $W/out)" = "0 0 $((pn * 4096)) 803" ] ||
+	fail "fiemap of a preallocated range: $(cat $W/out) (want one UNWRITTEN | UNKNOWN | LAST extent past EOF)"
+dd if=/dev/zero of=$M/filler bs=1M status=none 2>/dev/null &&
+	fail "filling the rest did not meet ENOSPC"
+sync
+f2=$(stat -f -c %f $M)
+head -c 8388608 /dev/urandom >$W/pa8
+must dd if=$W/pa8 of=$M/pa bs=1M seek=4 conv=notrunc,fsync status=none
+{ head -c 4194304 /dev/zero; cat $W/pa8; } >$R/pa
+same pa
+must "$PU" seek $M/pa data 0
+[ "$(cat $W/out)" = 4194304 ] || fail "SEEK_DATA over the preallocated blocks: $(cat $W/out)"
+must "$PU" seek $M/pa hole 4194304
+[ "$(cat $W/out)" = 12582912 ] || fail "SEEK_HOLE after the written part: $(cat $W/out)"
+rm $M/filler
+must truncate -s 12582912 $M/pa
+sync
+f3=$(stat -f -c %f $M)
+[ "$f3" -ge $((f0 - 3072 - 64)) ] ||
+	fail "truncate to the same size left the preallocation past EOF: free $f0 -> $f3"
+ok "preallocation reserves: $pn blocks counted in st_blocks and statfs (free $f0 -> $f1), UNWRITTEN in FIEMAP, written in full after another file filled the rest (free $f2), a hole to SEEK_DATA, freed past EOF by truncate (free $f3)"
 # collapse and insert range (tmpfs has neither: the reference is cut and
 # padded with head/tail)
 dd if=/dev/urandom of=$R/sh bs=4096 count=300 status=none
