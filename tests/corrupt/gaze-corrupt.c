@@ -1443,6 +1443,21 @@ k_cp_compr(struct cx *c)
 }
 
 static void
+k_cp_prealloc(struct cx *c)
+{
+	struct pack p;
+	u64 v;
+
+	pack_read(c, &p);
+	v = le64_to_cpu(pk_head(&p)->prealloc_blocks);
+	pk_head(&p)->prealloc_blocks = cpu_to_le64(v + 5 + rnd(c) % 100);
+	pack_write_head(c, &p);
+	say(c, "checkpoint prealloc_blocks %llu -> %llu",
+	    (unsigned long long)v,
+	    (unsigned long long)le64_to_cpu(pk_head(&p)->prealloc_blocks));
+}
+
+static void
 k_inode_flags(struct cx *c)
 {
 	struct ent *e = pick(c, p_reg1, "regular file");
@@ -1971,6 +1986,7 @@ static const struct kind kinds[] = {
 	{ "cp-log-past-wp", k_cp_log_past_wp, "checkpoint log head offset past the zone capacity / write pointer" },
 	{ "cp-log-behind", k_cp_log_behind, "checkpoint log head offset 0 in a zone that holds owned blocks" },
 	{ "cp-valid-blocks", k_cp_valid_blocks, "checkpoint valid_blocks counter too high" },
+	{ "cp-prealloc", k_cp_prealloc, "checkpoint prealloc_blocks counter too high (space lost to no file)" },
 	{ "cp-valid-inodes", k_cp_valid_inodes, "checkpoint valid_inodes counter wrong" },
 	{ "cp-free-zones", k_cp_free_zones, "checkpoint free_zones counter wrong" },
 	{ "cp-flags", k_cp_flags, "checkpoint flags carry an unknown bit" },

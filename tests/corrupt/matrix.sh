@@ -72,6 +72,7 @@ cp-tindex-addr       keep
 cp-log-past-wp       any     the head verifier rejects the pack: previous checkpoint
 cp-log-behind        keep
 cp-valid-blocks      keep
+cp-prealloc          keep
 cp-valid-inodes      keep
 cp-free-zones        keep
 cp-flags             any     the head verifier rejects the pack: previous checkpoint

@@ -138,8 +138,11 @@ done
 # -O
 mkfs -f -O ^lost_found "$IMG"
 expect_rc 0 -O
-expect_out 'Features: *inline_data$'
-expect_sb "$IMG" features "inline_data"
+expect_out 'Features: *prealloc,inline_data$'
+expect_sb "$IMG" features "prealloc,inline_data"
+mkfs -f -O ^prealloc "$IMG"
+expect_rc 0 "-O ^prealloc"
+expect_sb "$IMG" features "lost_found,inline_data"
 # compression: -O compression alone means lz4, 64 KiB clusters
 mkfs -f -O compression "$IMG"
 expect_rc 0 "-O compression"
@@ -150,7 +153,7 @@ expect_sb "$IMG" compress_log_cluster 4
 mkfs -f -O meta_uuid "$IMG"
 expect_usage "-O meta_uuid (gazectl uuid's)"
 expect_err "set by gazectl"
-mkfs -f --features ^inline_data,^lost_found "$IMG"
+mkfs -f --features ^inline_data,^lost_found,^prealloc "$IMG"
 expect_rc 0 "-O clear all"
 expect_sb "$IMG" features "none"
 pass "-O FEATURES"
