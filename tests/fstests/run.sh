@@ -20,7 +20,8 @@
 #                  psmisc
 #   TEST...      tests or ./check arguments (default: the sample, every
 #                tenth test of the generic quick group, and generic/366);
-#                e.g. "-g quick" or generic/001 generic/366
+#                e.g. "-- -g quick" (after "--": ./check's options) or
+#                generic/001 generic/366
 #   -f FSTYP     the filesystem: gaze (default), or ext4 to measure the
 #                same tests on a filesystem fstests knows well (ext4
 #                cannot use zoned devices: -r is implied)
@@ -40,7 +41,7 @@
 # Exit: 0 when no test failed, 1 when one did, 2 on set-up errors.
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-usage() { sed -n 4,40p "$0"; exit 2; }
+usage() { sed -n 4,41p "$0"; exit 2; }
 EXCL=default TMO=7200 ZMB=2048 ZONE=32 OUTD= FSTYP=gaze REGULAR=
 while getopts f:rx:Xt:z:Z:o:h opt; do
 	case $opt in
