@@ -962,7 +962,7 @@ int gaze_shutdown(struct super_block *sb, u32 how)
 
 /*
  * The run of blocks at @fblk, up to @eof, for the walks below: @addr 0 is
- * a hole.  -ENODATA: the file is inline (all data, no blocks).  A failed
+ * a hole, GAZE_MAP_UNWRITTEN preallocated blocks.  -ENODATA: the file is inline (all data, no blocks).  A failed
  * map is reported as a filesystem error named after @what.
  */
 static int gaze_map_run(struct inode *inode, u64 fblk, u64 eof, u64 *addr,
