@@ -877,13 +877,19 @@ int
 gaze_file_truncate_trim(struct gaze_fs *fs, u32 ino, u64 size, bool trim)
 {
 	struct gaze_mbuf *imb;
+	struct gaze_inode *in;
+	u64 old, blocks;
 	int err;
 
 	err = ns_enter_get(fs, ino, true, ns_get_file, &imb);
 	if (err)
 		return err;
+	in = imb->data;
+	old = le64_to_cpu(in->size);
+	blocks = le64_to_cpu(in->blocks);
 	err = gaze_inode_truncate_trim(fs, imb, size, trim);
-	if (!err)
+	/* times change with the size or the blocks (not for the same size) */
+	if (!err && (size != old || blocks != le64_to_cpu(in->blocks)))
 		gaze_inode_touch(fs, imb, true);
 	return gaze_ns_leave(fs, imb, true, err);
 }

@@ -250,6 +250,16 @@ int gaze_setattr(gaze_idmap_t *idmap, struct dentry *dentry,
 	if (valid & ATTR_SIZE) {
 		loff_t old = i_size_read(inode);
 
+		/* truncate(2) passes no times: a new size sets them, as the
+		 * write paths do (ftruncate(2) passes them itself) */
+		if (attr->ia_size != old &&
+		    !(valid & (ATTR_MTIME | ATTR_CTIME))) {
+			attr->ia_mtime = current_time(inode);
+			attr->ia_ctime = attr->ia_mtime;
+			attr->ia_valid |= ATTR_MTIME | ATTR_CTIME;
+			valid = attr->ia_valid;
+		}
+
 		inode_dio_wait(inode);
 		/*
 		 * Shrinking: drop the page cache first (waiting for writeback

@@ -49,6 +49,8 @@ for n in 0:stdin 1:stdout 2:stderr; do
 	[ -e /dev/${n#*:} ] || ln -s /proc/self/fd/${n%%:*} /dev/${n#*:}
 done
 hostname gaze-fstests 2>/dev/null
+# the loopback interface (locktest, 131 and friends, talks over TCP)
+ip link set lo up 2>/dev/null || ifconfig lo up 2>/dev/null
 
 # fstests' users and groups, over the read-only host /etc
 E=/tmp/gz-etc

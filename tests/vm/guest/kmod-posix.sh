@@ -70,6 +70,26 @@ both "truncate -s 4095 %P/new && truncate -s 3 %P/hello"
 same new
 same hello
 ok "truncate down and up (the tail reads zero)"
+# truncate(2) by path passes no times (ftruncate does): a new size must
+# set mtime and ctime all the same, dirty pages or not, and not a same size
+echo "dirty data" >$M/trt
+touch -d '2001-01-01 00:00:00' $M/trt
+sync
+echo more >>$M/trt
+touch -m -d '2001-01-01 00:00:00' $M/trt
+t0=$(stat -c '%Y %Z' $M/trt)
+must python3 -c 'import os, sys; os.truncate(sys.argv[1], 4)' $M/trt
+t1=$(stat -c '%Y %Z' $M/trt)
+must python3 -c 'import os, sys; os.truncate(sys.argv[1], 100000)' $M/trt
+t2=$(stat -c '%Y' $M/trt)
+touch -m -d '2001-01-01 00:00:00' $M/trt
+must python3 -c 'import os, sys; os.truncate(sys.argv[1], 100000)' $M/trt
+t3=$(stat -c '%Y' $M/trt)
+[ "${t0%% *}" = 978307200 ] && [ "${t1%% *}" -gt 978307200 ] &&
+	[ "${t1#* }" -ge "${t0#* }" ] && [ "$t2" -gt 978307200 ] &&
+	[ "$t3" = 978307200 ] ||
+	fail "times around truncate(2): $t0 -> $t1 (down) -> $t2 (up), same size: $t3"
+ok "truncate(2) by path sets mtime and ctime when the size changes (also over dirty pages), not for the same size"
 both "$PU pwrite %P/sparse 104857600 end"
 same sparse
 [ "$(stat -c %s $M/sparse)" = 104857603 ] || fail "sparse size"
