@@ -815,18 +815,28 @@ k_cp_log_behind(struct cx *c)
 	    i, le32_to_cpu(pk_head(&p)->logs[i].zone));
 }
 
+/* a u64 counter of the newest checkpoint head (at byte off) raised by add */
 static void
-k_cp_valid_blocks(struct cx *c)
+cp_u64_raise(struct cx *c, size_t off, const char *name, u64 add)
 {
 	struct pack p;
+	__le64 *f;
 	u64 v;
 
 	pack_read(c, &p);
-	v = le64_to_cpu(pk_head(&p)->valid_blocks);
-	pk_head(&p)->valid_blocks = cpu_to_le64(v + 5 + rnd(c) % 10);
+	f = (__le64 *)((u8 *)pk_head(&p) + off);
+	v = le64_to_cpu(*f);
+	*f = cpu_to_le64(v + add);
 	pack_write_head(c, &p);
-	say(c, "checkpoint valid_blocks %llu -> %llu", (unsigned long long)v,
-	    (unsigned long long)le64_to_cpu(pk_head(&p)->valid_blocks));
+	say(c, "checkpoint %s %llu -> %llu", name, (unsigned long long)v,
+	    (unsigned long long)(v + add));
+}
+
+static void
+k_cp_valid_blocks(struct cx *c)
+{
+	cp_u64_raise(c, offsetof(struct gaze_cp_head, valid_blocks),
+		     "valid_blocks", 5 + rnd(c) % 10);
 }
 
 static void
@@ -1430,31 +1440,15 @@ k_compr_blocks(struct cx *c)
 static void
 k_cp_compr(struct cx *c)
 {
-	struct pack p;
-	u64 v;
-
-	pack_read(c, &p);
-	v = le64_to_cpu(pk_head(&p)->compr_logical_blocks);
-	pk_head(&p)->compr_logical_blocks = cpu_to_le64(v + 3 + rnd(c) % 10);
-	pack_write_head(c, &p);
-	say(c, "checkpoint compr_logical_blocks %llu -> %llu",
-	    (unsigned long long)v,
-	    (unsigned long long)le64_to_cpu(pk_head(&p)->compr_logical_blocks));
+	cp_u64_raise(c, offsetof(struct gaze_cp_head, compr_logical_blocks),
+		     "compr_logical_blocks", 3 + rnd(c) % 10);
 }
 
 static void
 k_cp_prealloc(struct cx *c)
 {
-	struct pack p;
-	u64 v;
-
-	pack_read(c, &p);
-	v = le64_to_cpu(pk_head(&p)->prealloc_blocks);
-	pk_head(&p)->prealloc_blocks = cpu_to_le64(v + 5 + rnd(c) % 100);
-	pack_write_head(c, &p);
-	say(c, "checkpoint prealloc_blocks %llu -> %llu",
-	    (unsigned long long)v,
-	    (unsigned long long)le64_to_cpu(pk_head(&p)->prealloc_blocks));
+	cp_u64_raise(c, offsetof(struct gaze_cp_head, prealloc_blocks),
+		     "prealloc_blocks", 5 + rnd(c) % 100);
 }
 
 static void
