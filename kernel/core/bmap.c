@@ -219,13 +219,6 @@ gaze_bmap_slot(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 	return bmap_slot(fs, imb, fblk, create, owner, ofs, NULL);
 }
 
-/* a slot value inode.blocks counts: a block, or one preallocated */
-static bool
-bmap_counted(u64 a)
-{
-	return GAZE_ADDR_IS_REAL(a) || a == GAZE_ADDR_PREALLOC;
-}
-
 int
 gaze_bmap_set(struct gaze_fs *fs, struct gaze_mbuf *imb,
 	      struct gaze_mbuf *owner, u32 ofs, u64 addr)
@@ -238,13 +231,10 @@ gaze_bmap_set(struct gaze_fs *fs, struct gaze_mbuf *imb,
 	gaze_mbuf_dirty(fs, owner);
 	if (GAZE_ADDR_IS_REAL(old))
 		err = gaze_block_invalidate(fs, old);
-	if (old == GAZE_ADDR_PREALLOC)
-		gaze_space_prealloc_add(fs, -1);
-	if (addr == GAZE_ADDR_PREALLOC)
-		gaze_space_prealloc_add(fs, 1);
-	if (bmap_counted(old) && !bmap_counted(addr))
+	gaze_space_slot_changed(fs, old, addr);
+	if (GAZE_ADDR_COUNTED(old) && !GAZE_ADDR_COUNTED(addr))
 		bmap_blocks_add(fs, imb, -1);
-	else if (!bmap_counted(old) && bmap_counted(addr))
+	else if (!GAZE_ADDR_COUNTED(old) && GAZE_ADDR_COUNTED(addr))
 		bmap_blocks_add(fs, imb, 1);
 	return err;
 }
@@ -541,7 +531,7 @@ gaze_bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
 		addrs = gaze_bmap_addrs(owner);
 		n = (u32)(end - fblk);
 		for (i = ofs; i < ofs + n && !err; i++) {
-			if (bmap_counted(le64_to_cpu(addrs[i])))
+			if (GAZE_ADDR_COUNTED(le64_to_cpu(addrs[i])))
 				(*mapped)++;
 			if (!clear || !addrs[i])
 				continue;
@@ -559,12 +549,12 @@ gaze_bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
 
 /*
  * The holes among file blocks [from, to) become GAZE_ADDR_PREALLOC,
- * creating the nodes that hold them; *added counts them.  The caller
- * checked the space (gaze_inode_fallocate).
+ * creating the nodes that hold them.  The caller checked the space
+ * (gaze_inode_fallocate).
  */
 int
 gaze_bmap_prealloc(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from,
-		   u64 to, u64 *added)
+		   u64 to)
 {
 	struct gaze_mbuf *owner;
 	__le64 *addrs;
@@ -572,20 +562,16 @@ gaze_bmap_prealloc(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from,
 	u32 ofs, i;
 	int err = 0;
 
-	*added = 0;
 	while (fblk < to && !err) {
 		err = gaze_bmap_slot(fs, imb, fblk, true, &owner, &ofs);
 		if (err)
 			break;
 		end = min(bmap_window_end(fblk), to);
 		addrs = gaze_bmap_addrs(owner);
-		for (i = ofs; i < ofs + (u32)(end - fblk) && !err; i++) {
-			if (addrs[i])
-				continue;
-			err = gaze_bmap_set(fs, imb, owner, i,
-					    GAZE_ADDR_PREALLOC);
-			(*added)++;
-		}
+		for (i = ofs; i < ofs + (u32)(end - fblk) && !err; i++)
+			if (!addrs[i])
+				err = gaze_bmap_set(fs, imb, owner, i,
+						    GAZE_ADDR_PREALLOC);
 		gaze_bmap_release(fs, imb, owner);
 		fblk = end;
 	}

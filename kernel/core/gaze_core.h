@@ -313,7 +313,9 @@ struct gaze_fs {
 						 * users see sb.hdr.uuid */
 	u32			flags;		/* GAZE_FS_* */
 	u64			cp_seq;		/* last committed checkpoint */
-	struct gaze_cp_head	cp;		/* last committed head (raw) */
+	/* last committed head (raw); between commits fs->lock also keeps
+	 * its running counters here: compr_*_blocks, gc_*, prealloc_blocks */
+	struct gaze_cp_head	cp;
 	u32			cp_zone;	/* zone holding it */
 	u32			cp_offset;	/* block offset of next pack */
 	u32			cp_damaged;	/* damaged packs the open
@@ -525,15 +527,17 @@ int gaze_meta_alloc(struct gaze_fs *fs, u64 *addr);
  * ones, the new ones dirty in the cache and the preallocated ones */
 u64 gaze_space_free_blocks(struct gaze_fs *fs);
 /*
- * Of free blocks, those a file's data can fill: less the map nodes that
- * mapping them takes (one per GAZE_ADDRS_PER_DNODE, and two indirect).
+ * Of free blocks, those a file's data can fill: less GAZE_MAP_NODES of
+ * them.
  * statfs's f_bavail, so that writing or fallocating what df calls
  * available fits.
  */
 u64 gaze_space_avail_blocks(u64 free);
-/* fs->lock: slots holding GAZE_ADDR_PREALLOC gained (+) or lost (-)
- * delta; kept in fs->cp.prealloc_blocks (gaze_bmap_set, roll-forward) */
-void gaze_space_prealloc_add(struct gaze_fs *fs, s64 delta);
+/* fs->lock: a map slot changed from old to new; fs->cp.prealloc_blocks
+ * follows the GAZE_ADDR_PREALLOC ones (gaze_bmap_set, roll-forward) */
+void gaze_space_slot_changed(struct gaze_fs *fs, u64 old, u64 new);
+/* map nodes (and the two indirect ones) that n data blocks may need */
+#define GAZE_MAP_NODES(n)	(DIV_ROUND_UP((u64)(n), GAZE_ADDRS_PER_DNODE) + 2)
 /* -ENOSPC unless nblocks more user blocks fit (see space.c "classes");
  * called before creating new nodes and directory blocks */
 int gaze_space_user_check(struct gaze_fs *fs, u32 nblocks);
@@ -1487,13 +1491,17 @@ int gaze_bmap_lookup(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 #define GAZE_MAP_ENCODED	GAZE_ADDR_CLUSTER_BASE
 /* a run of preallocated slots (fallocate): no block yet, reads as zeros */
 #define GAZE_MAP_UNWRITTEN	GAZE_ADDR_PREALLOC
+/* a run that holds data (blocks or packed clusters), not zeros */
+#define GAZE_MAP_DATA(a)	((a) != GAZE_NULL_ADDR && (a) != GAZE_MAP_UNWRITTEN)
+/* a slot value inode.blocks counts: a block, or one preallocated */
+#define GAZE_ADDR_COUNTED(a)	(GAZE_ADDR_IS_REAL(a) || (a) == GAZE_ADDR_PREALLOC)
 int gaze_bmap_run(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u64 max,
 		  u64 *addr, u64 *nr);
 /* frees data blocks >= from and nodes wholly beyond it */
 int gaze_bmap_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from);
-/* holes in [from, to) become GAZE_ADDR_PREALLOC (*added of them) */
+/* holes in [from, to) become GAZE_ADDR_PREALLOC */
 int gaze_bmap_prealloc(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from,
-		       u64 to, u64 *added);
+		       u64 to);
 /* counts mapped blocks in [from, to), preallocated ones included, into
  * *mapped; clear: unmaps them */
 int gaze_bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,

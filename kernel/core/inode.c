@@ -873,7 +873,7 @@ inode_prealloc_check(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off,
 {
 	struct gaze_inode *in = imb->data;
 	u64 first = off >> GAZE_BLOCK_SHIFT;
-	u64 last = DIV_ROUND_UP(end, GAZE_BLOCK_SIZE), have = 0, nodes;
+	u64 last = DIV_ROUND_UP(end, GAZE_BLOCK_SIZE), have = 0;
 	int err;
 
 	*n = 0;
@@ -890,9 +890,7 @@ inode_prealloc_check(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off,
 		return -ENOSPC;
 	if (!inode_prealloc_on(fs, in) || !*n)
 		return 0;
-	/* the map nodes the new slots may need, and the indirect ones */
-	nodes = DIV_ROUND_UP(*n, GAZE_ADDRS_PER_DNODE) + 2;
-	return gaze_space_user_check(fs, (u32)min_t(u64, *n + nodes,
+	return gaze_space_user_check(fs, (u32)min_t(u64, *n + GAZE_MAP_NODES(*n),
 						    0xffffffffu));
 }
 
@@ -901,7 +899,6 @@ static int
 inode_prealloc(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off, u64 end)
 {
 	struct gaze_inode *in = imb->data;
-	u64 added;
 	int err;
 
 	if (le32_to_cpu(in->flags) & GAZE_IF_INLINE_DATA) {
@@ -912,7 +909,7 @@ inode_prealloc(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off, u64 end)
 			return err;
 	}
 	err = gaze_bmap_prealloc(fs, imb, off >> GAZE_BLOCK_SHIFT,
-				 DIV_ROUND_UP(end, GAZE_BLOCK_SIZE), &added);
+				 DIV_ROUND_UP(end, GAZE_BLOCK_SIZE));
 	gaze_space_publish(fs);
 	return err;
 }
@@ -968,7 +965,7 @@ inode_copy_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 src,
 		  u64 dst, u32 n, u8 *buf)
 {
 	const struct gaze_inode *in = imb->data;
-	u64 size = le64_to_cpu(in->size), holes, unw, b, e, added;
+	u64 size = le64_to_cpu(in->size), holes, unw, b, e;
 	u32 i, j, kind;
 	s64 r;
 	int err;
@@ -992,8 +989,7 @@ inode_copy_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 src,
 			err = gaze_inode_zero(fs, imb, b, e);
 			if (!err && kind == 2)
 				err = gaze_bmap_prealloc(fs, imb, dst + i,
-					DIV_ROUND_UP(e, GAZE_BLOCK_SIZE),
-					&added);
+					DIV_ROUND_UP(e, GAZE_BLOCK_SIZE));
 			continue;
 		}
 		r = gaze_inode_write(fs, imb,
@@ -1074,7 +1070,7 @@ gaze_inode_fallocate(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 mode,
 		     u64 off, u64 len)
 {
 	struct gaze_inode *in = imb->data;
-	bool keep = mode & GAZE_FALLOC_KEEP_SIZE, alloc;
+	bool keep = mode & GAZE_FALLOC_KEEP_SIZE, pre, alloc;
 	u64 end = off + len, missing = 0;
 	int err = 0;
 
@@ -1091,14 +1087,14 @@ gaze_inode_fallocate(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 mode,
 	if (end > GAZE_BMAP_MAX_BLOCKS << GAZE_BLOCK_SHIFT)
 		return -EFBIG;
 	/* a zeroed range stays allocated, as on ext4 and XFS */
+	pre = inode_prealloc_on(fs, in);
 	alloc = !(mode & GAZE_FALLOC_PUNCH_HOLE) &&
-		(!(mode & GAZE_FALLOC_ZERO_RANGE) || inode_prealloc_on(fs, in));
+		(!(mode & GAZE_FALLOC_ZERO_RANGE) || pre);
 	if (alloc)
 		err = inode_prealloc_check(fs, imb, off, end, &missing);
 	if (!err && (mode & (GAZE_FALLOC_PUNCH_HOLE | GAZE_FALLOC_ZERO_RANGE)))
 		err = gaze_inode_zero(fs, imb, off, end);
-	if (!err && alloc && inode_prealloc_on(fs, in) &&
-	    (missing || (mode & GAZE_FALLOC_ZERO_RANGE)))
+	if (!err && alloc && pre && (missing || (mode & GAZE_FALLOC_ZERO_RANGE)))
 		err = inode_prealloc(fs, imb, off, end);
 	if (!err && !keep && end > le64_to_cpu(in->size))
 		err = gaze_inode_truncate(fs, imb, end);

@@ -710,7 +710,7 @@ ns_mapped_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 	for (i = 0; i < nr; i++)
 		if (!gaze_bmap_lookup(fs, imb, fblks ? fblks[i] : fblk + i,
 				      &a) &&
-		    (GAZE_ADDR_IS_REAL(a) || a == GAZE_ADDR_PREALLOC))
+		    GAZE_ADDR_COUNTED(a))
 			n++;
 	return n;
 }
@@ -719,17 +719,14 @@ ns_mapped_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 static u32
 ns_write_over(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off, u64 len)
 {
-	u64 fblk = off >> GAZE_BLOCK_SHIFT;
-	u64 end = DIV_ROUND_UP(off + len, GAZE_BLOCK_SIZE), n;
-	u32 nr;
+	u64 mapped = 0;
 
-	for (; fblk < end; fblk += nr) {
-		nr = (u32)min_t(u64, end - fblk, 1024);
-		n = ns_mapped_blocks(fs, imb, fblk, NULL, nr);
-		if (n)
-			return 1;
-	}
-	return 0;
+	if (le32_to_cpu(((struct gaze_inode *)imb->data)->flags) &
+	    GAZE_IF_INLINE_DATA)
+		return 0;
+	return !gaze_bmap_range(fs, imb, off >> GAZE_BLOCK_SHIFT,
+				DIV_ROUND_UP(off + len, GAZE_BLOCK_SIZE), false,
+				&mapped) && mapped;
 }
 
 s64

@@ -278,10 +278,7 @@ rf_replay_slots(struct gaze_fs *fs, u32 nid, const void *old,
 			continue;
 		rf_compr_phys(fs, o, -1);
 		rf_compr_phys(fs, n, 1);
-		if (o == GAZE_ADDR_PREALLOC)
-			gaze_space_prealloc_add(fs, -1);
-		if (n == GAZE_ADDR_PREALLOC)
-			gaze_space_prealloc_add(fs, 1);
+		gaze_space_slot_changed(fs, o, n);
 		if (GAZE_ADDR_IS_REAL(o)) {
 			ret = gaze_block_invalidate(fs, o);
 			if (ret)

@@ -868,6 +868,32 @@ space_close_full(struct gaze_fs *fs, u32 li)
 }
 
 /*
+ * User blocks in use (fs->lock): valid blocks, new nodes and directory
+ * blocks dirty in the cache, and blocks fallocate preallocated (slots
+ * holding GAZE_ADDR_PREALLOC, counted in the checkpoint's
+ * prealloc_blocks: they own no block yet but are promised one)
+ */
+static u64
+space_used(struct gaze_fs *fs)
+{
+	return fs->space->valid_blocks + gaze_cache_nr_dirty_new(fs) +
+	       le64_to_cpu(fs->cp.prealloc_blocks);
+}
+
+void
+gaze_space_slot_changed(struct gaze_fs *fs, u64 old, u64 new)
+{
+	u64 n = le64_to_cpu(fs->cp.prealloc_blocks);
+
+	if (old == GAZE_ADDR_PREALLOC && n)	/* 0: a damaged count,
+						 * fsck's GZ0310 fixes it */
+		n--;
+	if (new == GAZE_ADDR_PREALLOC)
+		n++;
+	fs->cp.prealloc_blocks = cpu_to_le64(n);
+}
+
+/*
  * Write reservations (selective blocking; the module's resv.c takes and
  * releases them around the page cache).  A buffered write is accepted
  * into memory only with a reservation per page, so its writeback never
@@ -901,30 +927,6 @@ space_close_full(struct gaze_fs *fs, u32 li)
  * namespace operation (serialised by fs->lock) takes; RESV_META_SLACK
  * covers that, as it covers the indirect nodes of a new file.
  */
-/*
- * User blocks in use (fs->lock): valid blocks, new nodes and directory
- * blocks dirty in the cache, and blocks fallocate preallocated (slots
- * holding GAZE_ADDR_PREALLOC, counted in the checkpoint's
- * prealloc_blocks: they own no block yet but are promised one)
- */
-static u64
-space_used(struct gaze_fs *fs)
-{
-	return fs->space->valid_blocks + gaze_cache_nr_dirty_new(fs) +
-	       le64_to_cpu(fs->cp.prealloc_blocks);
-}
-
-void
-gaze_space_prealloc_add(struct gaze_fs *fs, s64 delta)
-{
-	u64 n = le64_to_cpu(fs->cp.prealloc_blocks);
-
-	/* below 0 only from a damaged count (fsck's GZ0310 fixes it) */
-	if (delta < 0 && n < (u64)-delta)
-		delta = -(s64)n;
-	fs->cp.prealloc_blocks = cpu_to_le64(n + (u64)delta);
-}
-
 /* one node block per this many reserved pages, and a constant slack */
 #define RESV_NODE_SPAN		64u
 #define RESV_META_SLACK		16u
@@ -1459,9 +1461,8 @@ gaze_space_free_blocks(struct gaze_fs *fs)
 u64
 gaze_space_avail_blocks(u64 free)
 {
-	u64 nodes = DIV_ROUND_UP(free, GAZE_ADDRS_PER_DNODE + 1) + 2;
-
-	return free > nodes ? free - nodes : 0;
+	/* n + GAZE_MAP_NODES(n) <= free for n = free - GAZE_MAP_NODES(free) */
+	return free > GAZE_MAP_NODES(free) ? free - GAZE_MAP_NODES(free) : 0;
 }
 
 int

@@ -90,10 +90,8 @@ static int gaze_fill_page(struct inode *inode, struct page *page)
 	}
 	if (want && !ret && addr == GAZE_MAP_ENCODED)
 		return gaze_fill_page_cluster(inode, page);
-	if (want && !ret && addr == GAZE_MAP_UNWRITTEN)
-		addr = GAZE_NULL_ADDR;		/* preallocated: zeros */
 	kaddr = kmap_local_page(page);
-	if (want && !ret && addr) {
+	if (want && !ret && GAZE_MAP_DATA(addr)) {
 		ret = gaze_bdev_read(inode->i_sb->s_bdev, addr, 1, kaddr);
 		if (ret) {
 			kunmap_local(kaddr);
@@ -158,7 +156,7 @@ static int gaze_get_block(struct inode *inode, sector_t iblock,
 		return ret;
 	if (WARN_ON_ONCE(addr == GAZE_MAP_ENCODED))
 		return -EIO;	/* gaze_reads_through_core() said no */
-	if (addr && addr != GAZE_MAP_UNWRITTEN)	/* else zeros */
+	if (GAZE_MAP_DATA(addr))	/* else zeros */
 		map_bh(bh, inode->i_sb, addr);
 	bh->b_size = (size_t)nr << inode->i_blkbits;
 	return 0;
@@ -270,7 +268,7 @@ static int gaze_cl_read_plain(struct inode *inode, struct gaze_cl_read *cr,
 			return -EAGAIN;		/* packed meanwhile */
 		nr = min(nr, nb - b);
 		p = cr->buf + ((size_t)b << GAZE_BLOCK_SHIFT);
-		if (addr && addr != GAZE_MAP_UNWRITTEN)
+		if (GAZE_MAP_DATA(addr))
 			ret = gaze_bdev_read(inode->i_sb->s_bdev, addr, nr, p);
 		else
 			memset(p, 0, (size_t)nr << GAZE_BLOCK_SHIFT);
@@ -962,8 +960,9 @@ int gaze_shutdown(struct super_block *sb, u32 how)
 
 /*
  * The run of blocks at @fblk, up to @eof, for the walks below: @addr 0 is
- * a hole, GAZE_MAP_UNWRITTEN preallocated blocks.  -ENODATA: the file is inline (all data, no blocks).  A failed
- * map is reported as a filesystem error named after @what.
+ * a hole, GAZE_MAP_UNWRITTEN preallocated blocks.  -ENODATA: the file is
+ * inline (all data, no blocks).  A failed map is reported as a
+ * filesystem error named after @what.
  */
 static int gaze_map_run(struct inode *inode, u64 fblk, u64 eof, u64 *addr,
 			u32 *nr, const char *what)
@@ -1015,7 +1014,7 @@ static loff_t gaze_seek_data_hole(struct file *file, loff_t off, int whence)
 		}
 		if (ret)
 			break;
-		if ((addr && addr != GAZE_MAP_UNWRITTEN) == data) {
+		if (GAZE_MAP_DATA(addr) == data) {
 			pos = max_t(loff_t, off, (loff_t)fblk << GAZE_BLOCK_SHIFT);
 			break;
 		}

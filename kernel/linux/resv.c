@@ -22,10 +22,11 @@
  *
  * An overwrite (the page's block is mapped on disk, or preallocated by
  * fallocate, maybe past EOF) does not grow the filesystem, so it passes
- * the logical rule; anything else (holes, inline files) reserves as new.  Asking the core whether a block
- * is mapped takes fs->lock, which writeback holds across its device
- * writes, so it is asked only when the page would fail the logical rule
- * as new (gaze_resv_get_page): both kinds count the same in
+ * the logical rule; anything else (holes, inline files) reserves as new.
+ * Asking the core whether a block is mapped takes fs->lock, which
+ * writeback holds across its device writes, so it is asked only when the
+ * page would fail the logical rule as new (gaze_resv_get_page): both
+ * kinds count the same in
  * fs->resv_blocks, and the answer matters only near a full filesystem.
  * A shared writable mapping reserves the same way in page_mkwrite
  * (file.c).

@@ -47,19 +47,26 @@ rnd(void)
 }
 
 static struct gaze_dev *
-dev_new(u32 zones)
+dev_geo(u32 zones, u32 zone_blocks, u32 zone_cap)
 {
 	struct gaze_emu_opts o;
 	struct gaze_dev *d = NULL;
 
 	memset(&o, 0, sizeof(o));
 	o.nr_zones = zones;
-	o.zone_blocks = 1024;
+	o.zone_blocks = zone_blocks;
+	o.zone_cap = zone_cap;
 	if (gaze_emu_create(&o, &d)) {
 		printf("Bail out! gaze_emu_create failed\n");
 		exit(1);
 	}
 	return d;
+}
+
+static struct gaze_dev *
+dev_new(u32 zones)
+{
+	return dev_geo(zones, 1024, 0);
 }
 
 static const struct gaze_attr root_attr = { .mode = 040755 };
@@ -188,9 +195,9 @@ fill_up(struct gaze_fs *fs, const char *name, u8 *buf)
  * feature nothing is reserved.
  */
 static void
-test_prealloc(void)
+test_prealloc(u32 zones, u32 zone_blocks, u32 zone_cap)
 {
-	struct gaze_dev *d = dev_new(64);
+	struct gaze_dev *d = dev_geo(zones, zone_blocks, zone_cap);
 	struct gaze_fs *fs = fs_new(d);
 	u8 *buf = malloc(256 * BS), *zero = calloc(1, 256 * BS);
 	u64 free0, free1, n, filled, b0;
@@ -198,6 +205,8 @@ test_prealloc(void)
 	s64 r;
 	bool ok = true;
 
+	tap_diag("preallocation on %u zones of %u blocks, capacity %u",
+		 zones, zone_blocks, zone_cap ? zone_cap : zone_blocks);
 	free0 = gaze_space_free_blocks(fs);
 	n = free0 / 2;
 	tap_ok(!gaze_file_fallocate(fs, ino, KEEP, 0, n * BS) &&
@@ -569,7 +578,9 @@ main(int argc, char **argv)
 			rng_state = strtoull(optarg, NULL, 0) | 1;
 	tap_diag("seed 0x%llx", (unsigned long long)rng_state);
 	test_basic();
-	test_prealloc();
+	test_prealloc(64, 1024, 0);
+	test_prealloc(16, 8192, 0);		/* few large zones */
+	test_prealloc(24, 2048, 1536);		/* capacity < size */
 	test_random();
 	return tap_done();
 }
