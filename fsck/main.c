@@ -819,7 +819,7 @@ replay(struct run *r)
 	}
 	hold_signals(&old);
 	test_signal("replay");
-	ret = gaze_fs_replay(r->dev, &nodes);
+	ret = gaze_fs_replay(r->dev, GAZE_FS_KEEP_ORPHANS, &nodes);
 	release_signals(&old, !ret && nodes);
 	if (ret) {
 		fprintf(stderr, "fsck.gaze: %s: replaying the nodes fsync wrote after the last checkpoint failed: %s; checking the checkpoint without them\n",

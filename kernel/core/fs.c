@@ -325,7 +325,7 @@ fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp, bool *cp_found)
 	struct gaze_fs *fs;
 	const char *why = NULL;
 	const struct gaze_super *sb;
-	u32 max_nid;
+	u32 max_nid, freed;
 	int ret;
 
 	if (flags & ~(GAZE_FS_RDONLY | GAZE_FS_KEEP_ORPHANS |
@@ -404,21 +404,22 @@ fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp, bool *cp_found)
 	}
 	if (!ret && !(flags & (GAZE_FS_RDONLY | GAZE_FS_KEEP_ORPHANS)))
 		ret = gaze_orphans_recover(fs);
-	if (ret)
+	if (ret < 0)
 		goto out_free;
+	freed = (u32)ret;
 	/* fs->cp carries counters into the next pack: count this mount */
 	if (!(flags & GAZE_FS_RDONLY))
 		fs->cp.mount_count = cpu_to_le32(le32_to_cpu(fs->cp.mount_count) +
 						 1);
 	/*
-	 * what roll-forward replayed is committed before anything new; the
-	 * callers say so (fs->rf_recovered: the module's mount message,
-	 * fsck.gaze's replay line)
+	 * what roll-forward replayed and the orphans freed are committed
+	 * before anything new; the callers say so (fs->rf_recovered: the
+	 * module's mount message, fsck.gaze's replay line)
 	 */
-	if (fs->rf_recovered) {
+	if (fs->rf_recovered || freed) {
 		ret = fs_cp_write_locked(fs, 0);
 		if (ret) {
-			gaze_err("the checkpoint after roll-forward failed: %d",
+			gaze_err("the checkpoint after recovery failed: %d",
 				 ret);
 			goto out_free;
 		}
@@ -577,13 +578,15 @@ gaze_fs_fsync(struct gaze_fs *fs)
 }
 
 int
-gaze_fs_replay(struct gaze_dev *dev, u32 *nodes)
+gaze_fs_replay(struct gaze_dev *dev, u32 flags, u32 *nodes)
 {
 	struct gaze_fs *fs;
 	int ret;
 
 	*nodes = 0;
-	ret = gaze_fs_open(dev, GAZE_FS_KEEP_ORPHANS, &fs);
+	if (flags & ~GAZE_FS_KEEP_ORPHANS)
+		return -EINVAL;
+	ret = gaze_fs_open(dev, flags, &fs);
 	if (ret)
 		return ret;
 	*nodes = fs->rf_recovered;

@@ -723,11 +723,15 @@ int __must_check gaze_fs_sync(struct gaze_fs *fs);		/* checkpoint now */
  */
 int __must_check gaze_fs_fsync(struct gaze_fs *fs);
 /*
- * fsck: replays a roll-forward chain left by a crash (opens the device
- * read-write, recovers, checkpoints without marking the filesystem
- * clean).  *nodes: how many nodes were replayed.
+ * Recovery without a read-write mount: replays a roll-forward chain left
+ * by a crash and, unless flags has GAZE_FS_KEEP_ORPHANS, frees the
+ * orphans on the checkpoint's list (opens the device read-write,
+ * commits a checkpoint without marking the filesystem clean).  fsck.gaze
+ * -p/-y keeps the orphans (it reports them itself); a read-only mount
+ * of a writable device frees them, as ext4 and XFS do.  *nodes: how many
+ * nodes were replayed.
  */
-int gaze_fs_replay(struct gaze_dev *dev, u32 *nodes);
+int gaze_fs_replay(struct gaze_dev *dev, u32 flags, u32 *nodes);
 
 /* ---------------------------------------------------------------- */
 /* gcpolicy.c: when to collect and which zone, for every collector;  */
@@ -1229,6 +1233,19 @@ int __must_check gaze_file_write_vec_enc(struct gaze_fs *fs, u32 ino,
 int gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
 		  u32 *nr);
 /*
+ * stat(2) of a file with dirty pages: *blocks is its block count now and
+ * *holes how many of file blocks fblks[0..nr) (ascending) are holes:
+ * neither mapped, nor preallocated, nor in a cluster.  Those are the
+ * blocks writeback of dirty pages there will add, which st_blocks counts
+ * at once, as delayed allocation does on ext4, XFS and btrfs.  An inline
+ * file adds none while size (the caller's) fits inline, else each block
+ * listed (block 0, which its bytes in the inode become, only when listed:
+ * it is, unless a write far past them leaves page 0 clean).  Pages of a
+ * compressed file count whole until they are encoded.
+ */
+int gaze_file_dirty_blocks(struct gaze_fs *fs, u32 ino, const u64 *fblks,
+			   u32 nr, u64 size, u64 *blocks, u32 *holes);
+/*
  * The packed cluster holding fblk (GAZE_MAP_ENCODED from gaze_file_map):
  * its data blocks (*nvalid) and the device addresses of its *n stream
  * blocks (addrs: GAZE_CLUSTER_MAX_BLOCKS), for a reader that reads and
@@ -1540,8 +1557,9 @@ void gaze_orphan_adopt(struct gaze_fs *fs, struct gaze_mbuf *imb);
 u32 gaze_orphans_fill(struct gaze_fs *fs, __le64 *slots);
 /* open: reads the committed checkpoint's list into memory */
 int gaze_orphans_load(struct gaze_fs *fs);
-/* open read-write: frees every listed orphan (takes fs->lock); one that
- * cannot be freed (I/O error, corruption) is logged and stays listed */
+/* open read-write: frees every listed orphan (takes fs->lock) and
+ * returns how many it freed; one that cannot be freed (I/O error,
+ * corruption) is logged and stays listed */
 int gaze_orphans_recover(struct gaze_fs *fs);
 void gaze_orphans_destroy(struct gaze_fs *fs);
 

@@ -850,6 +850,39 @@ gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
 }
 
 int
+gaze_file_dirty_blocks(struct gaze_fs *fs, u32 ino, const u64 *fblks, u32 nr,
+		       u64 size, u64 *blocks, u32 *holes)
+{
+	struct gaze_mbuf *imb;
+	struct gaze_inode *in;
+	u64 addr;
+	u32 i;
+	int err;
+
+	*blocks = 0;
+	*holes = 0;
+	err = ns_enter_map(fs, ino, &imb);
+	if (!imb)
+		return err;
+	in = imb->data;
+	*blocks = le64_to_cpu(in->blocks);
+	if (err == -ENODATA) {
+		/* inline: stays so while it fits, else every block is new */
+		err = 0;
+		if (size > GAZE_INLINE_SIZE)
+			*holes = nr;
+		goto out;
+	}
+	for (i = 0; i < nr && !err; i++) {
+		err = gaze_bmap_lookup(fs, imb, fblks[i], &addr);
+		if (!err && addr == GAZE_NULL_ADDR)
+			(*holes)++;
+	}
+out:
+	return gaze_ns_leave(fs, imb, false, err);
+}
+
+int
 gaze_file_map_cluster(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addrs,
 		      u32 *n, u32 *nvalid)
 {

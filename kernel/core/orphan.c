@@ -261,5 +261,5 @@ gaze_orphans_recover(struct gaze_fs *fs)
 			  freed == 1 ? "" : "s");
 	mutex_unlock(&fs->lock);
 	gaze_free(list);
-	return 0;
+	return (int)freed;
 }

@@ -475,26 +475,29 @@ static int gaze_check_super(struct super_block *sb, struct gaze_dev *dev)
 
 /*
  * A read-only mount of a filesystem not cleanly unmounted, on a device
- * that is writable, replays what fsync wrote after the last checkpoint
- * first (as ext4 replays its journal), so what it shows is what a
- * read-write mount would, and a later remount read-write (which opens
- * the device again) changes nothing under the page cache.
+ * that is writable, first replays what fsync wrote after the last
+ * checkpoint and frees the orphans of the crash (files unlinked while
+ * open), as ext4 replays its journal and its orphan list and XFS its
+ * log and unlinked lists: what it shows is what a read-write mount
+ * would, a later remount read-write (which opens the device again)
+ * changes nothing under the page cache, and no orphan is left for fsck
+ * after a read-only mount (fstests generic/417).
  */
 static int gaze_ro_replay(struct super_block *sb, struct gaze_sb_info *sbi)
 {
 	u32 nodes = 0;
 	int ret;
 
-	if (!sbi->fs->rf_pending)
+	if (!sbi->fs->rf_pending && !sbi->fs->nr_orphans)
 		return 0;
 	if (bdev_read_only(sb->s_bdev)) {
-		pr_warn("gaze: %s: read-only device: %u nodes written by fsync after the last checkpoint are not replayed\n",
-			sb->s_id, sbi->fs->rf_pending);
+		pr_warn("gaze: %s: read-only device: %u nodes written by fsync after the last checkpoint are not replayed, %u orphans not freed\n",
+			sb->s_id, sbi->fs->rf_pending, sbi->fs->nr_orphans);
 		return 0;
 	}
 	gaze_fs_close(sbi->fs);		/* read-only: writes nothing */
 	sbi->fs = NULL;
-	ret = gaze_fs_replay(sbi->dev, &nodes);
+	ret = gaze_fs_replay(sbi->dev, 0, &nodes);
 	if (ret)
 		return ret;
 	if (nodes)

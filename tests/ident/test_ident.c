@@ -250,7 +250,7 @@ test_unclean(void)
 	{
 		u32 nodes = 0;
 
-		TAP_MUST(gaze_fs_replay(d, &nodes));
+		TAP_MUST(gaze_fs_replay(d, GAZE_FS_KEEP_ORPHANS, &nodes));
 		why = NULL;
 		ret = gaze_ident_set(d, "replayed", NULL, &why);
 		tap_ok(nodes && !ret,

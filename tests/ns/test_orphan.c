@@ -278,6 +278,36 @@ test_power_cut(void)
 	tap_ok(!gaze_ns_lookup(fs, GAZE_ROOT_INO, "u", 1, &keep, NULL) &&
 	       keep == ino && check(fs, ino, 6),
 	       "an unlink no checkpoint saw is undone whole");
+
+	/*
+	 * recovery without a read-write mount (gaze_fs_replay): fsck keeps
+	 * the orphan for its own report, a read-only mount frees it
+	 */
+	ino = mkfile(fs, "r");
+	fill(fs, ino, 7);
+	unlink_in_use(fs, "r");
+	TAP_MUST(gaze_fs_sync(fs));
+	free1 = gaze_space_free_blocks(fs);
+	power_cut(fs, d, 5);
+	{
+		u32 nodes = 1;
+
+		tap_ok(gaze_fs_replay(d, GAZE_FS_RDONLY, &nodes) == -EINVAL,
+		       "gaze_fs_replay: an unknown flag is -EINVAL");
+		tap_ok(!gaze_fs_replay(d, GAZE_FS_KEEP_ORPHANS, &nodes) &&
+		       !nodes, "a replay that keeps orphans");
+		fs = fs_open(d, GAZE_FS_RDONLY);
+		tap_ok(fs->nr_orphans == 1 && !gaze_ns_getattr(fs, ino, &a),
+		       "leaves the orphan listed");
+		gaze_fs_close(fs);
+		tap_ok(!gaze_fs_replay(d, 0, &nodes), "a replay that frees orphans");
+	}
+	fs = fs_open(d, GAZE_FS_RDONLY);
+	tap_ok(!fs->nr_orphans && gaze_ns_getattr(fs, ino, &a) == -ENOENT &&
+	       gaze_space_free_blocks(fs) >= free1 + NBLK,
+	       "commits the release: a read-only open finds no orphan, the space free (%llu, were %llu)",
+	       (unsigned long long)gaze_space_free_blocks(fs),
+	       (unsigned long long)free1);
 	gaze_fs_close(fs);
 	gaze_dev_close(d);
 }
