@@ -14,7 +14,7 @@ PKGS=(
 	linux-headers-amd64
 	qemu-system-x86 linux-image-amd64 busybox-static cpio kmod xz-utils
 	clang libclang-rt-14-dev attr
-	f2fs-tools fio bc
+	f2fs-tools fio bc dmsetup
 )
 
 # Debian 12's 6.12 kernel too: gaze.ko is built against both

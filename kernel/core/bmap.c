@@ -256,6 +256,67 @@ gaze_bmap_lookup(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 	return 0;
 }
 
+/* the slot of the data block at addr (summary sum) becomes a hole */
+static int
+bmap_lost_block(struct gaze_fs *fs, u64 addr, const struct gaze_summary *sum,
+		void *tmp, bool *cleared)
+{
+	u32 ofs = le16_to_cpu(sum->ofs);
+	struct gaze_mbuf *owner, *imb;
+	int err;
+
+	*cleared = false;
+	err = gaze_gc_node_get(fs, le32_to_cpu(sum->nid), tmp, &owner);
+	if (err)
+		return err;
+	if (ofs >= gaze_gc_owner_slots(owner) ||
+	    le64_to_cpu(gaze_bmap_addrs(owner)[ofs]) != addr)
+		goto out_put;		/* no longer mapped there */
+	err = gaze_inode_get(fs, le32_to_cpu(((struct gaze_mhdr *)
+					      owner->data)->ino), &imb);
+	if (err)
+		goto out_put;
+	err = gaze_bmap_set(fs, imb, owner, ofs, GAZE_NULL_ADDR);
+	*cleared = !err;
+	gaze_mbuf_put(fs, imb);
+out_put:
+	gaze_mbuf_put(fs, owner);
+	return err;
+}
+
+int
+gaze_data_lost(struct gaze_fs *fs, u64 addr, u32 nr, u32 *lost)
+{
+	u64 zb = le32_to_cpu(fs->sb.zone_blocks), z;
+	struct gaze_summary sum;
+	bool valid, cleared;
+	void *tmp;
+	u32 i;
+	int err = 0;
+
+	*lost = 0;
+	if (!nr)
+		return 0;
+	for (z = addr / zb; z <= (addr + nr - 1) / zb; z++)
+		gaze_space_zone_lost(fs, (u32)z);
+	tmp = gaze_alloc(GAZE_BLOCK_SIZE);
+	if (!tmp)
+		return -ENOMEM;
+	for (i = 0; i < nr && !err; i++) {
+		err = gaze_space_block_owner(fs, addr + i, &valid, &sum);
+		if (err || !valid || sum.type != GAZE_SUM_DATA)
+			continue;
+		err = bmap_lost_block(fs, addr + i, &sum, tmp, &cleared);
+		if (cleared)
+			(*lost)++;
+	}
+	gaze_free(tmp);
+	if (*lost)
+		gaze_err("%u blocks of file data were not written (device error): those blocks are holes now",
+			 *lost);
+	return err;
+}
+
 /* clears the address slots [from, n) of an array; returns first error */
 static int
 bmap_clear_addrs(struct gaze_fs *fs, struct gaze_mbuf *imb,

@@ -569,6 +569,12 @@ struct gaze_zone_use {
 	u64	mtime;			/* fs age (s) of its last write */
 };
 int gaze_space_zone_use(struct gaze_fs *fs, u32 zone, struct gaze_zone_use *u);
+/*
+ * Writes to main zone `zone` (absolute) were lost after the core counted
+ * them (gaze_data_lost): a log writing there gives the zone up (full, or
+ * prefree when empty; finished on the device) and opens a new one.
+ */
+void gaze_space_zone_lost(struct gaze_fs *fs, u32 zone);
 /* usage bit and summary entry of main block addr */
 int gaze_space_block_owner(struct gaze_fs *fs, u64 addr, bool *valid,
 			   struct gaze_summary *sum);
@@ -1496,6 +1502,18 @@ int gaze_bmap_set(struct gaze_fs *fs, struct gaze_mbuf *imb,
 		  struct gaze_mbuf *owner, u32 ofs, u64 addr);
 int gaze_bmap_lookup(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 		     u64 *addr);
+/*
+ * File data the device failed to write after the core mapped it: the
+ * module defers writeback's data writes on zoned devices and learns of a
+ * failure only when the bio completes.  Blocks [addr, addr + nr) hold
+ * nothing: each file slot still pointing at one becomes a hole (the data
+ * is lost, as a failed writeback loses it on any filesystem; fsync
+ * reports it), and each log writing in their zones gives the zone up
+ * (the device's write pointer is behind the log's head).  Caller holds
+ * fs->lock and no node was written since the failure.  *lost: the slots
+ * cleared.
+ */
+int gaze_data_lost(struct gaze_fs *fs, u64 addr, u32 nr, u32 *lost);
 /*
  * The run of file blocks from fblk (at most max) mapped to consecutive
  * device blocks (*addr the first), or a hole (*addr GAZE_NULL_ADDR), or

@@ -195,6 +195,21 @@ space_zone_prepare(struct gaze_fs *fs, u32 zone)
 
 static int space_zinfo_update(struct gaze_fs *fs, u32 zi);
 
+/* log li leaves its zone for good: full, or prefree when it is empty */
+static void
+space_log_give_up(struct gaze_fs *fs, u32 li)
+{
+	struct gaze_space *sp = fs->space;
+	u32 zi = sp->logs[li].zone - sp->main_start;
+
+	sp->logs[li].zone = SPACE_NO_ZONE;
+	sp->logs[li].offset = 0;
+	space_set_state(sp, zi, sp->zones[zi].valid ? GAZE_ZS_FULL :
+			GAZE_ZS_PREFREE);
+	space_zinfo_update(fs, zi);
+	gaze_space_publish(fs);
+}
+
 /*
  * A write at a log head (or the meta ring head) failed: the device's
  * write pointer is now behind the head, so every later write there would
@@ -205,7 +220,7 @@ static void
 space_write_failed(struct gaze_fs *fs, u64 addr)
 {
 	struct gaze_space *sp = fs->space;
-	u32 zone = (u32)(addr / sp->zone_blocks), i, zi;
+	u32 zone = (u32)(addr / sp->zone_blocks), i;
 
 	if (zone == sp->meta_head &&
 	    addr == space_zone_addr(sp, zone) + sp->meta_off - 1) {
@@ -216,18 +231,32 @@ space_write_failed(struct gaze_fs *fs, u64 addr)
 		if (sp->logs[i].zone != zone ||
 		    addr != space_zone_addr(sp, zone) + sp->logs[i].offset - 1)
 			continue;
-		zi = zone - sp->main_start;
-		sp->logs[i].zone = SPACE_NO_ZONE;
-		sp->logs[i].offset = 0;
-		space_set_state(sp, zi, sp->zones[zi].valid ? GAZE_ZS_FULL :
-				GAZE_ZS_PREFREE);
-		space_zinfo_update(fs, zi);
-		gaze_space_publish(fs);
+		space_log_give_up(fs, i);
 		goto out_finish;
 	}
 	return;
 out_finish:
 	gaze_warn("write to zone %u failed; the zone is closed", zone);
+	if (fs->dev->ops->finish)
+		fs->dev->ops->finish(fs->dev, zone);
+}
+
+void
+gaze_space_zone_lost(struct gaze_fs *fs, u32 zone)
+{
+	struct gaze_space *sp = fs->space;
+	bool found = false;
+	u32 i;
+
+	for (i = 0; i < sp->nr_logs; i++) {
+		if (sp->logs[i].zone != zone)
+			continue;
+		space_log_give_up(fs, i);
+		found = true;
+	}
+	if (!found)
+		return;
+	gaze_warn("writes to zone %u were lost; the zone is closed", zone);
 	if (fs->dev->ops->finish)
 		fs->dev->ops->finish(fs->dev, zone);
 }

@@ -39,8 +39,10 @@
 /*
  * Deferred writeback data (zoned devices).  The folios stay under
  * writeback, with a reference, until the bio is submitted and completes
- * (gaze_plug_submit); a failed one makes every later write and flush fail
- * (err), so no checkpoint can ever point at the lost blocks.
+ * (gaze_plug_submit).  A failed one makes every later write and flush
+ * fail (err), so no node or checkpoint can point at the lost blocks,
+ * until gaze_lost_recover (super.c) has made them holes in the core
+ * under fs->lock and cleared err (gaze_bdev_lost_take).
  */
 struct gaze_plug {
 	struct mutex		lock;	/* protects all below; may be taken
@@ -49,7 +51,9 @@ struct gaze_plug {
 	struct folio		*folios[BIO_MAX_VECS];
 	u32			nr;	/* folios in bio */
 	u64			next;	/* block after the bio's last */
-	int			err;	/* sticky */
+	int			err;	/* sticky, until taken */
+	u64			lost;	/* the failed bio's first block */
+	u32			lost_nr;	/* and its length */
 	struct list_head	defers;	/* struct gaze_defer, one per writer */
 	struct delayed_work	work;	/* submits a plug left waiting */
 };
@@ -219,6 +223,10 @@ static int gaze_plug_submit(struct gaze_bdev *b)
 	ret = submit_bio_wait(p->bio);
 	bio_put(p->bio);
 	p->bio = NULL;
+	if (ret && !p->err) {
+		p->lost = p->next - p->nr;
+		WRITE_ONCE(p->lost_nr, p->nr);
+	}
 	for (i = 0; i < p->nr; i++) {
 		struct folio *folio = p->folios[i];
 
@@ -229,7 +237,7 @@ static int gaze_plug_submit(struct gaze_bdev *b)
 	}
 	p->nr = 0;
 	if (ret && !p->err) {
-		pr_err("gaze: %pg: deferred data write failed: %d; no further writes\n",
+		pr_err("gaze: %pg: deferred data write failed: %d; writes wait until its blocks are made holes\n",
 		       b->bdev, ret);
 		p->err = ret;
 	}
@@ -264,6 +272,38 @@ static void gaze_plug_drain_read(struct gaze_bdev *b, u64 blk, u32 nr)
 int gaze_bdev_drain(struct gaze_dev *dev)
 {
 	return gaze_plug_drain(GAZE_BDEV(dev));
+}
+
+bool gaze_bdev_lost_pending(struct gaze_dev *dev)
+{
+	return READ_ONCE(GAZE_BDEV(dev)->plug.lost_nr) != 0;
+}
+
+bool gaze_bdev_lost_take(struct gaze_dev *dev, u64 *blk, u32 *nr)
+{
+	struct gaze_plug *p = &GAZE_BDEV(dev)->plug;
+	bool lost;
+
+	mutex_lock(&p->lock);
+	lost = p->err && p->lost_nr;
+	if (lost) {
+		*blk = p->lost;
+		*nr = p->lost_nr;
+		p->err = 0;
+		WRITE_ONCE(p->lost_nr, 0);
+	}
+	mutex_unlock(&p->lock);
+	return lost;
+}
+
+void gaze_bdev_set_error(struct gaze_dev *dev, int err)
+{
+	struct gaze_plug *p = &GAZE_BDEV(dev)->plug;
+
+	mutex_lock(&p->lock);
+	if (!p->err)
+		p->err = err;
+	mutex_unlock(&p->lock);
 }
 
 static void gaze_plug_work(struct work_struct *w)

@@ -648,6 +648,12 @@ static int gaze_writepages(struct address_space *mapping,
 	wb = kzalloc(sizeof(*wb), GFP_NOFS);
 	if (!wb)
 		return -ENOMEM;
+	/* a deferred write failed since the last writeback: repair first */
+	ret = gaze_lost_recover(mapping->host->i_sb);
+	if (ret) {
+		kfree(wb);
+		return ret;
+	}
 	wb->inode = mapping->host;
 	wb->wbc = wbc;
 	wb->defer.bufs = wb->bufs;
@@ -668,6 +674,9 @@ static int gaze_writepages(struct address_space *mapping,
 			ret = ret2;
 	}
 	kfree(wb);
+	/* the error reached the mapping; the filesystem goes on */
+	if (ret == -EIO)
+		gaze_lost_recover(mapping->host->i_sb);
 	return ret;
 }
 
@@ -769,6 +778,10 @@ static int gaze_fsync(struct file *file, loff_t start, loff_t end,
 
 	ret = file_write_and_wait_range(file, start, end);
 	if (ret || sb_rdonly(inode->i_sb))
+		return ret;
+	/* another file's data write failed since: the nodes wait for that */
+	ret = gaze_lost_recover(inode->i_sb);
+	if (ret)
 		return ret;
 	nofs = gaze_nofs_begin();
 	ret = gaze_fs_fsync(gaze_ifs(inode));

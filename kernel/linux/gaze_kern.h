@@ -222,6 +222,14 @@ void gaze_bdev_defer_begin(struct gaze_dev *dev, struct gaze_defer *df);
 void gaze_bdev_defer_end(struct gaze_dev *dev, struct gaze_defer *df);
 /* submits deferred data and waits for it; its error is sticky */
 int gaze_bdev_drain(struct gaze_dev *dev);
+/*
+ * A deferred data write failed: its blocks (*blk, *nr), and the plug's
+ * error is cleared (true); false when none is waiting.  Only under
+ * fs->lock (gaze_lost_recover).  gaze_bdev_set_error sets it again.
+ */
+bool gaze_bdev_lost_take(struct gaze_dev *dev, u64 *blk, u32 *nr);
+bool gaze_bdev_lost_pending(struct gaze_dev *dev);	/* no lock */
+void gaze_bdev_set_error(struct gaze_dev *dev, int err);
 
 /* inode.c */
 struct inode *gaze_iget(struct super_block *sb, u32 ino);
@@ -241,6 +249,8 @@ int gaze_fileattr_set(gaze_idmap_t *idmap, struct dentry *dentry,
 void gaze_evict_inode(struct inode *inode);
 /* maps a core error to what the VFS should see, handling errors= */
 int gaze_error(struct super_block *sb, int err, const char *what);
+/* after a failed deferred data write: its blocks become holes (bdev.c) */
+int gaze_lost_recover(struct super_block *sb);
 
 /* namei.c, file.c, xattr.c */
 extern const struct inode_operations gaze_dir_inode_operations;

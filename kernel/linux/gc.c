@@ -139,9 +139,16 @@ static unsigned int gaze_bggc_step(struct gaze_sb_info *sbi)
 	}
 	sb_end_write(sb);
 	if (ret) {
-		/* I/O errors and corruption follow errors=; others wait */
-		ret = gaze_error(sb, ret, "background gc");
-		if (ret != -EUCLEAN && ret != -EIO)
+		/*
+		 * Corruption follows errors=.  A device error does not: a
+		 * failed reclaim leaves every block where it was (a failed
+		 * read changes nothing; a failed write closes its zone and
+		 * frees the copies; nodes stay dirty), so the collector waits
+		 * and tries again, as after ENOSPC; a device that stays bad
+		 * fails the writes users make, and those follow errors=.
+		 */
+		ret = ret == -EIO ? ret : gaze_error(sb, ret, "background gc");
+		if (ret != -EUCLEAN)
 			pr_warn_ratelimited("gaze: %s: background gc: %d; retrying later\n",
 					    sb->s_id, ret);
 		return GAZE_BGGC_ERROR_MS;

@@ -449,6 +449,43 @@ void gaze_evict_inode(struct inode *inode)
 }
 
 /*
+ * A deferred data write failed (bdev.c): its pages were reported to
+ * their mappings (fsync returns the error) and the plug refuses every
+ * write since.  Under fs->lock, so that no node is written in between,
+ * the core makes the lost blocks holes and leaves their zone
+ * (gaze_data_lost), then writes flow again: a failed data write loses
+ * that data, as on ext4 or XFS, not the filesystem (fstests generic/441).
+ * Called where no core lock is held: writeback, fsync, sync; costs a
+ * load when nothing failed.  0 when nothing was lost or it is repaired;
+ * an error goes through errors=.
+ */
+int gaze_lost_recover(struct super_block *sb)
+{
+	struct gaze_sb_info *sbi = GAZE_SB(sb);
+	struct gaze_fs *fs = READ_ONCE(sbi->fs);
+	unsigned int nofs;
+	u32 nr, lost = 0;
+	u64 blk;
+	int ret = 0;
+
+	if (!gaze_bdev_lost_pending(sbi->dev))
+		return 0;
+	nofs = gaze_nofs_begin();
+	mutex_lock(&fs->lock);
+	/* a read-only instance changes nothing: the plug stays refused */
+	if (!(fs->flags & GAZE_FS_RDONLY) &&
+	    gaze_bdev_lost_take(sbi->dev, &blk, &nr)) {
+		ret = gaze_data_lost(fs, blk, nr, &lost);
+		if (ret)
+			gaze_bdev_set_error(sbi->dev, ret);
+	}
+	mutex_unlock(&fs->lock);
+	gaze_nofs_end(nofs);
+	return ret ? gaze_error(sb, ret, "recovering from a failed data write") :
+		     0;
+}
+
+/*
  * Maps a core error for the VFS.  Corruption and I/O errors are logged
  * once per mount and handled per errors=: continue, remount read-only
  * (the core instance stops writing too; the last checkpoint stays what

@@ -177,6 +177,8 @@ static int gaze_sync_fs(struct super_block *sb, int wait)
 
 	/* syncfs: every inode's data went out (WB_SYNC_NONE) just before */
 	ret = gaze_bdev_drain(GAZE_SB(sb)->dev);
+	if (ret == -EIO && !sb_rdonly(sb))
+		ret = gaze_lost_recover(sb);	/* the data's error is reported */
 	if (ret)
 		return gaze_error(sb, ret, "sync");
 	if (!wait || sb_rdonly(sb))

@@ -8,9 +8,13 @@
  * (file.c), anything else is refused with a clear message.  Keeping that
  * decision and the default emulated zone size here means all tools agree.
  */
+#include <limits.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <libzbd/zbd.h>
 
 #include "zdev_int.h"
@@ -47,10 +51,44 @@ gaze_zdev_model_name(u32 model)
 	}
 }
 
-static int
-zdev_open_blkdev(const char *path, const struct gaze_dev_open_opts *o,
-		 struct gaze_dev **out)
+/*
+ * The kernel's name of block device st (/dev/dm-0 for /dev/mapper/x):
+ * libzbd finds a device's zone model in sysfs by the base name of the
+ * path, which for a node that is not a link to the kernel's (device-
+ * mapper without udev, a node made by mknod) names nothing, so such a
+ * zoned device looked like a regular one.  path itself when the kernel's
+ * node is missing.
+ */
+static const char *
+zdev_kernel_name(const char *path, const struct stat *st, char *buf,
+		 size_t len)
 {
+	char sys[64], link[PATH_MAX];
+	const char *base;
+	struct stat kst;
+	ssize_t n;
+
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u",
+		 major(st->st_rdev), minor(st->st_rdev));
+	n = readlink(sys, link, sizeof(link) - 1);
+	if (n <= 0)
+		return path;
+	link[n] = '\0';
+	base = strrchr(link, '/');
+	base = base ? base + 1 : link;
+	if ((size_t)snprintf(buf, len, "/dev/%s", base) >= len ||
+	    stat(buf, &kst) || !S_ISBLK(kst.st_mode) ||
+	    kst.st_rdev != st->st_rdev)
+		return path;
+	return buf;
+}
+
+static int
+zdev_open_blkdev(const char *upath, const struct stat *st,
+		 const struct gaze_dev_open_opts *o, struct gaze_dev **out)
+{
+	char kname[PATH_MAX];
+	const char *path = zdev_kernel_name(upath, st, kname, sizeof(kname));
 	int zoned = zbd_device_is_zoned(path);
 
 	if (zoned < 0) {
@@ -79,7 +117,7 @@ gaze_dev_open(const char *path, const struct gaze_dev_open_opts *o,
 		return ret;
 	}
 	if (S_ISBLK(st.st_mode))
-		return zdev_open_blkdev(path, o, out);
+		return zdev_open_blkdev(path, &st, o, out);
 	if (S_ISREG(st.st_mode))
 		return gaze_zdev_file_open(path, false, o, out);
 	gaze_err("%s: not a block device or regular file", path);

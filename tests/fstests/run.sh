@@ -80,14 +80,15 @@ vm_init fstests
 for p in mkfs/mkfs.gaze fsck/fsck.gaze gazectl/gazectl; do
 	[ -x "$BUILD/$p" ] || { echo "run.sh: $BUILD/$p is not built" >&2; exit 2; }
 done
-vm_kmod "$BUILD/kmod-fstests" || exit 2
 [ -n "$OUTD" ] || OUTD=$BUILD/fstests-out
 rm -rf "$OUTD"
 mkdir -p "$OUTD" && OUTD=$(readlink -f "$OUTD")
+# the module's copy is the run's own: runs at once do not share one
+vm_kmod "$OUTD/kmod" || exit 2
 # the guest runs copies: a rebuild on the host cannot pull them away
 mkdir -p "$OUTD/sbin"
 cp "$BUILD/mkfs/mkfs.gaze" "$BUILD/fsck/fsck.gaze" "$BUILD/gazectl/gazectl" \
-	"$BUILD/kmod-fstests/gaze.ko" "$OUTD/sbin/" || exit 2
+	"$OUTD/kmod/gaze.ko" "$OUTD/sbin/" || exit 2
 ENVS=(-e GAZE_BUILDDIR="$BUILD" -e GAZE_SRCDIR="$SRC" -e KO="$OUTD/sbin/gaze.ko"
       -e GZ_SBIN="$OUTD/sbin"
       -e FSTESTS_DIR="$FSTESTS_DIR" -e GZ_FSTYP="$FSTYP" -e "GZ_TESTS=$*")

@@ -1330,6 +1330,80 @@ test_rdonly(void)
 	gaze_dev_close(dev);
 }
 
+/*
+ * gaze_data_lost: file blocks whose deferred write failed on the device
+ * become holes, the block count follows, the log leaves their zone, and
+ * all of it is what the next open finds
+ */
+static void
+test_data_lost(void)
+{
+	static u8 buf[16 * GAZE_BLOCK_SIZE], got[16 * GAZE_BLOCK_SIZE];
+	struct gaze_dev *d = dev_new(64);
+	struct gaze_fs *fs = fs_new(d, false);
+	struct gaze_zone_use u;
+	struct gaze_attr a;
+	u64 addr, a2, b0;
+	u32 ino, nr, n2, lost = 0, zone, pass;
+	int err;
+
+	memset(buf, 0x5a, sizeof(buf));
+	TAP_MUST(mk(fs, GAZE_ROOT_INO, "lost", 0100644, &ino));
+	tap_ok(gaze_file_write(fs, ino, buf, sizeof(buf), 0) == sizeof(buf) &&
+	       !gaze_fs_sync(fs), "data_lost: a 16-block file");
+	TAP_MUST(gaze_ns_getattr(fs, ino, &a));
+	b0 = a.blocks;
+	TAP_MUST(gaze_file_map(fs, ino, 4, 4, &addr, &nr));
+	tap_ok(GAZE_ADDR_IS_REAL(addr) && nr >= 1,
+	       "blocks 4.. are at %llu (%u in a run)", (unsigned long long)addr,
+	       nr);
+	zone = (u32)(addr / d->zone_blocks);
+	mutex_lock(&fs->lock);
+	err = gaze_data_lost(fs, addr, nr, &lost);
+	mutex_unlock(&fs->lock);
+	tap_ok(!err && lost == nr, "gaze_data_lost clears %u slots (%d)", lost,
+	       err);
+	/* checked now, and as the next open finds it */
+	for (pass = 0; pass < 2; pass++) {
+		const char *when = pass ? "after a reopen" : "at once";
+
+		TAP_MUST(gaze_ns_getattr(fs, ino, &a));
+		tap_ok(a.blocks == b0 - nr && a.size == sizeof(buf),
+		       "%s: blocks %llu -> %llu, size kept", when,
+		       (unsigned long long)b0, (unsigned long long)a.blocks);
+		TAP_MUST(gaze_file_map(fs, ino, 4, nr, &a2, &n2));
+		memcpy(got, buf, sizeof(got));
+		memset(got + 4 * GAZE_BLOCK_SIZE, 0, (size_t)nr * GAZE_BLOCK_SIZE);
+		tap_ok(a2 == GAZE_NULL_ADDR && n2 == nr,
+		       "%s: the lost blocks are a hole", when);
+		{
+			static u8 rd[16 * GAZE_BLOCK_SIZE];
+
+			tap_ok(gaze_file_read(fs, ino, rd, sizeof(rd), 0) ==
+			       sizeof(rd) && !memcmp(rd, got, sizeof(rd)),
+			       "%s: they read as zeros, the rest as written",
+			       when);
+		}
+		TAP_MUST(gaze_space_zone_use(fs, zone, &u));
+		tap_ok(!u.log_head, "%s: no log writes in zone %u any more",
+		       when, zone);
+		if (!pass)
+			fs = fs_reopen(fs, d);
+	}
+	err = gaze_file_write(fs, ino, buf, GAZE_BLOCK_SIZE,
+			      20 * GAZE_BLOCK_SIZE) != GAZE_BLOCK_SIZE ||
+	      gaze_fs_sync(fs) || gaze_file_map(fs, ino, 20, 1, &a2, &n2);
+	tap_ok(!err && GAZE_ADDR_IS_REAL(a2) && a2 / d->zone_blocks != zone,
+	       "a new write goes to another zone (block %llu)",
+	       (unsigned long long)a2);
+	mutex_lock(&fs->lock);
+	err = gaze_data_lost(fs, addr, nr, &lost);
+	mutex_unlock(&fs->lock);
+	tap_ok(!err && !lost, "the same range again: nothing mapped there");
+	TAP_MUST(gaze_fs_close(fs));
+	gaze_dev_close(d);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1366,6 +1440,7 @@ main(int argc, char **argv)
 	test_rename(true);
 	test_rename(false);
 	test_rdonly();
+	test_data_lost();
 	if (!quick)
 		test_dir_many(true, 100000, 512, false);
 	return tap_done();
