@@ -776,6 +776,9 @@ static int gaze_fsync(struct file *file, loff_t start, loff_t end,
 	unsigned int nofs;
 	int ret;
 
+	/* what is not on disk will not get there (as on ext4 and XFS) */
+	if (READ_ONCE(GAZE_SB(inode->i_sb)->shut_down))
+		return -EIO;
 	ret = file_write_and_wait_range(file, start, end);
 	if (ret || sb_rdonly(inode->i_sb))
 		return ret;
@@ -963,6 +966,7 @@ int gaze_shutdown(struct super_block *sb, u32 how)
 	fs->flags |= GAZE_FS_RDONLY;
 	mutex_unlock(&fs->lock);
 	gaze_nofs_end(nofs);
+	WRITE_ONCE(GAZE_SB(sb)->shut_down, true);
 	sb->s_flags |= SB_RDONLY;
 	pr_info("gaze: %s: shut down (%s)%s\n", sb->s_id,
 		how == GAZE_SHUTDOWN_DEFAULT ? "data and checkpoint written" :

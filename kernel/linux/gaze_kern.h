@@ -86,6 +86,8 @@ struct gaze_sb_info {
 	 */
 	struct list_head	retired;
 	bool			error_logged;	/* gaze_error said it once */
+	/* GAZE_IOC_SHUTDOWN ran: fsync is -EIO, no remount read-write */
+	bool			shut_down;
 	/* clean metadata blocks back under memory pressure (super.c) */
 	struct shrinker		*shrinker;	/* NULL: none (compat.h) */
 	/*

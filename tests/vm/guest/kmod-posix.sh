@@ -645,10 +645,14 @@ ok "mount options noacl / acl"
 echo kept >$M/sd_def
 must $PU shutdown $M default
 must_err EROFS $PU pwrite $M/sd_x 0 x
+# fsync after a shutdown: EIO, as on ext4 and XFS (fstests generic/623)
+must_err "Input/output error" $PU fsync $M/sd_def
+run mount -o remount,rw $M
+[ $rc -ne 0 ] || fail "a shut down filesystem was remounted read-write"
 must umount $M
 must mount -t gaze $D $M
 [ "$(cat $M/sd_def)" = kept ] || fail "shutdown default lost data"
-ok "shutdown (default) writes data and a checkpoint, then refuses writes"
+ok "shutdown (default) writes data and a checkpoint, then refuses writes (EROFS), fsync (EIO) and remount rw"
 echo pagecache >$M/sd_log
 must $PU shutdown $M logflush
 must umount $M
