@@ -65,11 +65,22 @@ fsgqa:x:1500:1500:fstests:/tmp/fsgqa:/bin/bash
 fsgqa2:x:1501:1501:fstests:/tmp/fsgqa2:/bin/bash
 123456-fsgqa:x:1502:1500:fstests:/tmp/fsgqa3:/bin/bash
 EOP
+# shadow entries too: su(1)'s pam_unix refuses an account whose
+# password is shadowed ("x") when shadow has no line for it, and fstests'
+# _require_user runs "su fsgqa" ("fsgqa cannot execute commands")
+cp /etc/shadow $E/shadow 2>/dev/null || : >$E/shadow
+chmod 640 $E/shadow
+grep -q '^fsgqa:' $E/shadow || cat >>$E/shadow <<'EOS'
+fsgqa:*:19000:0:99999:7:::
+fsgqa2:*:19000:0:99999:7:::
+123456-fsgqa:*:19000:0:99999:7:::
+EOS
 mkdir -p /tmp/fsgqa /tmp/fsgqa2 /tmp/fsgqa3
 chown 1500:1500 /tmp/fsgqa /tmp/fsgqa3
 chown 1501:1501 /tmp/fsgqa2
 mount --bind $E/passwd /etc/passwd || die "bind-mounting /etc/passwd"
 mount --bind $E/group /etc/group || die "bind-mounting /etc/group"
+mount --bind $E/shadow /etc/shadow || die "bind-mounting /etc/shadow"
 
 # a writable fstests tree: an overlay on the read-only share, else a copy
 F=/tmp/fstests
