@@ -25,9 +25,11 @@ while { [ ! -b /dev/nvme0n1 ] || [ ! -b /dev/nvme0n2 ]; } && [ $i -lt 200 ]; do
 	i=$((i + 1))
 done
 [ -b /dev/nvme0n2 ] || die "the two NVMe namespaces did not appear"
-# modules fstests loads or probes (absent ones only cost a notrun)
+# modules fstests loads or probes (absent ones only cost a notrun);
+# scsi_debug is not among them: fstests loads it with its own options
+# (a loaded one fails that), and its disks need sd_mod
 for m in loop dm_mod dm_flakey dm_log_writes dm_snapshot dm_delay \
-	 dm_thin_pool dm_error dm_dust scsi_debug overlay; do
+	 dm_thin_pool dm_error dm_dust sd_mod overlay; do
 	modprobe $m 2>/dev/null
 done
 
