@@ -53,7 +53,9 @@ struct gaze_plug {
 	u64			next;	/* block after the bio's last */
 	int			err;	/* sticky, until taken */
 	u64			lost;	/* the failed bio's first block */
-	u32			lost_nr;	/* and its length */
+	u32			lost_nr;	/* and its length; also read
+						 * without the lock (a hint:
+						 * gaze_bdev_lost_pending) */
 	struct list_head	defers;	/* struct gaze_defer, one per writer */
 	struct delayed_work	work;	/* submits a plug left waiting */
 };
