@@ -1240,17 +1240,20 @@ int gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
 		  u32 *nr);
 /*
  * stat(2) of a file with dirty pages: *blocks is its block count now and
- * *holes how many of file blocks fblks[0..nr) (ascending) are holes:
- * neither mapped, nor preallocated, nor in a cluster.  Those are the
- * blocks writeback of dirty pages there will add, which st_blocks counts
- * at once, as delayed allocation does on ext4, XFS and btrfs.  An inline
+ * *holes how many blocks of the runs (runs[2i] the first block, runs[2i +
+ * 1] how many; ascending) hold neither a block nor a preallocation
+ * (gaze_bmap_range's count, the rule writeback's allowance uses): the
+ * blocks writeback of dirty pages there adds, which st_blocks counts at
+ * once, as delayed allocation does on ext4, XFS and btrfs.  Pages of
+ * packed clusters count whole until they are encoded again.  An inline
  * file adds none while size (the caller's) fits inline, else each block
- * listed (block 0, which its bytes in the inode become, only when listed:
- * it is, unless a write far past them leaves page 0 clean).  Pages of a
- * compressed file count whole until they are encoded.
+ * listed (block 0, which its bytes in the inode become, only when
+ * listed: it is, unless a write far past them leaves page 0 clean).
+ * One map walk per run: a file written in order costs its map nodes,
+ * not its pages.
  */
-int gaze_file_dirty_blocks(struct gaze_fs *fs, u32 ino, const u64 *fblks,
-			   u32 nr, u64 size, u64 *blocks, u32 *holes);
+int gaze_file_dirty_blocks(struct gaze_fs *fs, u32 ino, const u64 *runs,
+			   u32 nruns, u64 size, u64 *blocks, u64 *holes);
 /*
  * The packed cluster holding fblk (GAZE_MAP_ENCODED from gaze_file_map):
  * its data blocks (*nvalid) and the device addresses of its *n stream

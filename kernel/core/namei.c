@@ -850,12 +850,12 @@ gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
 }
 
 int
-gaze_file_dirty_blocks(struct gaze_fs *fs, u32 ino, const u64 *fblks, u32 nr,
-		       u64 size, u64 *blocks, u32 *holes)
+gaze_file_dirty_blocks(struct gaze_fs *fs, u32 ino, const u64 *runs,
+		       u32 nruns, u64 size, u64 *blocks, u64 *holes)
 {
 	struct gaze_mbuf *imb;
-	struct gaze_inode *in;
-	u64 addr;
+	u64 mapped;
+	bool inl;
 	u32 i;
 	int err;
 
@@ -864,21 +864,20 @@ gaze_file_dirty_blocks(struct gaze_fs *fs, u32 ino, const u64 *fblks, u32 nr,
 	err = ns_enter_map(fs, ino, &imb);
 	if (!imb)
 		return err;
-	in = imb->data;
-	*blocks = le64_to_cpu(in->blocks);
-	if (err == -ENODATA) {
-		/* inline: stays so while it fits, else every block is new */
-		err = 0;
-		if (size > GAZE_INLINE_SIZE)
-			*holes = nr;
-		goto out;
+	*blocks = le64_to_cpu(((struct gaze_inode *)imb->data)->blocks);
+	inl = err == -ENODATA;
+	err = 0;
+	for (i = 0; i < nruns && !err; i++) {
+		mapped = 0;
+		/* an inline file stays inline while it fits */
+		if (inl && size <= GAZE_INLINE_SIZE)
+			break;
+		if (!inl)
+			err = gaze_bmap_range(fs, imb, runs[2 * i],
+					      runs[2 * i] + runs[2 * i + 1],
+					      false, &mapped);
+		*holes += runs[2 * i + 1] - mapped;
 	}
-	for (i = 0; i < nr && !err; i++) {
-		err = gaze_bmap_lookup(fs, imb, fblks[i], &addr);
-		if (!err && addr == GAZE_NULL_ADDR)
-			(*holes)++;
-	}
-out:
 	return gaze_ns_leave(fs, imb, false, err);
 }
 

@@ -41,7 +41,7 @@
  * writeback, with a reference, until the bio is submitted and completes
  * (gaze_plug_submit).  A failed one makes every later write and flush
  * fail (err), so no node or checkpoint can point at the lost blocks,
- * until gaze_lost_recover (super.c) has made them holes in the core
+ * until gaze_lost_recover (inode.c) has made them holes in the core
  * under fs->lock and cleared err (gaze_bdev_lost_take).
  */
 struct gaze_plug {

@@ -86,7 +86,8 @@ struct gaze_sb_info {
 	 */
 	struct list_head	retired;
 	bool			error_logged;	/* gaze_error said it once */
-	/* GAZE_IOC_SHUTDOWN ran: fsync is -EIO, no remount read-write */
+	/* GAZE_IOC_SHUTDOWN ran: fsync is -EIO, no remount read-write.
+	 * Set once (WRITE_ONCE), read without a lock (READ_ONCE) */
 	bool			shut_down;
 	/* clean metadata blocks back under memory pressure (super.c) */
 	struct shrinker		*shrinker;	/* NULL: none (compat.h) */
@@ -222,7 +223,8 @@ struct gaze_defer {
 };
 void gaze_bdev_defer_begin(struct gaze_dev *dev, struct gaze_defer *df);
 void gaze_bdev_defer_end(struct gaze_dev *dev, struct gaze_defer *df);
-/* submits deferred data and waits for it; its error is sticky */
+/* submits deferred data and waits for it; its error stays until
+ * gaze_bdev_lost_take */
 int gaze_bdev_drain(struct gaze_dev *dev);
 /*
  * A deferred data write failed: its blocks (*blk, *nr), and the plug's

@@ -318,21 +318,50 @@ int gaze_setattr(gaze_idmap_t *idmap, struct dentry *dentry,
 	return 0;
 }
 
-#define GAZE_DIRTY_BATCH	32
+#define GAZE_DIRTY_RUNS		16
 
-/* the core's answer for a batch of dirty indices (fs->lock per batch) */
-static int gaze_dirty_batch(struct inode *inode, const u64 *idx, u32 n,
-			    u64 *blocks, u64 *holes)
+struct gaze_dirty_walk {
+	struct inode	*inode;
+	u64		runs[2 * GAZE_DIRTY_RUNS];	/* first, count */
+	u32		n;			/* runs filled */
+	u64		blocks, holes;
+};
+
+/* the core's count for the runs gathered (one fs->lock hold) */
+static int gaze_dirty_flush(struct gaze_dirty_walk *w)
 {
-	unsigned int nofs = gaze_nofs_begin();
-	u32 h = 0;
+	unsigned int nofs;
+	u64 h = 0;
 	int ret;
 
-	ret = gaze_file_dirty_blocks(GAZE_FS(inode->i_sb), inode->i_ino, idx,
-				     n, i_size_read(inode), blocks, &h);
+	if (!w->n)
+		return 0;
+	nofs = gaze_nofs_begin();
+	ret = gaze_file_dirty_blocks(GAZE_FS(w->inode->i_sb), w->inode->i_ino,
+				     w->runs, w->n, i_size_read(w->inode),
+				     &w->blocks, &h);
 	gaze_nofs_end(nofs);
-	*holes += h;
+	w->holes += h;
+	w->n = 0;
 	return ret;
+}
+
+/* page index joins the last run or starts one; true: the runs are full */
+static bool gaze_dirty_add(struct gaze_dirty_walk *w, u64 index)
+{
+	u64 *r;
+
+	if (w->n) {
+		r = &w->runs[2 * (w->n - 1)];
+		if (index == r[0] + r[1]) {
+			r[1]++;
+			return false;
+		}
+	}
+	r = &w->runs[2 * w->n++];
+	r[0] = index;
+	r[1] = 1;
+	return w->n == GAZE_DIRTY_RUNS;
 }
 
 /*
@@ -341,19 +370,20 @@ static int gaze_dirty_batch(struct inode *inode, const u64 *idx, u32 n,
  * writeback and not yet handed to the core (a page the core has mapped
  * is no hole any more, so no page counts twice), as delayed allocation
  * shows on ext4, XFS and btrfs: du gives the same before and after
- * writeback (fstests generic/422).  The walk is O(dirty pages) and
- * takes fs->lock once per GAZE_DIRTY_BATCH; a clean file costs one tag
- * test.  On an error the writeback-time count stands.
+ * writeback (fstests generic/422).  A clean file costs one tag test;
+ * else the walk visits the dirty pages' tags and asks the core once per
+ * GAZE_DIRTY_RUNS runs of consecutive pages, which walks the map by run.
+ * On an error the writeback-time count stands.
  */
 static void gaze_getattr_blocks(struct inode *inode, struct kstat *stat)
 {
 	struct address_space *mapping = inode->i_mapping;
 	static const xa_mark_t tags[2] = { PAGECACHE_TAG_DIRTY,
 					   PAGECACHE_TAG_WRITEBACK };
-	u64 idx[GAZE_DIRTY_BATCH], blocks = 0, holes = 0;
+	struct gaze_dirty_walk w = { .inode = inode };
 	struct folio *folio;
-	u32 n = 0, t;
 	int ret = 0;
+	u32 t;
 
 	if (!S_ISREG(inode->i_mode) ||
 	    (!mapping_tagged(mapping, PAGECACHE_TAG_DIRTY) &&
@@ -369,26 +399,23 @@ static void gaze_getattr_blocks(struct inode *inode, struct kstat *stat)
 			/* dirty again while under writeback: counted once */
 			if (t && xas_get_mark(&xas, PAGECACHE_TAG_DIRTY))
 				continue;
-			idx[n++] = xas.xa_index;
-			if (n < GAZE_DIRTY_BATCH)
+			if (!gaze_dirty_add(&w, xas.xa_index))
 				continue;
 			xas_pause(&xas);
 			rcu_read_unlock();
-			ret = gaze_dirty_batch(inode, idx, n, &blocks, &holes);
-			n = 0;
+			ret = gaze_dirty_flush(&w);
 			cond_resched();
 			rcu_read_lock();
 			if (ret)
 				break;
 		}
 		rcu_read_unlock();
-		/* the second walk restarts at 0: its indices ascend anew */
-		if (n && !ret)
-			ret = gaze_dirty_batch(inode, idx, n, &blocks, &holes);
-		n = 0;
+		/* the second walk restarts at 0: its runs ascend anew */
+		if (!ret)
+			ret = gaze_dirty_flush(&w);
 	}
 	if (!ret)
-		stat->blocks = (blocks + holes) << (GAZE_BLOCK_SHIFT - 9);
+		stat->blocks = (w.blocks + w.holes) << (GAZE_BLOCK_SHIFT - 9);
 }
 
 int gaze_getattr(gaze_idmap_t *idmap, const struct path *path,

@@ -685,7 +685,7 @@ static int gaze_reconfigure(struct fs_context *fc)
 	unsigned int nofs;
 	int ret = 0;
 
-	if (!want_ro && sb_rdonly(sb) && sbi->shut_down) {
+	if (!want_ro && sb_rdonly(sb) && READ_ONCE(sbi->shut_down)) {
 		pr_err("gaze: %s: shut down: unmount it before mounting read-write\n",
 		       sb->s_id);
 		return -EIO;

@@ -1333,24 +1333,33 @@ test_rdonly(void)
 /*
  * gaze_data_lost: file blocks whose deferred write failed on the device
  * become holes, the block count follows, the log leaves their zone, and
- * all of it is what the next open finds
+ * all of it is what the next open finds; on many small zones and on few
+ * large ones whose capacity is less than their size
  */
 static void
-test_data_lost(void)
+test_data_lost(u32 zones, u32 zone_blocks, u32 zone_cap)
 {
 	static u8 buf[16 * GAZE_BLOCK_SIZE], got[16 * GAZE_BLOCK_SIZE];
-	struct gaze_dev *d = dev_new(64);
-	struct gaze_fs *fs = fs_new(d, false);
+	struct gaze_emu_opts o = {
+		.nr_zones = zones, .zone_blocks = zone_blocks,
+		.zone_cap = zone_cap,
+	};
+	struct gaze_dev *d = NULL;
+	struct gaze_fs *fs;
 	struct gaze_zone_use u;
 	struct gaze_attr a;
 	u64 addr, a2, b0;
 	u32 ino, nr, n2, lost = 0, zone, pass;
 	int err;
 
+	TAP_MUST(gaze_emu_create(&o, &d));
+	fs = fs_new(d, false);
 	memset(buf, 0x5a, sizeof(buf));
 	TAP_MUST(mk(fs, GAZE_ROOT_INO, "lost", 0100644, &ino));
 	tap_ok(gaze_file_write(fs, ino, buf, sizeof(buf), 0) == sizeof(buf) &&
-	       !gaze_fs_sync(fs), "data_lost: a 16-block file");
+	       !gaze_fs_sync(fs),
+	       "data_lost (%u zones of %u blocks, capacity %u): a 16-block file",
+	       zones, zone_blocks, zone_cap ? zone_cap : zone_blocks);
 	TAP_MUST(gaze_ns_getattr(fs, ino, &a));
 	b0 = a.blocks;
 	TAP_MUST(gaze_file_map(fs, ino, 4, 4, &addr, &nr));
@@ -1440,7 +1449,8 @@ main(int argc, char **argv)
 	test_rename(true);
 	test_rename(false);
 	test_rdonly();
-	test_data_lost();
+	test_data_lost(64, 1024, 0);
+	test_data_lost(16, 4096, 3000);
 	if (!quick)
 		test_dir_many(true, 100000, 512, false);
 	return tap_done();
