@@ -126,11 +126,11 @@ if nontest_step "configure (build-k612/, --enable-werror --disable-long-tests --
 	# the other half of the case lists, and the data-scale tests
 	# lighter (their kernel paths are the same at any size; `make
 	# check-vm GAZE_KVER=6.12` runs them whole): a quarter of
-	# kmod-bigdir's million names, kmod-geom's overwrites of 75% of the
-	# space instead of 150%, kmod-gc writing 3 times the device instead
+	# kmod-bigdir's million names, kmod-geom's overwrites of 50% of the
+	# space instead of 150%, kmod-gc writing twice the device instead
 	# of 5; CI stays under 45 minutes
 	GAZE_KVER=6.12 GAZE_VM_SHARE=1/2 GAZE_BIGDIR_VM_ENTRIES=250000 \
-	GEOM_IO_PCT=75 GC_WRITE_X=3 \
+	GEOM_IO_PCT=50 GC_WRITE_X=2 \
 		step "make check, the VM tests on 6.12 (build-k612/)" \
 		check_in build-k612 TESTS="$(echo $VM_TESTS)"
 fi

@@ -774,7 +774,12 @@ int gaze_gc_pick(struct gaze_fs *fs, int why, u32 *zone);
 u32 gaze_gc_min_gain(const struct gaze_fs *fs, int why);
 /* blocks moving `valid` blocks may write at the worst (owner nodes too) */
 u64 gaze_gc_cost(struct gaze_fs *fs, u32 valid);
-/* 0 if moving `valid` more blocks fits beside the jobs in flight */
+/*
+ * 0 if moving `valid` more blocks fits beside the jobs in flight: the
+ * data in the cold data log's open zone and FREE zones, the owner nodes
+ * in the node logs' open zones and FREE zones, counted by whole zones,
+ * since each log opens zones of its own
+ */
 int gaze_gc_room(struct gaze_fs *fs, u32 valid);
 /*
  * The best victim by policy (GAZE_GC_GREEDY: fewest valid blocks;
@@ -969,6 +974,8 @@ int gaze_gcp_begin(struct gaze_fs *fs, u32 zone, int why,
 		   struct gaze_gcp_job *job);
 /* blocks the jobs in flight may still write (gaze_gc_cost each) */
 u64 gaze_gcp_pending(struct gaze_fs *fs);
+/* the valid blocks the jobs in flight may still move; *jobs: how many */
+u64 gaze_gcp_pending_valid(struct gaze_fs *fs, u32 *jobs);
 /*
  * Stage 1, preread: scans from job->cursor for up to `max` (at most
  * GAZE_GCP_BATCH) valid blocks, filling addr, sum and act (NODE or

@@ -92,6 +92,21 @@ gaze_gcp_pending(struct gaze_fs *fs)
 	return sum;
 }
 
+u64
+gaze_gcp_pending_valid(struct gaze_fs *fs, u32 *jobs)
+{
+	u64 sum = 0;
+	u32 i;
+
+	*jobs = 0;
+	for (i = 0; i < GAZE_GCP_MAX_JOBS; i++)
+		if (fs->gcp_zone[i] != GAZE_GCP_NONE) {
+			sum += gcp_cap(fs) - fs->gcp_gain[i];
+			(*jobs)++;
+		}
+	return sum;
+}
+
 int
 gaze_gcp_begin(struct gaze_fs *fs, u32 zone, int why,
 	       struct gaze_gcp_job *job)
