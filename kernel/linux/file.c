@@ -427,12 +427,32 @@ static ssize_t gaze_direct_IO(struct kiocb *iocb, struct iov_iter *iter)
 }
 
 /* writes a locked dirty folio's bytes below i_size; unlocks it */
+/*
+ * A write the core refused with ENOSPC (or ENOMEM) stays dirty, and
+ * only data integrity writeback reports it, to the mapping for fsync,
+ * once gaze_writepages has waited for the reclaims in flight and tried
+ * again (gaze_resv_enospc_wait).  Background writeback reports nothing:
+ * the pages are written later, and whoever waits for them meets the
+ * error if it still holds then.  Reported at once, a refusal that only
+ * reflected a reclaim in flight failed an fsync although the data
+ * reached the disk soon after (tests/vm/kmod-resv.sh, under load).
+ */
+static void gaze_wb_refused(struct writeback_control *wbc,
+			    struct address_space *mapping, int ret,
+			    int *refused)
+{
+	if (refused)
+		*refused = ret;
+	else if (wbc->sync_mode == WB_SYNC_ALL)
+		mapping_set_error(mapping, ret);
+}
+
 static int gaze_write_folio(struct folio *folio,
-			    struct writeback_control *wbc, void *data)
+			    struct writeback_control *wbc, bool *wrote,
+			    int *refused)
 {
 	struct inode *inode = folio->mapping->host;
 	loff_t pos = folio_pos(folio), isize = i_size_read(inode);
-	bool *wrote = data;
 	unsigned int nofs;
 	size_t len;
 	void *kaddr;
@@ -454,12 +474,13 @@ static int gaze_write_folio(struct folio *folio,
 	if (n != (s64)len) {
 		ret = n < 0 ? (int)n : -EIO;
 		ret = gaze_error(inode->i_sb, ret, "writeback");
-		mapping_set_error(folio->mapping, ret);
 		if (ret == -ENOSPC || ret == -ENOMEM) {
 			/* keep the data; a later writeback may succeed */
 			folio_redirty_for_writepage(wbc, folio);
+			gaze_wb_refused(wbc, folio->mapping, ret, refused);
 			ret = 0;
 		} else {
+			mapping_set_error(folio->mapping, ret);
 			gaze_resv_release(folio);	/* lost for good */
 		}
 		folio_unlock(folio);
@@ -509,7 +530,7 @@ static int gaze_writepage(struct page *page, struct writeback_control *wbc)
 	bool wrote = false;
 	int ret;
 
-	ret = gaze_write_folio(page_folio(page), wbc, &wrote);
+	ret = gaze_write_folio(page_folio(page), wbc, &wrote, NULL);
 	if (wrote)
 		gaze_put_times(inode);
 	return ret;
@@ -539,6 +560,7 @@ struct gaze_wb {
 	bool		taken[GAZE_WB_MAX];	/* the plug ends writeback */
 	struct gaze_defer defer;
 	bool		wrote;
+	int		refused;	/* -ENOSPC/-ENOMEM: kept dirty */
 };
 
 /*
@@ -594,10 +616,15 @@ static int gaze_wb_flush(struct gaze_wb *wb)
 	gaze_cmp_batch_end(sbi, enc, nenc);
 	if (ret) {
 		ret = gaze_error(inode->i_sb, ret, "writeback");
-		mapping_set_error(inode->i_mapping, ret);
 		gaze_wb_done(wb, ret);
-		/* kept dirty: a later writeback may succeed */
-		return ret == -ENOSPC || ret == -ENOMEM ? 0 : ret;
+		if (ret == -ENOSPC || ret == -ENOMEM) {
+			/* kept dirty: a later writeback may succeed */
+			gaze_wb_refused(wb->wbc, inode->i_mapping, ret,
+					&wb->refused);
+			return 0;
+		}
+		mapping_set_error(inode->i_mapping, ret);
+		return ret;
 	}
 	wb->wrote = true;
 	gaze_wb_done(wb, 0);
@@ -628,7 +655,7 @@ static int gaze_wb_add(struct folio *folio, struct writeback_control *wbc,
 			folio_unlock(folio);
 			return ret;
 		}
-		return gaze_write_folio(folio, wbc, &wb->wrote);
+		return gaze_write_folio(folio, wbc, &wb->wrote, &wb->refused);
 	}
 	len = min_t(loff_t, PAGE_SIZE, isize - pos);
 	if (len < PAGE_SIZE)
@@ -642,6 +669,8 @@ static int gaze_wb_add(struct folio *folio, struct writeback_control *wbc,
 static int gaze_writepages(struct address_space *mapping,
 			   struct writeback_control *wbc)
 {
+	struct gaze_sb_info *sbi = GAZE_SB(mapping->host->i_sb);
+	unsigned int tries = 0;
 	struct gaze_wb *wb;
 	int ret, ret2;
 
@@ -661,15 +690,23 @@ static int gaze_writepages(struct address_space *mapping,
 	wb->defer.taken = wb->taken;
 	if (wbc->sync_mode == WB_SYNC_ALL)
 		gaze_drain_mapping(mapping->host);	/* it waits for them */
+again:
+	wb->refused = 0;
 	ret = gaze_write_cache_folios(mapping, wbc, gaze_wb_add, wb);
 	ret2 = gaze_wb_flush(wb);
 	if (!ret)
 		ret = ret2;
+	/* refused pages stay dirty (gaze_wb_refused): once more after GC */
+	if (wb->refused && !ret && wbc->sync_mode == WB_SYNC_ALL) {
+		if (gaze_resv_enospc_wait(sbi, tries++))
+			goto again;
+		mapping_set_error(mapping, wb->refused);
+	}
 	if (wb->wrote)
 		gaze_put_times(mapping->host);
 	/* data integrity writeback waits next: nothing may stay deferred */
 	if (wbc->sync_mode == WB_SYNC_ALL) {
-		ret2 = gaze_bdev_drain(GAZE_SB(mapping->host->i_sb)->dev);
+		ret2 = gaze_bdev_drain(sbi->dev);
 		if (!ret)
 			ret = ret2;
 	}

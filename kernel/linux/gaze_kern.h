@@ -380,6 +380,9 @@ void gaze_resv_drop(struct inode *inode, void **held);
  * when the free zones run low, else by the baseline's foreground GC a
  * zone per fs->lock hold (resv.c) */
 void gaze_resv_wb_room(struct gaze_sb_info *sbi, u32 nr);
+/* data integrity writeback met ENOSPC for the tries-th time: true after
+ * waiting for the reclaims in flight, when another try may succeed */
+bool gaze_resv_enospc_wait(struct gaze_sb_info *sbi, unsigned int tries);
 /* the page's reservation, if any, is given back (page locked) */
 void gaze_resv_release(struct folio *folio);
 void gaze_invalidate_folio(struct folio *folio, size_t offset, size_t len);

@@ -328,6 +328,29 @@ void gaze_resv_wb_room(struct gaze_sb_info *sbi, u32 nr)
 	}
 }
 
+/*
+ * Writeback's ENOSPC while reclaims run is often their timing, not a full
+ * filesystem: the pages hold reservations on the logical rule, and the
+ * zones the core lacks are the ones a job in flight is emptying, or
+ * PREFREE ones the next checkpoints settle.  Data integrity writeback
+ * (file.c gaze_writepages) kicks the GC, makes room as writeback does,
+ * waits for the reclaims in flight and tries again, up to
+ * GAZE_WB_ENOSPC_TRIES times (about 2 s at most if GC keeps running),
+ * as ext4 retries an allocation after its journal commits.
+ */
+#define GAZE_WB_ENOSPC_TRIES	40
+
+bool gaze_resv_enospc_wait(struct gaze_sb_info *sbi, unsigned int tries)
+{
+	if (tries >= GAZE_WB_ENOSPC_TRIES)
+		return false;
+	gaze_bggc_kick(sbi);
+	gaze_resv_wb_room(sbi, 1);
+	wait_event_timeout(sbi->gc_progress, !atomic_read(&sbi->gc_running),
+			   GAZE_RESV_WAIT);
+	return true;
+}
+
 static void gaze_resv_flush(struct gaze_sb_info *sbi, struct inode *inode)
 {
 	filemap_fdatawrite(inode->i_mapping);
