@@ -972,8 +972,6 @@ struct gaze_gcp_batch {
 #define GAZE_GCP_ANY		((u32)-1)
 int gaze_gcp_begin(struct gaze_fs *fs, u32 zone, int why,
 		   struct gaze_gcp_job *job);
-/* blocks the jobs in flight may still write (gaze_gc_cost each) */
-u64 gaze_gcp_pending(struct gaze_fs *fs);
 /* the valid blocks the jobs in flight may still move; *jobs: how many */
 u64 gaze_gcp_pending_valid(struct gaze_fs *fs, u32 *jobs);
 /*

@@ -78,20 +78,7 @@ gaze_gcp_gain(struct gaze_fs *fs)
 	return sum;
 }
 
-/* what in-flight jobs may still write (gaze_gc_cost of their valid0,
- * an upper bound) */
-u64
-gaze_gcp_pending(struct gaze_fs *fs)
-{
-	u64 sum = 0;
-	u32 i;
-
-	for (i = 0; i < GAZE_GCP_MAX_JOBS; i++)
-		if (fs->gcp_zone[i] != GAZE_GCP_NONE)
-			sum += gaze_gc_cost(fs, gcp_cap(fs) - fs->gcp_gain[i]);
-	return sum;
-}
-
+/* what in-flight jobs may still move (their valid0, an upper bound) */
 u64
 gaze_gcp_pending_valid(struct gaze_fs *fs, u32 *jobs)
 {

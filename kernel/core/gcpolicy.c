@@ -30,9 +30,9 @@
  *             under fs->lock seldom has to move anything (the zones the
  *             pipeline leaves PREFREE are settled, not moved again), and
  *             on average where the core's run keeps them (it swings
- *             from fg to fg + fg_batch).  At fg + fg_batch it kept a
- *             zone more free than that, and on 32 zones at 70% moved
- *             15% more than greedy (tests/core/test_geom.c);
+ *             from fg to fg + fg_batch; each zone kept free beyond that
+ *             is slack the full zones lose, which on few zones raises
+ *             write amplification: tests/core/test_geom.c bounds it);
  *   bg_low, bg_high   background GC: the administrator's percentages of
  *             the main area, but never above floor + 1 + headroom / 4
  *             (low) and floor + 1 + headroom / 2 (high), except in the
@@ -252,10 +252,10 @@ gc_log_zones(struct gaze_fs *fs, int type, u64 blocks)
 /*
  * Moved data goes to the cold data log, the owner nodes it rewrites to
  * the node logs (file nodes warm, directory inodes hot), and each log
- * opens FREE zones of its own: counted in blocks over all of them, the
- * data could take the last FREE zone and leave the nodes none, and the
- * move's closing flush, then every checkpoint, failed with -ENOSPC (64
- * zones at 85%, tests/core/test_geom.c).
+ * opens FREE zones of its own, so room is counted by whole zones per
+ * log: blocks summed over all of them would let the data take the last
+ * FREE zone and leave the node log none, and then the move's closing
+ * flush and every checkpoint fail with -ENOSPC.
  */
 int
 gaze_gc_room(struct gaze_fs *fs, u32 valid)
@@ -441,6 +441,7 @@ bool
 gaze_gc_fg_start(struct gaze_fs *fs, u64 need_blocks, struct gaze_gc_fg_run *r)
 {
 	struct gaze_gc_levels lv;
+	u32 jobs;
 
 	gaze_gc_levels(fs, 0, 0, &lv);
 	/*
@@ -448,7 +449,8 @@ gaze_gc_fg_start(struct gaze_fs *fs, u64 need_blocks, struct gaze_gc_fg_run *r)
 	 * cannot go on without, since moving a zone here holds fs->lock,
 	 * which those jobs need for each batch.
 	 */
-	if (gaze_gcp_pending(fs))
+	gaze_gcp_pending_valid(fs, &jobs);
+	if (jobs)
 		return gc_fg_start(fs, lv.floor + 1,
 				   gc_need_zones(fs, need_blocks), 0, r);
 	return gc_fg_start(fs, lv.fg, gc_need_zones(fs, need_blocks),

@@ -433,9 +433,8 @@ static ssize_t gaze_direct_IO(struct kiocb *iocb, struct iov_iter *iter)
  * once gaze_writepages has waited for the reclaims in flight and tried
  * again (gaze_resv_enospc_wait).  Background writeback reports nothing:
  * the pages are written later, and whoever waits for them meets the
- * error if it still holds then.  Reported at once, a refusal that only
- * reflected a reclaim in flight failed an fsync although the data
- * reached the disk soon after (tests/vm/kmod-resv.sh, under load).
+ * error if it still holds then: a refusal that only reflects a reclaim
+ * in flight must not fail an fsync whose data the next try writes.
  */
 static void gaze_wb_refused(struct writeback_control *wbc,
 			    struct address_space *mapping, int ret,

@@ -335,8 +335,7 @@ void gaze_resv_wb_room(struct gaze_sb_info *sbi, u32 nr)
  * PREFREE ones the next checkpoints settle.  Data integrity writeback
  * (file.c gaze_writepages) kicks the GC, makes room as writeback does,
  * waits for the reclaims in flight and tries again, up to
- * GAZE_WB_ENOSPC_TRIES times (about 2 s at most if GC keeps running),
- * as ext4 retries an allocation after its journal commits.
+ * GAZE_WB_ENOSPC_TRIES times (about 2 s at most if GC keeps running).
  */
 #define GAZE_WB_ENOSPC_TRIES	40
 

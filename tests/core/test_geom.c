@@ -30,12 +30,9 @@
  *    the same workload (bound stated below);
  *  - every block reads back as its last write, before and after a
  *    reopen.
- * The figures go to the TAP diagnostics.  Two faults this found: the
- * room rule counted moved data and owner nodes together in blocks, so on
- * 64 zones at 85% the data took the last FREE zone, the node log found
- * none, and every checkpoint after it failed with -ENOSPC; and with the
- * module's wb level at fg + fg_batch, 32 zones at 70% moved 15% more
- * than greedy (gcpolicy.c, "Levels").
+ * The figures go to the TAP diagnostics.  64 zones at 85% need the room
+ * rule by whole zones per log (gcpolicy.c gaze_gc_room); 32 zones at 70%
+ * need the module's wb level no higher than the core's run keeps.
  */
 #define ZB	4096u		/* 16 MiB zones: the emulator keeps them in memory */
 #include <stdbool.h>
