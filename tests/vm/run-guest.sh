@@ -46,6 +46,8 @@ case ${GAZE_VM_TIMEOUT_SCALE:-1} in
 ''|*[!0-9]*|0) echo "run-guest: GAZE_VM_TIMEOUT_SCALE=$GAZE_VM_TIMEOUT_SCALE: not a whole number > 0" >&2; exit 2 ;;
 esac
 TMO=$((TMO * ${GAZE_VM_TIMEOUT_SCALE:-1}))
+BOOT_TMO=$((180 * ${GAZE_VM_TIMEOUT_SCALE:-1}))
+[ "$BOOT_TMO" -lt "$TMO" ] || BOOT_TMO=$TMO
 SCRIPT=$(readlink -f "$1")
 mkdir -p "$OUTD" && OUTD=$(readlink -f "$OUTD")
 for d in "$OUTD" "${XDIRS[@]}"; do
@@ -137,7 +139,10 @@ PAT='Kernel panic|BUG:|Oops:|WARNING:|general protection fault|Call Trace:|block
 # not the test's: 6.12 under multi-threaded TCG sometimes takes an int3
 # from its own boot-time code patching (Oops: int3 in a static branch).
 # That boot is kept as console.bootfail-N.log and the guest is booted
-# again, at most twice.  Whatever happens after SCRIPT starts counts.
+# again, at most twice.  So is a guest that has not started SCRIPT
+# after 180 s (a boot takes 3 to 20 s; one CI run lost its whole -t
+# limit to a guest that printed nothing), scaled like -t.  Whatever
+# happens after SCRIPT starts counts.
 attempt=1
 while :; do
 	make_images
@@ -147,19 +152,44 @@ while :; do
 		-kernel "$KERNEL" -initrd "$INITRD" -append "$APPEND" \
 		-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$OUTD,mount_tag=out,security_model=none,multidevs=remap" \
-		"${SHARES[@]}" "${DEV[@]}" </dev/null >"$LOG" 2>&1
+		"${SHARES[@]}" "${DEV[@]}" </dev/null >"$LOG" 2>&1 &
+	qpid=$!
+	boot_hung=0
+	w=0
+	while kill -0 $qpid 2>/dev/null && ! grep -qa 'gz: starting ' "$LOG"; do
+		if [ $w -ge "$BOOT_TMO" ]; then
+			boot_hung=1
+			kill $qpid 2>/dev/null
+			break
+		fi
+		sleep 1
+		w=$((w + 1))
+	done
+	wait $qpid
 	QRC=$?
-	[ "$QRC" -ne 124 ] && [ "$QRC" -ne 137 ] && [ "$attempt" -lt 3 ] &&
-		! grep -qa 'gz: starting ' "$LOG" && grep -qaE "$PAT" "$LOG" ||
-		break
+	if [ $boot_hung -eq 1 ]; then
+		QRC=124
+		[ "$attempt" -lt 3 ] || break
+		why="the guest did not reach the script within ${BOOT_TMO}s"
+	else
+		[ "$QRC" -ne 124 ] && [ "$QRC" -ne 137 ] && [ "$attempt" -lt 3 ] &&
+			! grep -qa 'gz: starting ' "$LOG" && grep -qaE "$PAT" "$LOG" ||
+			break
+		why="the kernel failed while booting, before the script started"
+	fi
 	cp "$LOG" "$OUTD/console.bootfail-$attempt.log"
-	echo "run-guest: the kernel failed while booting, before the script started; booting again (console: $OUTD/console.bootfail-$attempt.log):" >&2
-	grep -aE "$PAT" "$LOG" | head -3 >&2
+	echo "run-guest: $why; booting again (console: $OUTD/console.bootfail-$attempt.log):" >&2
+	{ grep -aE "$PAT" "$LOG" || tail -5 "$LOG"; } | head -5 >&2
 	attempt=$((attempt + 1))
 done
 rm -f "$OUTD/zns.img" "$OUTD/zns2.img" "$OUTD/disk.img"
 if [ "$QRC" -eq 124 ] || [ "$QRC" -eq 137 ]; then
-	echo "run-guest: timed out after ${TMO}s (console: $LOG)" >&2
+	if [ "$boot_hung" -eq 1 ]; then
+		echo "run-guest: the guest did not reach the script within ${BOOT_TMO}s, $attempt times (console: $LOG)" >&2
+	else
+		echo "run-guest: timed out after ${TMO}s (console: $LOG); its last lines:" >&2
+	fi
+	tail -40 "$LOG" | sed 's/^/run-guest: | /' >&2
 	exit 124
 fi
 RC=$(grep -aoE 'GZ_EXIT_CODE=[0-9]+' "$LOG" | tail -1 | cut -d= -f2)
