@@ -557,6 +557,26 @@ int gaze_space_cp_committed(struct gaze_fs *fs);
 int gaze_space_zone_stat(struct gaze_fs *fs, u32 zone, u32 *valid,
 			 u32 *state);
 u32 gaze_space_free_zones(struct gaze_fs *fs);
+/*
+ * FITRIM: the FREE main zones that lie wholly in blocks [start, end)
+ * are reset or discarded (gaze_dev_ops.discard) when the device still
+ * holds data in them.  gaze_space_trim_init checks the request (-EINVAL:
+ * start past the device, len under a block, minlen over a zone's
+ * capacity; bytes); each gaze_space_trim call (fs->lock) goes on from
+ * t->next and returns after one device operation or a batch of zones
+ * looked at: 1 when the range is done, 0 to call again (the module
+ * drops fs->lock in between), or -errno.  t->trimmed: blocks of the
+ * FREE zones in the range, trimmed now or already empty.
+ */
+struct gaze_trim {
+	u64	start, end;	/* blocks */
+	u32	next;		/* main zone index */
+	u64	trimmed;	/* blocks */
+	u32	zones_reset;	/* device operations issued */
+};
+int gaze_space_trim_init(struct gaze_fs *fs, u64 start, u64 len, u64 minlen,
+			 struct gaze_trim *t);
+int gaze_space_trim(struct gaze_fs *fs, struct gaze_trim *t);
 /* free zones user data never opens (the writeback class and GC may):
  * min(3, reserved_zones) */
 u32 gaze_space_user_floor(struct gaze_fs *fs);

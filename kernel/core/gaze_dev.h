@@ -55,6 +55,13 @@ struct gaze_dev_ops {
 	 */
 	int (*readv)(struct gaze_dev *d, u64 blk, u32 nr, void *const *bufs);
 	int (*writev)(struct gaze_dev *d, u64 blk, u32 nr, void *const *bufs);
+	/*
+	 * optional (NULL: reset, sequential zones only): the zone's data is
+	 * not needed any more (FITRIM): a sequential zone is reset, an
+	 * emulated or conventional one discarded and then written from its
+	 * start like a reset one; -EOPNOTSUPP when the device cannot
+	 */
+	int (*discard)(struct gaze_dev *d, u32 zone);
 };
 
 struct gaze_dev {

@@ -1521,6 +1521,94 @@ gaze_space_user_floor(struct gaze_fs *fs)
 }
 
 /* ---------------------------------------------------------------- */
+/* FITRIM                                                            */
+/* ---------------------------------------------------------------- */
+
+/* zones looked at per gaze_space_trim call when none needs the device */
+#define SPACE_TRIM_BATCH	256u
+
+int
+gaze_space_trim_init(struct gaze_fs *fs, u64 start, u64 len, u64 minlen,
+		     struct gaze_trim *t)
+{
+	struct gaze_space *sp = fs->space;
+	u64 dev_bytes = fs->dev->nr_blocks << GAZE_BLOCK_SHIFT;
+	u64 end, zb = sp->zone_blocks;
+
+	memset(t, 0, sizeof(*t));
+	if (start >= dev_bytes || len < GAZE_BLOCK_SIZE ||
+	    minlen > ((u64)sp->zone_cap << GAZE_BLOCK_SHIFT))
+		return -EINVAL;
+	end = len > dev_bytes - start ? dev_bytes : start + len;
+	t->start = DIV_ROUND_UP(start, GAZE_BLOCK_SIZE);
+	t->end = end >> GAZE_BLOCK_SHIFT;
+	/* the first main zone that starts at t->start or after */
+	if (t->start > (u64)sp->main_start * zb)
+		t->next = (u32)min_t(u64, DIV_ROUND_UP(t->start, zb) -
+				     sp->main_start, sp->main_count);
+	return 0;
+}
+
+/* trims FREE main zone zi if the device holds data there; fs->lock */
+static int
+space_trim_zone(struct gaze_fs *fs, struct gaze_trim *t, u32 zi, bool *io)
+{
+	const struct gaze_dev_ops *ops = fs->dev->ops;
+	u32 zone = fs->space->main_start + zi;
+	struct gaze_zone z;
+	int ret;
+
+	*io = false;
+	ret = gaze_zone_report(fs, zone, &z);
+	if (ret)
+		return ret;
+	if (z.type == GAZE_ZT_SEQ && z.cond == GAZE_ZC_EMPTY)
+		goto trimmed;
+	if (z.type != GAZE_ZT_SEQ && !ops->discard)
+		return 0;		/* nothing this device can do */
+	*io = true;
+	ret = ops->discard ? ops->discard(fs->dev, zone) :
+			     ops->reset(fs->dev, zone, 1);
+	if (ret == -EOPNOTSUPP)
+		return 0;
+	if (ret) {
+		gaze_err("trim of zone %u failed: %d", zone, ret);
+		return ret;
+	}
+	t->zones_reset++;
+trimmed:
+	t->trimmed += z.cap;
+	return 0;
+}
+
+int
+gaze_space_trim(struct gaze_fs *fs, struct gaze_trim *t)
+{
+	struct gaze_space *sp = fs->space;
+	u64 zb = sp->zone_blocks;
+	u32 looked = 0, zi;
+	bool io;
+	int ret;
+
+	if (fs->flags & GAZE_FS_RDONLY)
+		return -EROFS;
+	while (looked < SPACE_TRIM_BATCH) {
+		zi = t->next;
+		if (zi >= sp->main_count ||
+		    ((u64)sp->main_start + zi + 1) * zb > t->end)
+			return 1;
+		t->next++;
+		looked++;
+		if (sp->zones[zi].state != GAZE_ZS_FREE)
+			continue;
+		ret = space_trim_zone(fs, t, zi, &io);
+		if (ret || io)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
 /* What the garbage collector (gc.c) needs to see                    */
 /* ---------------------------------------------------------------- */
 

@@ -562,6 +562,24 @@ static int gaze_zbd_reset(struct gaze_dev *d, u32 zone, u32 nr)
 	return gaze_zbd_mgmt(d, REQ_OP_ZONE_RESET, zone, nr);
 }
 
+/* FITRIM: sequential zones are reset, conventional ones discarded */
+static int gaze_zbd_discard(struct gaze_dev *d, u32 zone)
+{
+	struct block_device *bdev = GAZE_BDEV(d)->bdev;
+	sector_t zs = (sector_t)d->zone_blocks << GAZE_SECT_SHIFT;
+	struct gaze_zone z;
+	int ret;
+
+	ret = gaze_zbd_report(d, zone, 1, &z);
+	if (ret < 0)
+		return ret;
+	if (z.type == GAZE_ZT_SEQ)
+		return gaze_zbd_reset(d, zone, 1);
+	if (!bdev_max_discard_sectors(bdev))
+		return -EOPNOTSUPP;
+	return blkdev_issue_discard(bdev, zone * zs, zs, GFP_NOIO);
+}
+
 static int gaze_zbd_finish(struct gaze_dev *d, u32 zone)
 {
 	return gaze_zbd_mgmt(d, REQ_OP_ZONE_FINISH, zone, 1);
@@ -583,6 +601,7 @@ static const struct gaze_dev_ops gaze_zbd_ops = {
 	.reset	= gaze_zbd_reset,
 	.finish	= gaze_zbd_finish,
 	.flush	= gaze_bdev_flush,
+	.discard = gaze_zbd_discard,
 };
 
 struct gaze_geo_ctx {
@@ -787,6 +806,31 @@ static int gaze_emu_reset(struct gaze_dev *d, u32 zone, u32 nr)
 	return ret;
 }
 
+/*
+ * FITRIM: the zone's blocks are discarded whatever the discard mount
+ * option says (it is about resets; fstrim is asked for), and the zone
+ * is then empty and sequential, as after a reset
+ */
+static int gaze_emu_discard(struct gaze_dev *d, u32 zone)
+{
+	struct gaze_bdev *b = GAZE_BDEV(d);
+	sector_t zs = (sector_t)d->zone_blocks << GAZE_SECT_SHIFT;
+	int ret;
+
+	if (zone >= d->nr_zones)
+		return -EINVAL;
+	if (!bdev_max_discard_sectors(b->bdev))
+		return -EOPNOTSUPP;
+	mutex_lock(&b->lock);
+	ret = blkdev_issue_discard(b->bdev, zone * zs, zs, GFP_NOIO);
+	if (!ret) {
+		gaze_zsm_make_seq(&b->zsm, zone);
+		gaze_zsm_reset(&b->zsm, zone);
+	}
+	mutex_unlock(&b->lock);
+	return ret;
+}
+
 static int gaze_emu_finish(struct gaze_dev *d, u32 zone)
 {
 	struct gaze_bdev *b = GAZE_BDEV(d);
@@ -809,6 +853,7 @@ static const struct gaze_dev_ops gaze_emu_ops = {
 	.reset	= gaze_emu_reset,
 	.finish	= gaze_emu_finish,
 	.flush	= gaze_bdev_flush,
+	.discard = gaze_emu_discard,
 };
 
 static int gaze_emu_setup(struct gaze_bdev *b)
@@ -900,6 +945,13 @@ out_free:
 void gaze_bdev_set_discard(struct gaze_dev *dev, bool on)
 {
 	GAZE_BDEV(dev)->discard = on;
+}
+
+bool gaze_bdev_can_trim(struct gaze_dev *dev)
+{
+	struct gaze_bdev *b = GAZE_BDEV(dev);
+
+	return b->zoned || bdev_max_discard_sectors(b->bdev);
 }
 
 void gaze_bdev_close(struct gaze_dev *dev)

@@ -204,6 +204,8 @@ int gaze_bdev_open(struct block_device *bdev, struct gaze_dev **devp);
 void gaze_bdev_close(struct gaze_dev *dev);
 /* mount option discard: emulated zone resets discard (default on) */
 void gaze_bdev_set_discard(struct gaze_dev *dev, bool on);
+/* FITRIM can do something: zones to reset, or a disk that discards */
+bool gaze_bdev_can_trim(struct gaze_dev *dev);
 /* reads nr 4 KiB blocks at blk straight from the device */
 int gaze_bdev_read(struct block_device *bdev, u64 blk, u32 nr, void *buf);
 /*

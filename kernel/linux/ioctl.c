@@ -22,12 +22,17 @@
  * (mnt_want_write_file) for the
  * whole reclaim, so a freeze waits for it and a remount read-only is
  * refused (EBUSY) while it runs.
+ *
+ * FITRIM (fstrim(8)) resets or discards the FREE zones in its range a
+ * zone at a time, taking fs->lock for each (gaze_space_trim), with
+ * write access held as GC holds it.
  */
 #include <linux/capability.h>
 #include <linux/uaccess.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/mount.h>
+#include <linux/fs.h>
 #include "gaze_kern.h"
 #include "gaze_ioctl.h"
 
@@ -743,6 +748,62 @@ static long gaze_ioc_compress(struct file *filp, void __user *arg)
 }
 
 /* ---------------------------------------------------------------- */
+/* FITRIM                                                            */
+/* ---------------------------------------------------------------- */
+
+static int gaze_trim_run(struct gaze_fs *fs, struct gaze_trim *t)
+{
+	unsigned int nofs;
+	int ret;
+
+	do {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+		nofs = gaze_nofs_begin();
+		mutex_lock(&fs->lock);
+		ret = gaze_space_trim(fs, t);
+		mutex_unlock(&fs->lock);
+		gaze_nofs_end(nofs);
+	} while (!ret);
+	return ret < 0 ? ret : 0;
+}
+
+static long gaze_ioc_fitrim(struct file *filp, void __user *arg)
+{
+	struct super_block *sb = file_inode(filp)->i_sb;
+	struct gaze_sb_info *sbi = GAZE_SB(sb);
+	struct fstrim_range r;
+	struct gaze_trim t;
+	struct gaze_fs *fs;
+	long ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (!gaze_bdev_can_trim(sbi->dev))
+		return -EOPNOTSUPP;
+	if (copy_from_user(&r, arg, sizeof(r)))
+		return -EFAULT;
+	if (sb_rdonly(sb))
+		return -EROFS;
+	ret = mnt_want_write_file(filp);
+	if (ret)
+		return ret;
+	fs = READ_ONCE(sbi->fs);
+	ret = gaze_space_trim_init(fs, r.start, r.len, r.minlen, &t);
+	if (!ret)
+		ret = gaze_trim_run(fs, &t);
+	mnt_drop_write_file(filp);
+	if (ret == -EROFS)	/* shut down meanwhile */
+		return -EIO;
+	if (ret)
+		return ret == -EINVAL || ret == -EINTR ? ret :
+		       gaze_error(sb, ret, "trim");
+	r.len = t.trimmed << GAZE_BLOCK_SHIFT;
+	return copy_to_user(arg, &r, sizeof(r)) ? -EFAULT : 0;
+}
+
+/* ---------------------------------------------------------------- */
 /* dispatch                                                          */
 /* ---------------------------------------------------------------- */
 
@@ -762,6 +823,8 @@ long gaze_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return gaze_ioc_gc(filp, uarg);
 	case GAZE_IOC_COMPRESS:
 		return gaze_ioc_compress(filp, uarg);
+	case FITRIM:
+		return gaze_ioc_fitrim(filp, uarg);
 	case GAZE_IOC_SHUTDOWN: {
 		u32 how;
 

@@ -11,7 +11,9 @@
  * at random points during GC (an injected write error inside
  * gaze_gc_zone, then a cut) and between GC-heavy operations, each
  * followed by a reopen that must find every file as of the last
- * checkpoint; and the two-checkpoint rule for emptied zones.
+ * checkpoint; and the two-checkpoint rule for emptied zones.  FITRIM
+ * (gaze_space_trim): only FREE zones, wholly inside the range, reset on
+ * the device; the request's checks.
  * Deterministic: fixed seeds; the one sleep only orders zone ages for
  * the cost-benefit test, nothing is timed.  TAP on stdout.
  */
@@ -698,6 +700,109 @@ out_dev:
 	free(ino);
 }
 
+/* ---------------------------------------------------------------- */
+/* FITRIM (gaze_space_trim)                                          */
+/* ---------------------------------------------------------------- */
+
+static int
+dev_cond(struct gaze_fs *fs, u32 zone)
+{
+	struct gaze_zone z;
+
+	if (fs->dev->ops->report(fs->dev, zone, 1, &z) != 1)
+		return -1;
+	return z.cond;
+}
+
+/* the whole loop the module runs, fs->lock per call */
+static int
+trim(struct gaze_fs *fs, u64 start, u64 len, u64 minlen, struct gaze_trim *t)
+{
+	int r = gaze_space_trim_init(fs, start, len, minlen, t);
+
+	while (!r) {
+		mutex_lock(&fs->lock);
+		r = gaze_space_trim(fs, t);
+		mutex_unlock(&fs->lock);
+	}
+	return r < 0 ? r : 0;
+}
+
+static void
+test_trim(void)
+{
+	struct gaze_dev *d = mkdev(24);
+	struct gaze_fs *fs = format(d, 2, GAZE_GC_GREEDY);
+	u64 zbytes = (u64)ZB * BS, all = d->nr_blocks * BS;
+	u32 ino[5], z[5], i, nfree, bad = 0;
+	struct gaze_trim t;
+	int r;
+	char name[16];
+
+	for (i = 0; i < 5; i++) {
+		snprintf(name, sizeof(name), "t%u", i);
+		bad += !!create(fs, GAZE_ROOT_INO, name, 0100644, &ino[i]);
+		bad += !!put(fs, ino[i], i, 1, 0, ZB);
+		z[i] = zone_of(fs, ino[i], 0);
+	}
+	tap_ok(!bad && !gaze_fs_sync(fs), "trim: five files fill zones %u..%u",
+	       z[0], z[4]);
+	/* z0 and z2 emptied two checkpoints ago: FREE, still written on
+	 * the device; z1 emptied one checkpoint ago: PREFREE */
+	TAP_MUST(gaze_file_truncate(fs, ino[0], 0));
+	TAP_MUST(gaze_file_truncate(fs, ino[2], 0));
+	TAP_MUST(gaze_fs_sync(fs));
+	TAP_MUST(gaze_file_truncate(fs, ino[1], 0));
+	TAP_MUST(gaze_fs_sync(fs));
+	tap_ok(zone_state(fs, z[0], NULL) == GAZE_ZS_FREE &&
+	       zone_state(fs, z[2], NULL) == GAZE_ZS_FREE &&
+	       zone_state(fs, z[1], NULL) == GAZE_ZS_PREFREE &&
+	       dev_cond(fs, z[0]) == GAZE_ZC_FULL &&
+	       dev_cond(fs, z[2]) == GAZE_ZC_FULL,
+	       "trim: two FREE zones still full on the device, one PREFREE");
+	nfree = gaze_space_free_zones(fs);
+	r = trim(fs, 0, ~0ull, 0, &t);
+	tap_ok(!r && t.zones_reset == 2 && t.trimmed == (u64)nfree * ZB,
+	       "trim of everything: %u zones reset, %llu blocks trimmed (%u FREE zones)",
+	       t.zones_reset, (unsigned long long)t.trimmed, nfree);
+	tap_ok(dev_cond(fs, z[0]) == GAZE_ZC_EMPTY &&
+	       dev_cond(fs, z[2]) == GAZE_ZC_EMPTY &&
+	       dev_cond(fs, z[1]) == GAZE_ZC_FULL &&
+	       dev_cond(fs, z[3]) == GAZE_ZC_FULL,
+	       "trim: the FREE zones are empty, the PREFREE and FULL ones untouched");
+	tap_ok(!check_range(fs, ino[3], 3, 1, 0, ZB) &&
+	       !check_range(fs, ino[4], 4, 1, 0, ZB),
+	       "trim: the other files read back");
+	tap_ok(!trim(fs, 0, ~0ull, 0, &t) && !t.zones_reset &&
+	       t.trimmed == (u64)nfree * ZB,
+	       "a second trim resets nothing and reports the same free space");
+	tap_ok(!trim(fs, z[0] * zbytes, zbytes, 0, &t) && t.trimmed == ZB &&
+	       !trim(fs, z[0] * zbytes + 1, zbytes, 0, &t) && !t.trimmed &&
+	       !trim(fs, z[0] * zbytes, zbytes - BS, 0, &t) && !t.trimmed &&
+	       !trim(fs, z[1] * zbytes, zbytes, 0, &t) && !t.trimmed,
+	       "a range trims only the FREE zones wholly inside it");
+	tap_ok(trim(fs, all, zbytes, 0, &t) == -EINVAL &&
+	       trim(fs, ~0ull, zbytes, 0, &t) == -EINVAL &&
+	       trim(fs, 0, BS - 1, 0, &t) == -EINVAL &&
+	       trim(fs, 0, ~0ull, zbytes + 1, &t) == -EINVAL &&
+	       !trim(fs, 0, ~0ull, zbytes, &t) &&
+	       !trim(fs, all - BS, ~0ull, 0, &t) && !t.trimmed,
+	       "start past the device, len under a block, minlen over a zone: EINVAL");
+	/* the trimmed zones take new data, and all of it survives a reopen */
+	for (i = 0; i < 3; i++)
+		bad += !!put(fs, ino[i], 10 + i, 2, 0, ZB);
+	fs = reopen(fs);
+	for (i = 0; i < 5; i++)
+		bad += check_range(fs, ino[i], i < 3 ? 10 + i : i, i < 3 ? 2 : 1,
+				   0, ZB);
+	tap_ok(!bad, "trim: files written after it and the old ones read back after a reopen");
+	fs->flags |= GAZE_FS_RDONLY;
+	tap_ok(trim(fs, 0, ~0ull, 0, &t) == -EROFS, "trim of a read-only instance: EROFS");
+	fs->flags &= ~GAZE_FS_RDONLY;
+	gaze_fs_close(fs);
+	gaze_dev_close(d);
+}
+
 int
 main(void)
 {
@@ -709,5 +814,6 @@ main(void)
 	test_enospc();
 	test_powercut();
 	test_chunked();
+	test_trim();
 	return tap_done();
 }

@@ -6,8 +6,8 @@
 # mkfs fails with one clear message; mkfs.gaze; mount; /proc/mounts shows
 # the options; files and directories (small and 5 MiB, written with dd and
 # cat) survive umount + mount (sha256sum); O_DIRECT reads and writes;
-# ro refuses writes, remount rw
-# and ro work; an unknown option is refused and named; df is sane; rmmod.
+# fstrim resets the zones a deleted file left FREE; ro refuses writes,
+# remount rw and ro work; an unknown option is refused and named; df is sane; rmmod.
 #   DEV=nvme    the emulated NVMe ZNS namespace (nvme0n1)
 #   DEV=nullb   null_blk zoned with conventional zones (nullb0)
 #   DEV=virtio  a regular virtio disk (vda): emulated zones
@@ -124,6 +124,42 @@ df -i $M >$W/dfi 2>&1 || fail "df -i"
 set -- $(tail -1 $W/dfi)
 [ "$2" -gt 0 ] && [ "$3" -ge 25 ] && [ "$4" -lt "$2" ] || fail "df -i: $(tail -1 $W/dfi)"
 ok "df: size $SIZE KiB, used $USED, avail $AVAIL; inodes $2, used $3"
+
+# --- fstrim ----------------------------------------------------------
+# a file of three zones' data, deleted; two checkpoints make its zones
+# FREE, still written on the device until fstrim resets (zoned) or
+# discards (emulated zones) them.  The contents are checked below.
+ZMB=$(($(cat /sys/block/$NAME/queue/chunk_sectors) / 2048))
+[ "$ZMB" -gt 0 ] || ZMB=16	# virtio: mkfs -z 16M
+empty() { blkzone report $D 2>/dev/null | grep -c '(em)'; }
+dd if=/dev/zero of=$M/trimme bs=1M count=$((3 * ZMB)) status=none ||
+	fail "writing $((3 * ZMB)) MiB"
+sync && rm $M/trimme && sync && touch $M/t1 && sync && touch $M/t2 &&
+	sync && rm $M/t1 $M/t2 || fail "rm and syncs"
+E0=$(empty)
+DEVB=$(($(cat /sys/block/$NAME/size) * 512))
+run fstrim -v $M
+if [ "$(cat /sys/block/$NAME/queue/zoned)" = none ] &&
+   [ "$(cat /sys/block/$NAME/queue/discard_max_bytes)" -eq 0 ]; then
+	[ $rc -ne 0 ] && grep -q "not supported" $W/err ||
+		fail "fstrim on a disk without discard: exit $rc"
+	TRIM="not supported: the disk does not discard"
+else
+	[ $rc -eq 0 ] || fail "fstrim: exit $rc"
+	B=$(sed -n 's/.*(\([0-9]*\) bytes) trimmed.*/\1/p' $W/out)
+	[ -n "$B" ] && [ "$B" -gt 0 ] && [ "$B" -le "$DEVB" ] ||
+		fail "fstrim -v: $(cat $W/out)"
+	TRIM="$B bytes trimmed"
+	if [ "$(cat /sys/block/$NAME/queue/zoned)" != none ]; then
+		E1=$(empty)
+		[ "$E1" -gt "$E0" ] || fail "fstrim emptied no zone ($E0 empty before, $E1 after)"
+		TRIM="$TRIM, empty zones $E0 -> $E1"
+	fi
+	run fstrim -o $DEVB $M
+	[ $rc -ne 0 ] || fail "fstrim starting past the device succeeded"
+fi
+(cd $M && sha256sum -c $W/sums) >$W/out 2>&1 || fail "content differs after fstrim"
+ok "fstrim: $TRIM"
 
 # --- ro, remount -----------------------------------------------------
 run umount $M
