@@ -3,7 +3,9 @@
  * bdev.c - struct gaze_dev_ops on a block device.
  *
  * readv/writev (the GC's pages, one bio per BIO_MAX_VECS blocks) follow
- * the same rules as read/write; the GC's reads run without fs->lock.
+ * the same rules as read/write; the GC's reads run without fs->lock.  On
+ * a zoned device no write bio is larger than the queue takes whole
+ * (gaze_write_max_blocks), so the block layer never splits one.
  *
  * I/O is synchronous: the core issues one request at a time, so writes to
  * a sequential zone reach the device in write-pointer order without zone
@@ -82,16 +84,41 @@ static struct page *gaze_buf_page(const void *p)
 	return virt_to_page(p);
 }
 
-/* one synchronous bio per BIO_MAX_VECS blocks */
+/*
+ * Blocks one write bio may carry without the block layer splitting it.
+ * On a zoned device, before 6.10's zone write plugging, the parts of a
+ * split write can reach the device out of order when no scheduler
+ * orders them (none is the default for NVMe): a ZNS namespace then
+ * fails the later part with Zone Invalid Write and the writeback is
+ * lost.  Seen on 6.1: a 129-block plug bio cut at the queue's 127
+ * segments.  GAZE keeps one write in flight per zone (writes are
+ * synchronous and ordered by fs->lock and the plug's lock), so a bio
+ * the block layer never splits keeps every zone's writes in order,
+ * whatever the scheduler.  Read each time: max_sectors_kb can change.
+ */
+static u32 gaze_write_max_blocks(struct block_device *bdev)
+{
+	struct request_queue *q = bdev_get_queue(bdev);
+	u32 n;
+
+	if (!bdev_is_zoned(bdev))
+		return BIO_MAX_VECS;
+	n = min_t(u32, queue_max_sectors(q) >> GAZE_SECT_SHIFT,
+		  queue_max_segments(q));
+	return clamp_t(u32, n, 1, BIO_MAX_VECS);
+}
+
+/* one synchronous bio per BIO_MAX_VECS blocks (writes: see above) */
 static int gaze_bdev_rw(struct block_device *bdev, blk_opf_t opf, u64 blk,
 			u32 nr, void *buf)
 {
 	bool write = op_is_write(opf & REQ_OP_MASK);
+	u32 max = write ? gaze_write_max_blocks(bdev) : BIO_MAX_VECS;
 	u8 *p = buf;
 	int ret = 0;
 
 	while (nr && !ret) {
-		u32 n = min_t(u32, nr, BIO_MAX_VECS);
+		u32 n = min_t(u32, nr, max);
 		struct page *bounce[BIO_MAX_VECS / 32 + 1];
 		u8 *bp[BIO_MAX_VECS / 32 + 1];
 		u32 nb = 0, i;
@@ -164,6 +191,8 @@ int gaze_bdev_read(struct block_device *bdev, u64 blk, u32 nr, void *buf)
 static int gaze_bdev_rwv(struct block_device *bdev, blk_opf_t opf, u64 blk,
 			 u32 nr, void *const *bufs)
 {
+	u32 max = op_is_write(opf & REQ_OP_MASK) ?
+		  gaze_write_max_blocks(bdev) : BIO_MAX_VECS;
 	u32 i, n;
 	int ret = 0;
 
@@ -173,7 +202,7 @@ static int gaze_bdev_rwv(struct block_device *bdev, blk_opf_t opf, u64 blk,
 	while (nr && !ret) {
 		struct bio *bio;
 
-		n = min_t(u32, nr, BIO_MAX_VECS);
+		n = min_t(u32, nr, max);
 		bio = bio_alloc(bdev, n, opf, GFP_NOIO);
 		bio->bi_iter.bi_sector = blk << GAZE_SECT_SHIFT;
 		for (i = 0; i < n; i++) {
@@ -375,15 +404,18 @@ static int gaze_plug_take(struct gaze_bdev *b, u64 blk, u32 nr,
 	struct gaze_plug *p = &b->plug;
 	struct gaze_defer *df;
 	int j, ret = 0;
-	u32 k;
+	u32 k, max;
 
-	if (!b->zoned || nr > BIO_MAX_VECS || PAGE_SIZE != GAZE_BLOCK_SIZE)
+	if (!b->zoned || PAGE_SIZE != GAZE_BLOCK_SIZE)
+		return 0;
+	max = gaze_write_max_blocks(b->bdev);
+	if (nr > max)
 		return 0;
 	mutex_lock(&p->lock);
 	j = gaze_plug_match(p, bufs, nr, &df);
 	if (j < 0)
 		goto out_unlock;
-	if (p->bio && (blk != p->next || p->nr + nr > BIO_MAX_VECS))
+	if (p->bio && (blk != p->next || p->nr + nr > max))
 		ret = gaze_plug_submit(b);
 	if (!ret)
 		ret = p->err;

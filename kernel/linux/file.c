@@ -1105,8 +1105,12 @@ const struct file_operations gaze_file_operations = {
 };
 
 /*
- * FIEMAP from the core's block map.  Dirty pages are written back first,
- * so every extent has its place (no delayed-allocation extents).  GAZE
+ * FIEMAP from the core's block map.  Pages dirty or under writeback over
+ * a hole (their blocks have no place yet: a log writes each block where
+ * it stands at writeback) are DELALLOC | UNKNOWN extents at physical 0,
+ * as ext4, XFS and F2FS report delayed allocation; FIEMAP_FLAG_SYNC
+ * writes them back first (fiemap_prep), and then every extent has its
+ * place.  A dirty page over a mapped block shows that block.  GAZE
  * maps block by block, so each run of consecutive device blocks is one
  * extent, flagged MERGED as block-mapped filesystems do; physical
  * offsets are bytes from the start of the device.  A file kept in its
@@ -1120,9 +1124,17 @@ const struct file_operations gaze_file_operations = {
  * one extent: a run of device blocks, MERGED; or compressed clusters,
  * ENCODED at physical 0 (their streams live in blocks of their own)
  */
+/* a pseudo address for the walk: no block of the map has it */
+#define GAZE_FIEMAP_DELALLOC	GAZE_NULL_ADDR
+
 static int gaze_fiemap_fill(struct fiemap_extent_info *fi, u64 fblk, u64 addr,
 			    u64 nr, u32 flags)
 {
+	if (addr == GAZE_FIEMAP_DELALLOC)
+		return fiemap_fill_next_extent(fi, fblk << GAZE_BLOCK_SHIFT, 0,
+					       nr << GAZE_BLOCK_SHIFT,
+					       flags | FIEMAP_EXTENT_DELALLOC |
+					       FIEMAP_EXTENT_UNKNOWN);
 	if (addr == GAZE_MAP_ENCODED)
 		return fiemap_fill_next_extent(fi, fblk << GAZE_BLOCK_SHIFT, 0,
 					       nr << GAZE_BLOCK_SHIFT,
@@ -1138,15 +1150,102 @@ static int gaze_fiemap_fill(struct fiemap_extent_info *fi, u64 fblk, u64 addr,
 				       flags | FIEMAP_EXTENT_MERGED);
 }
 
+/* page index is dirty, or under writeback */
+static bool gaze_page_delalloc(struct address_space *mapping, pgoff_t index)
+{
+	return xa_get_mark(&mapping->i_pages, index, PAGECACHE_TAG_DIRTY) ||
+	       xa_get_mark(&mapping->i_pages, index, PAGECACHE_TAG_WRITEBACK);
+}
+
+/*
+ * The first run of delayed-allocation pages in hole [fblk, fblk + nr):
+ * its start and length, or false when there is none
+ */
+static bool gaze_delalloc_run(struct address_space *mapping, u64 fblk, u64 nr,
+			      u64 *start, u64 *len)
+{
+	pgoff_t last = (pgoff_t)min_t(u64, fblk + nr - 1, ULONG_MAX);
+	pgoff_t first = ULONG_MAX, i;
+	xa_mark_t tags[2] = { PAGECACHE_TAG_DIRTY, PAGECACHE_TAG_WRITEBACK };
+	u32 t;
+
+	if (fblk > ULONG_MAX)
+		return false;
+	for (t = 0; t < ARRAY_SIZE(tags); t++) {
+		XA_STATE(xas, &mapping->i_pages, (pgoff_t)fblk);
+		void *e;
+
+		rcu_read_lock();
+		e = xas_find_marked(&xas, last, tags[t]);
+		if (e && !xa_is_value(e))
+			first = min_t(pgoff_t, first, xas.xa_index);
+		rcu_read_unlock();
+	}
+	if (first == ULONG_MAX || first > last)
+		return false;
+	for (i = first; i < last && gaze_page_delalloc(mapping, i + 1); i++)
+		;
+	*start = first;
+	*len = (u64)i - first + 1;
+	return true;
+}
+
+struct gaze_fiemap_walk {
+	struct fiemap_extent_info	*fi;
+	u64	p_fblk, p_addr, p_nr;	/* the extent not yet filled */
+	u64	end;			/* first block past the range */
+	bool	past;			/* an extent starts at end or after */
+};
+
+/* run [fblk, fblk + nr) at addr joins the walk; 1: the array is full */
+static int gaze_fiemap_add(struct gaze_fiemap_walk *w, u64 fblk, u64 addr,
+			   u64 nr)
+{
+	int ret;
+
+	if (fblk >= w->end) {
+		w->past = true;	/* so the last one filled is not LAST */
+		return 0;
+	}
+	if (w->p_nr) {
+		ret = gaze_fiemap_fill(w->fi, w->p_fblk, w->p_addr, w->p_nr,
+				       0);
+		if (ret)
+			return ret;
+	}
+	w->p_fblk = fblk;
+	w->p_addr = addr;
+	w->p_nr = nr;
+	return 0;
+}
+
+/* the delayed-allocation runs of hole [fblk, fblk + nr) */
+static int gaze_fiemap_hole(struct inode *inode, struct gaze_fiemap_walk *w,
+			    u64 fblk, u64 nr)
+{
+	u64 s, len, end = fblk + nr;
+	int ret;
+
+	while (!w->past && fblk < end &&
+	       gaze_delalloc_run(inode->i_mapping, fblk, end - fblk, &s,
+				 &len)) {
+		ret = gaze_fiemap_add(w, s, GAZE_FIEMAP_DELALLOC, len);
+		if (ret)
+			return ret;
+		fblk = s + len;
+	}
+	return 0;
+}
+
 static int gaze_fiemap_walk(struct inode *inode, struct fiemap_extent_info *fi,
 			    u64 fblk, u64 end)
 {
-	u64 addr, p_fblk = 0, p_addr = 0, p_nr = 0;
-	bool last = true;
+	struct gaze_fiemap_walk w = { .fi = fi, .end = end };
+	u64 addr;
 	u32 nr;
 	int ret = 0;
 
-	while (fblk < GAZE_BMAP_MAX_BLOCKS) {
+	while (fblk < GAZE_BMAP_MAX_BLOCKS && !w.past) {
 		ret = gaze_map_run(inode, fblk, GAZE_BMAP_MAX_BLOCKS, &addr,
 				   &nr, "fiemap");
 		if (ret == -ENODATA)
@@ -1155,26 +1254,18 @@ static int gaze_fiemap_walk(struct inode *inode, struct fiemap_extent_info *fi,
 				FIEMAP_EXTENT_NOT_ALIGNED | FIEMAP_EXTENT_LAST);
 		if (ret)
 			return ret;
-		if (addr && fblk >= end) {
-			last = false;	/* data past the range asked for */
-			break;
-		}
-		if (addr && p_nr) {
-			ret = gaze_fiemap_fill(fi, p_fblk, p_addr, p_nr, 0);
-			if (ret)
-				return ret;
-		}
-		if (addr) {
-			p_fblk = fblk;
-			p_addr = addr;
-			p_nr = nr;
-		}
+		if (addr)
+			ret = gaze_fiemap_add(&w, fblk, addr, nr);
+		else
+			ret = gaze_fiemap_hole(inode, &w, fblk, nr);
+		if (ret)
+			return ret;
 		fblk += nr;
 	}
-	if (!p_nr)
+	if (!w.p_nr)
 		return 0;
-	return gaze_fiemap_fill(fi, p_fblk, p_addr, p_nr,
-				last ? FIEMAP_EXTENT_LAST : 0);
+	return gaze_fiemap_fill(fi, w.p_fblk, w.p_addr, w.p_nr,
+				w.past ? 0 : FIEMAP_EXTENT_LAST);
 }
 
 static int gaze_fiemap(struct inode *inode, struct fiemap_extent_info *fi,
@@ -1186,11 +1277,8 @@ static int gaze_fiemap(struct inode *inode, struct fiemap_extent_info *fi,
 	if (ret)
 		return ret;
 	inode_lock_shared(inode);
-	ret = filemap_write_and_wait(inode->i_mapping);
-	if (!ret)
-		ret = gaze_fiemap_walk(inode, fi, start >> GAZE_BLOCK_SHIFT,
-				       DIV_ROUND_UP(start + len,
-						    GAZE_BLOCK_SIZE));
+	ret = gaze_fiemap_walk(inode, fi, start >> GAZE_BLOCK_SHIFT,
+			       DIV_ROUND_UP(start + len, GAZE_BLOCK_SIZE));
 	inode_unlock_shared(inode);
 	return ret == 1 ? 0 : ret;	/* 1: the caller's array is full */
 }
