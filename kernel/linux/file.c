@@ -1248,12 +1248,17 @@ static int gaze_fiemap_walk(struct inode *inode, struct fiemap_extent_info *fi,
 	while (fblk < GAZE_BMAP_MAX_BLOCKS && !w.past) {
 		ret = gaze_map_run(inode, fblk, GAZE_BMAP_MAX_BLOCKS, &addr,
 				   &nr, "fiemap");
-		if (ret == -ENODATA)
+		if (ret == -ENODATA && i_size_read(inode) <= GAZE_INLINE_SIZE)
 			return fiemap_fill_next_extent(fi, 0, 0,
 				i_size_read(inode), FIEMAP_EXTENT_DATA_INLINE |
 				FIEMAP_EXTENT_NOT_ALIGNED | FIEMAP_EXTENT_LAST);
-		if (ret)
+		if (ret == -ENODATA) {
+			/* too big to stay inline: written back to blocks */
+			addr = 0;
+			nr = GAZE_BMAP_MAX_BLOCKS - fblk;
+		} else if (ret) {
 			return ret;
+		}
 		if (addr)
 			ret = gaze_fiemap_add(&w, fblk, addr, nr);
 		else

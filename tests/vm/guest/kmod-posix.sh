@@ -501,11 +501,14 @@ for try in 1 2 3; do
 	dd if=$W/fm of=$M/fmd bs=4096 count=2 status=none && sync $M/fmd &&
 	dd if=$W/fm of=$M/fmd bs=4096 skip=2 seek=10 count=3 conv=notrunc status=none ||
 		fail "writing fmd"
+	head -c 65536 /dev/urandom >$M/fmn	# new, too big to stay inline
+	filefrag -v $M/fmn >$W/out.n 2>&1
 	filefrag -v $M/fmd >$W/out 2>&1
 	grep -q '^ *1: *10\.\. *12: .*delalloc' $W/out &&
-		grep -q '^ *0: *0\.\. *1: *[1-9]' $W/out && { da=1; break; }
+		grep -q '^ *0: *0\.\. *1: *[1-9]' $W/out &&
+		grep -q '^ *0: *0\.\. *15: .*delalloc' $W/out.n && { da=1; break; }
 done
-[ $da = 1 ] || fail "filefrag -v of dirty pages over a hole: no delalloc extent at 10..12 after a mapped one: $(cat $W/out)"
+[ $da = 1 ] || fail "filefrag -v of dirty pages over a hole: no delalloc extent at 10..12 after a mapped one, or at 0..15 of a new file: $(cat $W/out $W/out.n)"
 sync
 filefrag -v $M/fmd >$W/out 2>&1
 ! grep -q delalloc $W/out && grep -q '^ *1: *10\.\. *12: *[1-9]' $W/out ||
@@ -513,7 +516,7 @@ filefrag -v $M/fmd >$W/out 2>&1
 dd if=$M/fmd of=$W/fmd.a bs=4096 skip=10 count=3 status=none
 dd if=$W/fm of=$W/fmd.b bs=4096 skip=2 count=3 status=none
 cmp -s $W/fmd.a $W/fmd.b || fail "fmd's blocks 10..12 read back different"
-rm -f $M/fm $M/fmi $M/fmh $M/fmd
+rm -f $M/fm $M/fmi $M/fmh $M/fmd $M/fmn
 ok "FIEMAP: $(wc -l <$W/fm.map) extents, the device holds the file's bytes at each (synced and dirty data), LAST, inline, holes, delalloc before writeback"
 
 # ---- chattr: FS_IOC_GETFLAGS / SETFLAGS ------------------------------------
