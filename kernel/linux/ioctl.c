@@ -41,6 +41,19 @@ static bool gaze_ioc_zero(const void *p, size_t len)
 	return !memchr_inv(p, 0, len);
 }
 
+/*
+ * A request that changes the device (GC, FITRIM): CAP_SYS_ADMIN and write
+ * access, which a freeze waits for; mnt_drop_write_file when done
+ */
+static int gaze_ioc_admin_write(struct file *filp)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (sb_rdonly(file_inode(filp)->i_sb))
+		return -EROFS;
+	return mnt_want_write_file(filp);
+}
+
 /* version, flags against the known ones, reserved input words */
 static int gaze_ioc_check(u32 version, u32 flags, u32 known,
 			  const void *rsv, size_t rsv_len)
@@ -666,12 +679,8 @@ static long gaze_ioc_gc(struct file *filp, void __user *arg)
 			     g.reserved_in, sizeof(g.reserved_in));
 	if (ret)
 		return ret;
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	if (sb_rdonly(sb))
-		return -EROFS;
 	/* write access for the whole reclaim: freeze waits for it */
-	ret = mnt_want_write_file(filp);
+	ret = gaze_ioc_admin_write(filp);
 	if (ret)
 		return ret;
 	fs = READ_ONCE(sbi->fs);
@@ -778,27 +787,26 @@ static long gaze_ioc_fitrim(struct file *filp, void __user *arg)
 	struct gaze_fs *fs;
 	long ret;
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	if (!gaze_bdev_can_trim(sbi->dev))
-		return -EOPNOTSUPP;
-	if (copy_from_user(&r, arg, sizeof(r)))
-		return -EFAULT;
-	if (sb_rdonly(sb))
-		return -EROFS;
-	ret = mnt_want_write_file(filp);
+	ret = gaze_ioc_admin_write(filp);
 	if (ret)
 		return ret;
 	fs = READ_ONCE(sbi->fs);
-	ret = gaze_space_trim_init(fs, r.start, r.len, r.minlen, &t);
-	if (!ret)
-		ret = gaze_trim_run(fs, &t);
+	if (!gaze_bdev_can_trim(sbi->dev))
+		ret = -EOPNOTSUPP;
+	else if (copy_from_user(&r, arg, sizeof(r)))
+		ret = -EFAULT;
+	else
+		ret = gaze_space_trim_init(fs, r.start, r.len, r.minlen, &t);
+	if (ret) {		/* the request's: nothing was done */
+		mnt_drop_write_file(filp);
+		return ret;
+	}
+	ret = gaze_trim_run(fs, &t);
 	mnt_drop_write_file(filp);
 	if (ret == -EROFS)	/* shut down meanwhile */
 		return -EIO;
 	if (ret)
-		return ret == -EINVAL || ret == -EINTR ? ret :
-		       gaze_error(sb, ret, "trim");
+		return ret == -EINTR ? ret : gaze_error(sb, ret, "trim");
 	r.len = t.trimmed << GAZE_BLOCK_SHIFT;
 	return copy_to_user(arg, &r, sizeof(r)) ? -EFAULT : 0;
 }
