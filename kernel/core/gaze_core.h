@@ -563,9 +563,9 @@ u32 gaze_space_free_zones(struct gaze_fs *fs);
  * holds data in them.  gaze_space_trim_init checks the request (-EINVAL:
  * start past the device, len under a block, minlen over a zone's
  * capacity; bytes); each gaze_space_trim call (fs->lock) goes on from
- * t->next and returns after one device operation or a batch of zones
- * looked at: 1 when the range is done, 0 to call again (the module
- * drops fs->lock in between), or -errno.  t->trimmed: blocks of the
+ * t->next and returns after one FREE zone (its report, and its reset or
+ * discard) or a batch of other zones: 1 when the range is done, 0 to call
+ * again (the module drops fs->lock in between), or -errno.  t->trimmed: blocks of the
  * FREE zones in the range, trimmed now or already empty.
  */
 struct gaze_trim {

@@ -56,10 +56,12 @@ struct gaze_dev_ops {
 	int (*readv)(struct gaze_dev *d, u64 blk, u32 nr, void *const *bufs);
 	int (*writev)(struct gaze_dev *d, u64 blk, u32 nr, void *const *bufs);
 	/*
-	 * optional (NULL: reset, sequential zones only): the zone's data is
-	 * not needed any more (FITRIM): a sequential zone is reset, an
-	 * emulated or conventional one discarded and then written from its
-	 * start like a reset one; -EOPNOTSUPP when the device cannot
+	 * optional: the data of a conventional zone, or of any zone of an
+	 * emulated device, is not needed any more (FITRIM; a zoned device's
+	 * sequential zones are reset instead): its blocks are discarded, and
+	 * an emulated zone is then empty and sequential as after a reset.
+	 * -EOPNOTSUPP when the device cannot discard.  NULL: sequential
+	 * zones are reset, conventional ones left alone.
 	 */
 	int (*discard)(struct gaze_dev *d, u32 zone);
 };

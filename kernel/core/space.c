@@ -1524,7 +1524,7 @@ gaze_space_user_floor(struct gaze_fs *fs)
 /* FITRIM                                                            */
 /* ---------------------------------------------------------------- */
 
-/* zones looked at per gaze_space_trim call when none needs the device */
+/* zones looked at per gaze_space_trim call when none is FREE */
 #define SPACE_TRIM_BATCH	256u
 
 int
@@ -1549,26 +1549,31 @@ gaze_space_trim_init(struct gaze_fs *fs, u64 start, u64 len, u64 minlen,
 	return 0;
 }
 
-/* trims FREE main zone zi if the device holds data there; fs->lock */
+/*
+ * FREE main zone zi, if the device holds data there: a sequential zone of
+ * a zoned device is reset, any other zone discarded (gaze_dev_ops.discard,
+ * or a reset without it).  fs->lock.
+ */
 static int
-space_trim_zone(struct gaze_fs *fs, struct gaze_trim *t, u32 zi, bool *io)
+space_trim_zone(struct gaze_fs *fs, struct gaze_trim *t, u32 zi)
 {
 	const struct gaze_dev_ops *ops = fs->dev->ops;
 	u32 zone = fs->space->main_start + zi;
 	struct gaze_zone z;
 	int ret;
 
-	*io = false;
 	ret = gaze_zone_report(fs, zone, &z);
 	if (ret)
 		return ret;
 	if (z.type == GAZE_ZT_SEQ && z.cond == GAZE_ZC_EMPTY)
 		goto trimmed;
-	if (z.type != GAZE_ZT_SEQ && !ops->discard)
+	if (ops->discard && (fs->dev->model == GAZE_ZM_EMULATED ||
+			     z.type != GAZE_ZT_SEQ))
+		ret = ops->discard(fs->dev, zone);
+	else if (z.type == GAZE_ZT_SEQ)
+		ret = ops->reset(fs->dev, zone, 1);
+	else
 		return 0;		/* nothing this device can do */
-	*io = true;
-	ret = ops->discard ? ops->discard(fs->dev, zone) :
-			     ops->reset(fs->dev, zone, 1);
 	if (ret == -EOPNOTSUPP)
 		return 0;
 	if (ret) {
@@ -1581,29 +1586,24 @@ trimmed:
 	return 0;
 }
 
+/* one FREE zone's report, and its reset or discard, per call */
 int
 gaze_space_trim(struct gaze_fs *fs, struct gaze_trim *t)
 {
 	struct gaze_space *sp = fs->space;
 	u64 zb = sp->zone_blocks;
-	u32 looked = 0, zi;
-	bool io;
-	int ret;
+	u32 looked, zi;
 
 	if (fs->flags & GAZE_FS_RDONLY)
 		return -EROFS;
-	while (looked < SPACE_TRIM_BATCH) {
+	for (looked = 0; looked < SPACE_TRIM_BATCH; looked++) {
 		zi = t->next;
 		if (zi >= sp->main_count ||
 		    ((u64)sp->main_start + zi + 1) * zb > t->end)
 			return 1;
 		t->next++;
-		looked++;
-		if (sp->zones[zi].state != GAZE_ZS_FREE)
-			continue;
-		ret = space_trim_zone(fs, t, zi, &io);
-		if (ret || io)
-			return ret;
+		if (sp->zones[zi].state == GAZE_ZS_FREE)
+			return space_trim_zone(fs, t, zi);
 	}
 	return 0;
 }

@@ -594,19 +594,14 @@ static int gaze_zbd_reset(struct gaze_dev *d, u32 zone, u32 nr)
 	return gaze_zbd_mgmt(d, REQ_OP_ZONE_RESET, zone, nr);
 }
 
-/* FITRIM: sequential zones are reset, conventional ones discarded */
+/* FITRIM of a conventional zone (the core resets sequential ones) */
 static int gaze_zbd_discard(struct gaze_dev *d, u32 zone)
 {
 	struct block_device *bdev = GAZE_BDEV(d)->bdev;
 	sector_t zs = (sector_t)d->zone_blocks << GAZE_SECT_SHIFT;
-	struct gaze_zone z;
-	int ret;
 
-	ret = gaze_zbd_report(d, zone, 1, &z);
-	if (ret < 0)
-		return ret;
-	if (z.type == GAZE_ZT_SEQ)
-		return gaze_zbd_reset(d, zone, 1);
+	if (zone >= d->nr_zones)
+		return -EINVAL;
 	if (!bdev_max_discard_sectors(bdev))
 		return -EOPNOTSUPP;
 	return blkdev_issue_discard(bdev, zone * zs, zs, GFP_NOIO);
@@ -807,7 +802,11 @@ static int gaze_emu_report(struct gaze_dev *d, u32 zone, u32 nr,
 	return nr;
 }
 
-static int gaze_emu_reset(struct gaze_dev *d, u32 zone, u32 nr)
+/*
+ * zones [zone, zone + nr) become empty and sequential; with discard, their
+ * blocks are discarded first (when the disk can)
+ */
+static int gaze_emu_clear(struct gaze_dev *d, u32 zone, u32 nr, bool discard)
 {
 	struct gaze_bdev *b = GAZE_BDEV(d);
 	sector_t zs = (sector_t)d->zone_blocks << GAZE_SECT_SHIFT;
@@ -820,7 +819,7 @@ static int gaze_emu_reset(struct gaze_dev *d, u32 zone, u32 nr)
 		return 0;
 	mutex_lock(&b->lock);
 	ret = 0;
-	if (b->discard && bdev_max_discard_sectors(b->bdev))
+	if (discard && bdev_max_discard_sectors(b->bdev))
 		ret = blkdev_issue_discard(b->bdev, zone * zs, nr * zs,
 					   GFP_NOIO);
 	if (ret == -EOPNOTSUPP)
@@ -838,29 +837,20 @@ static int gaze_emu_reset(struct gaze_dev *d, u32 zone, u32 nr)
 	return ret;
 }
 
+static int gaze_emu_reset(struct gaze_dev *d, u32 zone, u32 nr)
+{
+	return gaze_emu_clear(d, zone, nr, GAZE_BDEV(d)->discard);
+}
+
 /*
  * FITRIM: the zone's blocks are discarded whatever the discard mount
- * option says (it is about resets; fstrim is asked for), and the zone
- * is then empty and sequential, as after a reset
+ * option says (it is about resets; fstrim is asked for)
  */
 static int gaze_emu_discard(struct gaze_dev *d, u32 zone)
 {
-	struct gaze_bdev *b = GAZE_BDEV(d);
-	sector_t zs = (sector_t)d->zone_blocks << GAZE_SECT_SHIFT;
-	int ret;
-
-	if (zone >= d->nr_zones)
-		return -EINVAL;
-	if (!bdev_max_discard_sectors(b->bdev))
+	if (!bdev_max_discard_sectors(GAZE_BDEV(d)->bdev))
 		return -EOPNOTSUPP;
-	mutex_lock(&b->lock);
-	ret = blkdev_issue_discard(b->bdev, zone * zs, zs, GFP_NOIO);
-	if (!ret) {
-		gaze_zsm_make_seq(&b->zsm, zone);
-		gaze_zsm_reset(&b->zsm, zone);
-	}
-	mutex_unlock(&b->lock);
-	return ret;
+	return gaze_emu_clear(d, zone, 1, true);
 }
 
 static int gaze_emu_finish(struct gaze_dev *d, u32 zone)
