@@ -90,8 +90,7 @@ static struct page *gaze_buf_page(const void *p)
  * split write can reach the device out of order when no scheduler
  * orders them (none is the default for NVMe): a ZNS namespace then
  * fails the later part with Zone Invalid Write and the writeback is
- * lost.  Seen on 6.1: a 129-block plug bio cut at the queue's 127
- * segments.  GAZE keeps one write in flight per zone (writes are
+ * lost.  GAZE keeps one write in flight per zone (writes are
  * synchronous and ordered by fs->lock and the plug's lock), so a bio
  * the block layer never splits keeps every zone's writes in order,
  * whatever the scheduler.  Read each time: max_sectors_kb can change.

@@ -140,8 +140,8 @@ PAT='Kernel panic|BUG:|Oops:|WARNING:|general protection fault|Call Trace:|block
 # from its own boot-time code patching (Oops: int3 in a static branch).
 # That boot is kept as console.bootfail-N.log and the guest is booted
 # again, at most twice.  So is a guest that has not started SCRIPT
-# after 180 s (a boot takes 3 to 20 s; one CI run lost its whole -t
-# limit to a guest that printed nothing), scaled like -t.  Whatever
+# after 180 s (a boot takes 3 to 20 s), scaled like -t, so a hung boot
+# does not spend the whole -t limit.  Whatever
 # happens after SCRIPT starts counts.
 attempt=1
 while :; do

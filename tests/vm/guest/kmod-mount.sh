@@ -127,7 +127,7 @@ ok "df: size $SIZE KiB, used $USED, avail $AVAIL; inodes $2, used $3"
 
 # --- zoned: no write bio is split ------------------------------------
 # before 6.10 the parts of a split write can reach a zone out of order
-# with the none scheduler (Zone Invalid Write, seen on 6.1): GAZE's
+# with the none scheduler (Zone Invalid Write on a ZNS namespace): GAZE's
 # write bios fit the queue whole.  The block layer's block_split
 # tracepoint counts splits of writes to this device.
 if [ "$(cat /sys/block/$NAME/queue/zoned)" != none ]; then
