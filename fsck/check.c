@@ -307,6 +307,28 @@ check_supers(struct fsck *f)
 		f->fatal = true;
 		goto out;
 	}
+	/*
+	 * A kernel may ignore a compat feature it does not know, and read
+	 * a ro_compat one; a checker may not: what the feature means is
+	 * what it would have to verify (lazy_summary, for one, leaves
+	 * summary entries an older check calls stale).  e2fsck refuses
+	 * them too.
+	 */
+	if ((le64_to_cpu(f->sb.feature_compat) & ~GAZE_FEATURE_COMPAT_SUPP) ||
+	    (le64_to_cpu(f->sb.feature_ro_compat) &
+	     ~GAZE_FEATURE_RO_COMPAT_SUPP)) {
+		char names[128];
+		u64 c = le64_to_cpu(f->sb.feature_compat) &
+			~GAZE_FEATURE_COMPAT_SUPP;
+		u64 r = le64_to_cpu(f->sb.feature_ro_compat) &
+			~GAZE_FEATURE_RO_COMPAT_SUPP;
+
+		gaze_fmt_feature_string(c, r, 0, names, sizeof(names));
+		fsck_fail(f, "unsupported features: %s (compat 0x%llx, ro_compat 0x%llx); this version cannot check it: use a newer fsck.gaze",
+			  names, (unsigned long long)c, (unsigned long long)r);
+		f->fatal = true;
+		goto out;
+	}
 	if (!check_geometry(f)) {
 		f->fatal = true;
 		goto out;
@@ -1753,6 +1775,32 @@ check_inode(struct fsck *f, u32 nid, u64 addr, const struct gaze_inode *in,
 }
 
 /*
+ * Whether the summary entry of block off of main zone zi may name a live
+ * block.  With lazy_summary the entries of blocks that are no longer
+ * valid are left as they were, so only a block the usage bitmap marks
+ * valid counts; an absent usage block reads as zeros.  When the usage
+ * block cannot be read, every entry counts, as without the feature.
+ */
+static bool
+summary_may_be_live(struct fsck *f, u32 zi, u32 off)
+{
+	u32 n = zi * f->lay.usage_blocks_per_zone +
+		off / GAZE_USAGE_BITS_PER_BLOCK;
+	const struct gaze_usage_block *ub;
+
+	if (!(le64_to_cpu(f->sb.feature_compat) &
+	      GAZE_FEATURE_COMPAT_LAZY_SUMMARY))
+		return true;
+	if (!fsck_tbl_addr(f, GAZE_TABLE_USAGE, n))
+		return fsck_tbl_bad(f, GAZE_TABLE_USAGE, n);
+	ub = tbl_block(f, GAZE_TABLE_USAGE, n);
+	if (!ub)
+		return true;
+	off %= GAZE_USAGE_BITS_PER_BLOCK;
+	return ub->bits[off / 8] & (1u << (off % 8));
+}
+
+/*
  * Entries of imap blocks that cannot be read: every valid node block's
  * summary names its nid, so the newest block whose header carries that
  * nid is taken as the node (the repair writes the block again).
@@ -1810,7 +1858,8 @@ imap_rebuild(struct fsck *f)
 			nid = le32_to_cpu(s->nid);
 			b = nid / GAZE_IMAP_PER_BLOCK;
 			if (b >= nb || !imap_over(f, b) ||
-			    nid <= GAZE_NID_RESERVED)
+			    nid <= GAZE_NID_RESERVED ||
+			    !summary_may_be_live(f, zi, off))
 				continue;
 			addr = (u64)(f->lay.main_zone_start + zi) * zb + off;
 			if (fsck_read(f, addr, h))
@@ -2642,7 +2691,9 @@ pass3_zone(struct fsck *f, u32 zi, u32 *nfree, u8 *live)
 
 	if (!pass3_usage(f, zi, live, &owned, &missing, &extra))
 		live = NULL;
-	stale = pass3_stale(f, zi, live);
+	/* with lazy_summary, entries of blocks not valid may be stale */
+	stale = le64_to_cpu(f->sb.feature_compat) &
+		GAZE_FEATURE_COMPAT_LAZY_SUMMARY ? 0 : pass3_stale(f, zi, live);
 	f->st.valid_blocks += owned;
 	if (missing || extra) {
 		f->space_bad = true;

@@ -153,12 +153,16 @@ struct gaze_mhdr {
 					     users see (gazectl uuid)  */ \
 	X(RO_COMPAT, 0, prealloc, 1, 1)	  /* fallocate reserves space:   \
 					     PREALLOC slots, counted in \
-					     cp prealloc_blocks */
+					     cp prealloc_blocks */	\
+	X(COMPAT,   1, lazy_summary, 1, 1) /* the summary entry of a    \
+					     block that is not valid may \
+					     be stale (not cleared) */
 
 #define GAZE_FEATURE_INCOMPAT_INLINE_DATA	(1ull << 0)
 #define GAZE_FEATURE_INCOMPAT_COMPRESSION	(1ull << 1)
 #define GAZE_FEATURE_INCOMPAT_META_UUID		(1ull << 2)
 #define GAZE_FEATURE_COMPAT_LOST_FOUND		(1ull << 0)
+#define GAZE_FEATURE_COMPAT_LAZY_SUMMARY	(1ull << 1)
 #define GAZE_FEATURE_RO_COMPAT_PREALLOC		(1ull << 0)
 
 /* the supported bits of one mask, from the table */

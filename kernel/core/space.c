@@ -1363,8 +1363,17 @@ gaze_block_invalidate(struct gaze_fs *fs, u64 addr)
 	s = space_summary(r.smb, off);
 	if (s->type == GAZE_SUM_NODE && sp->valid_nodes)
 		sp->valid_nodes--;
-	memset(s, 0, sizeof(*s));
-	gaze_table_dirty(fs, r.smb);
+	/*
+	 * With lazy_summary the entry stays as it was: the usage bit is
+	 * the truth, and clearing the entry would dirty a summary block at
+	 * every overwrite's old address, which random overwrites spread
+	 * over every summary block of the file (format.md section 16).
+	 */
+	if (!(le64_to_cpu(fs->sb.feature_compat) &
+	      GAZE_FEATURE_COMPAT_LAZY_SUMMARY)) {
+		memset(s, 0, sizeof(*s));
+		gaze_table_dirty(fs, r.smb);
+	}
 
 	z->valid--;
 	sp->valid_blocks--;

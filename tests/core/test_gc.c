@@ -13,7 +13,9 @@
  * followed by a reopen that must find every file as of the last
  * checkpoint; and the two-checkpoint rule for emptied zones.  FITRIM
  * (gaze_space_trim): only FREE zones, wholly inside the range, reset on
- * the device; the request's checks.
+ * the device; the request's checks.  lazy_summary: an overwrite leaves
+ * the old block's summary entry and dirties no summary block there; GC
+ * and a reopen after it.
  * Deterministic: fixed seeds; the one sleep only orders zone ages for
  * the cost-benefit test, nothing is timed.  TAP on stdout.
  */
@@ -803,6 +805,95 @@ test_trim(void)
 	gaze_dev_close(d);
 }
 
+/* ---------------------------------------------------------------- */
+/* lazy_summary: an overwrite leaves the old block's summary entry    */
+/* ---------------------------------------------------------------- */
+
+static int
+count_summary(struct gaze_fs *fs, struct gaze_mbuf *mb, void *arg)
+{
+	(void)fs;
+	if (mb->id == GAZE_TABLE_SUMMARY)
+		(*(u32 *)arg)++;
+	return 0;
+}
+
+/*
+ * A file over 8 zones (one summary block each), checkpointed; then 64
+ * one-block overwrites spread over all 8.  With lazy_summary only the
+ * summary blocks of the new blocks' zones are dirty (the data zone and
+ * the node zone: at most 3 with a zone switch); without it, clearing the
+ * old entries dirties all 8 of the file's too.  Then GC of a zone that
+ * holds stale entries, a reopen, and every block checked.
+ */
+static void
+test_lazy_summary(bool lazy)
+{
+	struct gaze_dev *d = mkdev(48);
+	struct gaze_mkfs_params p;
+	struct gaze_summary sum;
+	struct gaze_fs *fs;
+	u32 gen[8 * ZB], ino, i, ndirty = 0, z0, bad = 0;
+	u64 old = 0, blk;
+	bool valid = true;
+	int r;
+
+	format_params(d, 2, GAZE_GC_GREEDY, &p);
+	if (!lazy)
+		p.feature_compat &= ~GAZE_FEATURE_COMPAT_LAZY_SUMMARY;
+	fs = format_with(d, &p);
+	tap_ok(!!(le64_to_cpu(fs->sb.feature_compat) &
+		  GAZE_FEATURE_COMPAT_LAZY_SUMMARY) == lazy,
+	       "lazy_summary %s: the feature is %s", lazy ? "on" : "off",
+	       lazy ? "set (mkfs default)" : "clear");
+	bad += !!create(fs, GAZE_ROOT_INO, "f", 0100644, &ino);
+	for (i = 0; i < 8; i++)
+		bad += !!put(fs, ino, 1, 1, (u64)i * ZB, ZB);
+	for (i = 0; i < 8 * ZB; i++)
+		gen[i] = 1;
+	z0 = zone_of(fs, ino, 0);
+	r = gaze_file_bmap(fs, ino, 5, &old);
+	tap_ok(!bad && !r && old && !gaze_fs_sync(fs),
+	       "lazy_summary %s: a file of 8 zones, checkpointed", lazy ? "on" : "off");
+	for (i = 0; i < 64; i++) {
+		blk = i == 0 ? 5 : rnd() % (8 * ZB);
+		gen[blk]++;
+		bad += !!put(fs, ino, 1, gen[blk], blk, 1);
+	}
+	mutex_lock(&fs->lock);
+	r = gaze_fs_flush_dirty(fs);
+	if (!r)
+		r = gaze_cache_for_each_dirty(fs, GAZE_MB_TABLE, count_summary,
+					      &ndirty);
+	if (!r)
+		r = gaze_space_block_owner(fs, old, &valid, &sum);
+	mutex_unlock(&fs->lock);
+	if (lazy)
+		tap_ok(!bad && !r && ndirty <= 3,
+		       "lazy_summary on: 64 overwrites over 8 zones dirty %u summary blocks (at most 3)",
+		       ndirty);
+	else
+		tap_ok(!bad && !r && ndirty >= 8,
+		       "lazy_summary off: 64 overwrites over 8 zones dirty %u summary blocks (8 or more)",
+		       ndirty);
+	tap_ok(!valid && (lazy ? sum.type == GAZE_SUM_DATA &&
+			  le32_to_cpu(sum.nid) : sum.type == GAZE_SUM_NONE),
+	       "lazy_summary %s: an overwritten block is not valid, its entry %s",
+	       lazy ? "on" : "off", lazy ? "kept" : "cleared");
+	r = gc_zone_locked(fs, z0);
+	tap_ok(!r && !gaze_fs_sync(fs) && !gaze_fs_sync(fs) &&
+	       zone_state(fs, z0, NULL) == GAZE_ZS_FREE,
+	       "lazy_summary %s: GC empties zone %u, which held the overwritten blocks",
+	       lazy ? "on" : "off", z0);
+	fs = reopen(fs);
+	for (i = 0; i < 8 * ZB && !bad; i++)
+		bad += !!check_range(fs, ino, 1, gen[i], i, 1);
+	tap_ok(!bad, "lazy_summary %s: every block reads back after GC and a reopen",
+	       lazy ? "on" : "off");
+	gaze_fs_close(fs);
+	gaze_dev_close(d);
+}
+
 int
 main(void)
 {
@@ -815,5 +906,7 @@ main(void)
 	test_powercut();
 	test_chunked();
 	test_trim();
+	test_lazy_summary(true);
+	test_lazy_summary(false);
 	return tap_done();
 }

@@ -713,6 +713,25 @@ k_sb_incompat_unknown(struct cx *c)
 	say(c, "both superblocks: incompat feature bit 40 (unknown) set (crc fixed)");
 }
 
+/* both copies set a compat feature no version knows: a kernel may
+ * ignore it, a checker may not */
+static void
+k_sb_compat_unknown(struct cx *c)
+{
+	struct gaze_super s;
+	u32 k;
+
+	for (k = 0; k < 2; k++) {
+		u64 a = (u64)zb(c) * (le32_to_cpu(c->sb->cp_zone_start) + k);
+
+		blk_read(c, a, &s);
+		s.feature_compat = cpu_to_le64(le64_to_cpu(s.feature_compat) |
+					       (1ull << 40));
+		blk_write(c, a, &s, true);
+	}
+	say(c, "both superblocks: compat feature bit 40 (unknown) set (crc fixed)");
+}
+
 /* checkpoint */
 static void
 k_cp_head_crc(struct cx *c)
@@ -1973,6 +1992,7 @@ static const struct kind kinds[] = {
 	{ "compr-blocks", k_compr_blocks, "an inode's compr_blocks counter too high (crc fixed)" },
 	{ "cp-compr", k_cp_compr, "checkpoint compr_logical_blocks counter too high" },
 	{ "sb-incompat-unknown", k_sb_incompat_unknown, "both superblocks set an incompat feature bit no reader knows (crc fixed)" },
+	{ "sb-compat-unknown", k_sb_compat_unknown, "both superblocks set a compat feature bit no reader knows (crc fixed)" },
 	{ "cp-head-crc", k_cp_head_crc, "current checkpoint head: reserved byte changed, crc stale (checksum kind)" },
 	{ "cp-trailer-mismatch", k_cp_trailer_mismatch, "current checkpoint trailer's head_crc does not match the head" },
 	{ "cp-table-root", k_cp_table_root, "checkpoint table root nr_index beyond the superblock's maximum" },

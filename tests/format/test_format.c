@@ -1109,17 +1109,19 @@ test_features(void)
 	int err;
 
 	gaze_fmt_feature_defaults(&c, &r, &i);
-	tap_ok(c == GAZE_FEATURE_COMPAT_LOST_FOUND &&
+	tap_ok(c == (GAZE_FEATURE_COMPAT_LOST_FOUND |
+		     GAZE_FEATURE_COMPAT_LAZY_SUMMARY) &&
 	       r == GAZE_FEATURE_RO_COMPAT_PREALLOC &&
 	       i == GAZE_FEATURE_INCOMPAT_INLINE_DATA,
-	       "defaults: lost_found, prealloc, inline_data");
+	       "defaults: lost_found, lazy_summary, prealloc, inline_data");
 	tap_ok(!strcmp(gaze_fmt_feature_name(2, 1), "compression") &&
 	       !strcmp(gaze_fmt_feature_name(0, 0), "lost_found") &&
+	       !strcmp(gaze_fmt_feature_name(0, 1), "lazy_summary") &&
 	       !strcmp(gaze_fmt_feature_name(1, 0), "prealloc") &&
 	       !gaze_fmt_feature_name(1, 1) && !gaze_fmt_feature_name(2, 9),
 	       "feature names from the table");
 	gaze_fmt_feature_string(c, r, i, buf, sizeof(buf));
-	tap_ok(!strcmp(buf, "lost_found,prealloc,inline_data"),
+	tap_ok(!strcmp(buf, "lost_found,lazy_summary,prealloc,inline_data"),
 	       "defaults print as \"%s\"",
 	       buf);
 	c2 = r2 = i2 = 0;
@@ -1128,7 +1130,8 @@ test_features(void)
 
 	err = gaze_fmt_feature_parse("^inline_data,,lost_found", &c, &r, &i,
 				     &bad);
-	tap_ok(!err && !i && c == GAZE_FEATURE_COMPAT_LOST_FOUND,
+	tap_ok(!err && !i && c == (GAZE_FEATURE_COMPAT_LOST_FOUND |
+				   GAZE_FEATURE_COMPAT_LAZY_SUMMARY),
 	       "\"^inline_data,,lost_found\" edits the set");
 	/* compression: supported, off by default, mkfs may set it */
 	err = gaze_fmt_feature_parse("lost_found,compression", &c, &r, &i,
@@ -1152,7 +1155,8 @@ test_features(void)
 		GAZE_FEATURE_INCOMPAT_COMPRESSION) &&
 	       (GAZE_FEATURE_INCOMPAT_SUPP &
 		GAZE_FEATURE_INCOMPAT_INLINE_DATA) &&
-	       GAZE_FEATURE_COMPAT_SUPP == GAZE_FEATURE_COMPAT_LOST_FOUND &&
+	       GAZE_FEATURE_COMPAT_SUPP == (GAZE_FEATURE_COMPAT_LOST_FOUND |
+					    GAZE_FEATURE_COMPAT_LAZY_SUMMARY) &&
 	       GAZE_FEATURE_RO_COMPAT_SUPP == GAZE_FEATURE_RO_COMPAT_PREALLOC,
 	       "the supported masks come from the table");
 	err = gaze_fmt_feature_parse("none,lost_found", &c, &r, &i, &bad);

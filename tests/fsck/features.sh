@@ -4,7 +4,9 @@
 # features.sh - an incompatible feature this version does not know
 # makes every reader refuse, writing nothing: incompat bit 40 set on an
 # image by tests/corrupt/gaze-corrupt, then fsck.gaze in every mode
-# (exit 8, the bit named), gazectl ls and extract (exit 1).  mkfs.gaze's
+# (exit 8, the bit named), gazectl ls and extract (exit 1).  An unknown
+# compat feature: fsck.gaze refuses it too (a checker must know what it
+# verifies, as e2fsck does), gazectl ls reads the image.  mkfs.gaze's
 # refusal of unknown features is in tests/mkfs/options.sh.
 . "$(dirname "$0")/lib.sh"
 
@@ -37,4 +39,20 @@ for cmd in "ls" "extract"; do
 	pass "gazectl $cmd refuses the unknown incompat feature"
 done
 [ "$(sha "$IMG")" = "$sum" ] || fail "a refusal changed the image"
+
+mkimage "$IMG"
+"$CORRUPT" "$IMG" sb-compat-unknown >"$T/inject" 2>&1 ||
+	fail "gaze-corrupt sb-compat-unknown: $(cat "$T/inject")"
+sum=$(sha "$IMG")
+for m in -fn -fy; do
+	fsck $m "$IMG"
+	expect_rc 8 "fsck.gaze $m with compat bit 40 set"
+	expect_err "unsupported features"
+	expect_err "compat_bit40"
+	[ "$(sha "$IMG")" = "$sum" ] || fail "fsck.gaze $m changed the image"
+	pass "fsck.gaze $m refuses the unknown compat feature"
+done
+"$GAZECTL" ls "$IMG" >"$T/out" 2>"$T/err" ||
+	fail "gazectl ls refused an unknown compat feature: $(cat "$T/err")"
+pass "gazectl ls reads an image with an unknown compat feature"
 finish
