@@ -215,6 +215,33 @@ super_gc_fields(struct fsck *f)
 }
 
 /*
+ * A kernel may ignore a compat feature it does not know, and read a
+ * ro_compat one; a checker may not: what a feature means is what it
+ * would have to verify (lazy_summary, for one, leaves summary entries a
+ * check without it calls stale), so any unknown bit, in any mask, stops
+ * the check (exit 8), as e2fsck does.  True when one is set.
+ */
+static bool
+unknown_features(struct fsck *f)
+{
+	u64 c = le64_to_cpu(f->sb.feature_compat) & ~GAZE_FEATURE_COMPAT_SUPP;
+	u64 r = le64_to_cpu(f->sb.feature_ro_compat) &
+		~GAZE_FEATURE_RO_COMPAT_SUPP;
+	u64 i = le64_to_cpu(f->sb.feature_incompat) &
+		~GAZE_FEATURE_INCOMPAT_SUPP;
+	char names[128];
+
+	if (!(c | r | i))
+		return false;
+	gaze_fmt_feature_string(c, r, i, names, sizeof(names));
+	fsck_fail(f, "unsupported %sfeatures: %s (compat 0x%llx, ro_compat 0x%llx, incompat 0x%llx); this version cannot check it: use a newer fsck.gaze",
+		  i ? "incompatible " : "", names, (unsigned long long)c,
+		  (unsigned long long)r, (unsigned long long)i);
+	f->fatal = true;
+	return true;
+}
+
+/*
  * The filesystem must fit its device.  A device smaller than the
  * superblock says (a truncated image, a shrunk partition or namespace)
  * has lost the zones past its end, and a device with another zone size
@@ -296,39 +323,8 @@ check_supers(struct fsck *f)
 		f->sb_fix = true;
 		fsck_problem(f, PR_sb_copies_differ, "superblock copies differ");
 	}
-	if (le64_to_cpu(f->sb.feature_incompat) & ~GAZE_FEATURE_INCOMPAT_SUPP) {
-		char names[128];
-		u64 bad = le64_to_cpu(f->sb.feature_incompat) &
-			  ~GAZE_FEATURE_INCOMPAT_SUPP;
-
-		gaze_fmt_feature_string(0, 0, bad, names, sizeof(names));
-		fsck_fail(f, "unsupported incompatible features: %s (mask 0x%llx); this version cannot check it",
-			  names, (unsigned long long)bad);
-		f->fatal = true;
+	if (unknown_features(f))
 		goto out;
-	}
-	/*
-	 * A kernel may ignore a compat feature it does not know, and read
-	 * a ro_compat one; a checker may not: what the feature means is
-	 * what it would have to verify (lazy_summary, for one, leaves
-	 * summary entries an older check calls stale).  e2fsck refuses
-	 * them too.
-	 */
-	if ((le64_to_cpu(f->sb.feature_compat) & ~GAZE_FEATURE_COMPAT_SUPP) ||
-	    (le64_to_cpu(f->sb.feature_ro_compat) &
-	     ~GAZE_FEATURE_RO_COMPAT_SUPP)) {
-		char names[128];
-		u64 c = le64_to_cpu(f->sb.feature_compat) &
-			~GAZE_FEATURE_COMPAT_SUPP;
-		u64 r = le64_to_cpu(f->sb.feature_ro_compat) &
-			~GAZE_FEATURE_RO_COMPAT_SUPP;
-
-		gaze_fmt_feature_string(c, r, 0, names, sizeof(names));
-		fsck_fail(f, "unsupported features: %s (compat 0x%llx, ro_compat 0x%llx); this version cannot check it: use a newer fsck.gaze",
-			  names, (unsigned long long)c, (unsigned long long)r);
-		f->fatal = true;
-		goto out;
-	}
 	if (!check_geometry(f)) {
 		f->fatal = true;
 		goto out;
@@ -1788,8 +1784,7 @@ summary_may_be_live(struct fsck *f, u32 zi, u32 off)
 		off / GAZE_USAGE_BITS_PER_BLOCK;
 	const struct gaze_usage_block *ub;
 
-	if (!(le64_to_cpu(f->sb.feature_compat) &
-	      GAZE_FEATURE_COMPAT_LAZY_SUMMARY))
+	if (!gaze_sb_lazy_summary(&f->sb))
 		return true;
 	if (!fsck_tbl_addr(f, GAZE_TABLE_USAGE, n))
 		return fsck_tbl_bad(f, GAZE_TABLE_USAGE, n);
@@ -2692,8 +2687,7 @@ pass3_zone(struct fsck *f, u32 zi, u32 *nfree, u8 *live)
 	if (!pass3_usage(f, zi, live, &owned, &missing, &extra))
 		live = NULL;
 	/* with lazy_summary, entries of blocks not valid may be stale */
-	stale = le64_to_cpu(f->sb.feature_compat) &
-		GAZE_FEATURE_COMPAT_LAZY_SUMMARY ? 0 : pass3_stale(f, zi, live);
+	stale = gaze_sb_lazy_summary(&f->sb) ? 0 : pass3_stale(f, zi, live);
 	f->st.valid_blocks += owned;
 	if (missing || extra) {
 		f->space_bad = true;

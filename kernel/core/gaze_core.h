@@ -69,6 +69,16 @@ static inline const u8 *gaze_sb_meta_uuid(const struct gaze_super *sb)
 		return sb->meta_uuid;
 	return sb->hdr.uuid;
 }
+/*
+ * With the compat feature lazy_summary, the summary entry of a block
+ * that is not valid may be stale: only the usage bit says whether the
+ * block is valid (format.md section 16).
+ */
+static inline bool gaze_sb_lazy_summary(const struct gaze_super *sb)
+{
+	return le64_to_cpu(sb->feature_compat) &
+	       GAZE_FEATURE_COMPAT_LAZY_SUMMARY;
+}
 /* a verifier's verdict on a block that was read: it does not verify */
 static inline bool gaze_err_damaged(int err)
 {

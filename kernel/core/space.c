@@ -1369,8 +1369,7 @@ gaze_block_invalidate(struct gaze_fs *fs, u64 addr)
 	 * every overwrite's old address, which random overwrites spread
 	 * over every summary block of the file (format.md section 16).
 	 */
-	if (!(le64_to_cpu(fs->sb.feature_compat) &
-	      GAZE_FEATURE_COMPAT_LAZY_SUMMARY)) {
+	if (!gaze_sb_lazy_summary(&fs->sb)) {
 		memset(s, 0, sizeof(*s));
 		gaze_table_dirty(fs, r.smb);
 	}

@@ -695,41 +695,37 @@ k_sb_secondary_magic(struct cx *c)
 	say(c, "secondary superblock magic -> 0x21212121 (crc fixed)");
 }
 
-/* both copies claim compressed clusters, which this version cannot read */
+/* both superblock copies set bit 40, which no version knows, in the
+ * incompat mask (every reader refuses) or the compat one (a kernel may
+ * ignore it, a checker may not) */
+static void
+sb_unknown_feature(struct cx *c, bool incompat)
+{
+	struct gaze_super s;
+	__le64 *m = incompat ? &s.feature_incompat : &s.feature_compat;
+	u32 k;
+
+	for (k = 0; k < 2; k++) {
+		u64 a = (u64)zb(c) * (le32_to_cpu(c->sb->cp_zone_start) + k);
+
+		blk_read(c, a, &s);
+		*m = cpu_to_le64(le64_to_cpu(*m) | (1ull << 40));
+		blk_write(c, a, &s, true);
+	}
+	say(c, "both superblocks: %s feature bit 40 (unknown) set (crc fixed)",
+	    incompat ? "incompat" : "compat");
+}
+
 static void
 k_sb_incompat_unknown(struct cx *c)
 {
-	struct gaze_super s;
-	u32 k;
-
-	for (k = 0; k < 2; k++) {
-		u64 a = (u64)zb(c) * (le32_to_cpu(c->sb->cp_zone_start) + k);
-
-		blk_read(c, a, &s);
-		s.feature_incompat = cpu_to_le64(le64_to_cpu(s.feature_incompat) |
-						 (1ull << 40));
-		blk_write(c, a, &s, true);
-	}
-	say(c, "both superblocks: incompat feature bit 40 (unknown) set (crc fixed)");
+	sb_unknown_feature(c, true);
 }
 
-/* both copies set a compat feature no version knows: a kernel may
- * ignore it, a checker may not */
 static void
 k_sb_compat_unknown(struct cx *c)
 {
-	struct gaze_super s;
-	u32 k;
-
-	for (k = 0; k < 2; k++) {
-		u64 a = (u64)zb(c) * (le32_to_cpu(c->sb->cp_zone_start) + k);
-
-		blk_read(c, a, &s);
-		s.feature_compat = cpu_to_le64(le64_to_cpu(s.feature_compat) |
-					       (1ull << 40));
-		blk_write(c, a, &s, true);
-	}
-	say(c, "both superblocks: compat feature bit 40 (unknown) set (crc fixed)");
+	sb_unknown_feature(c, false);
 }
 
 /* checkpoint */
