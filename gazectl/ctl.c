@@ -910,7 +910,7 @@ cp_ioc(const struct gaze_cmd *cmd, const char *path, bool set, u8 algo,
 			fprintf(stderr, "%s: %s: not on a mounted GAZE filesystem, or the module is too old\n",
 				gaze_cmd_path(cmd), path);
 		else if (errno == EOPNOTSUPP)
-			fprintf(stderr, "%s: %s: the filesystem has no compression feature (mkfs.gaze --compression)\n",
+			fprintf(stderr, "%s: %s: the filesystem has no compression feature (gazectl features DEVICE compression turns it on, unmounted)\n",
 				gaze_cmd_path(cmd), path);
 		else
 			fprintf(stderr, "%s: %s: %s\n", gaze_cmd_path(cmd),

@@ -63,6 +63,7 @@ int gaze_cmd_gc(const struct gaze_cmd *cmd, int argc, char **argv);
 int gaze_cmd_probe(const struct gaze_cmd *cmd, int argc, char **argv);
 int gaze_cmd_label(const struct gaze_cmd *cmd, int argc, char **argv);
 int gaze_cmd_uuid(const struct gaze_cmd *cmd, int argc, char **argv);
+int gaze_cmd_features(const struct gaze_cmd *cmd, int argc, char **argv);
 /* inspect.c: gazectl dump ... (raw on-disk structures, read-only) */
 int gaze_cmd_dump_super(const struct gaze_cmd *cmd, int argc, char **argv);
 int gaze_cmd_dump_cp(const struct gaze_cmd *cmd, int argc, char **argv);

@@ -6,7 +6,8 @@
  * uuid through libblkid, which does not know GAZE; gazectl probe --export
  * gives udev the same properties libblkid would (udev/64-gaze.rules makes
  * the /dev/disk/by-uuid and by-label links from them).  gazectl label and
- * gazectl uuid change them offline, as tune2fs -L/-U do (the work is in
+ * gazectl uuid change them offline, as tune2fs -L/-U do, and gazectl
+ * features turns features on and off as tune2fs -O does (the work is in
  * lib/util/ident.c).
  */
 #define _GNU_SOURCE
@@ -133,7 +134,8 @@ id_udev_change(const char *path)
  * and changes what is asked.
  */
 static int
-id_set(const char *path, const char *label, const u8 *uuid)
+id_set(const char *path, const char *label, const u8 *uuid,
+       const char *features)
 {
 	struct gaze_dev_open_opts oo = {
 		.excl = true,
@@ -143,6 +145,7 @@ id_set(const char *path, const char *label, const u8 *uuid)
 	struct gaze_super *sb;
 	struct gaze_dev *dev;
 	const char *why = NULL;
+	u64 cleared = 0;
 	int ret;
 
 	sb = id_read(path, NULL, false);
@@ -171,11 +174,18 @@ id_set(const char *path, const char *label, const u8 *uuid)
 			strerror(-ret));
 		return GAZE_EXIT_FAIL;
 	}
-	ret = gaze_ident_set(dev, label, uuid, &why);
+	if (features)
+		ret = gaze_features_set(dev, features, &cleared, &why);
+	else
+		ret = gaze_ident_set(dev, label, uuid, &why);
 	gaze_dev_close(dev);
 	if (ret == -EUCLEAN) {
 		fprintf(stderr, "gazectl: %s: %s; run fsck.gaze first\n", path,
 			why ? why : "the filesystem is not clean");
+		return GAZE_EXIT_FAIL;
+	}
+	if ((ret == -EPERM || ret == -EINVAL) && features && why) {
+		fprintf(stderr, "gazectl: %s: %s\n", path, why);
 		return GAZE_EXIT_FAIL;
 	}
 	if (ret) {
@@ -187,8 +197,11 @@ id_set(const char *path, const char *label, const u8 *uuid)
 				strerror(-ret));
 		return GAZE_EXIT_FAIL;
 	}
+	if (cleared)
+		printf("%llu stale summary entries cleared\n",
+		       (unsigned long long)cleared);
 	id_udev_change(path);
-	return GAZE_EXIT_OK;
+	return fflush(stdout) ? GAZE_EXIT_FAIL : GAZE_EXIT_OK;
 }
 
 /*
@@ -232,7 +245,7 @@ gaze_cmd_label(const struct gaze_cmd *cmd, int argc, char **argv)
 			return gaze_cmd_usage_error(cmd,
 				"the label is %zu bytes long; at most %d are allowed",
 				strlen(label), GAZE_LABEL_MAX - 1);
-		return id_set(path, label, NULL);
+		return id_set(path, label, NULL, NULL);
 	}
 	sb = id_read(path, NULL, false);
 	if (!sb)
@@ -268,12 +281,50 @@ gaze_cmd_uuid(const struct gaze_cmd *cmd, int argc, char **argv)
 		if (gaze_uuid_is_null(uuid))
 			return gaze_cmd_usage_error(cmd,
 				"the null UUID names no filesystem");
-		return id_set(path, NULL, uuid);
+		return id_set(path, NULL, uuid, NULL);
 	}
 	sb = id_read(path, NULL, false);
 	if (!sb)
 		return GAZE_EXIT_FAIL;
 	gaze_uuid_unparse(sb->hdr.uuid, buf);
+	printf("%s\n", buf);
+	free(sb);
+	return fflush(stdout) ? GAZE_EXIT_FAIL : GAZE_EXIT_OK;
+}
+
+int
+gaze_cmd_features(const struct gaze_cmd *cmd, int argc, char **argv)
+{
+	char buf[512];
+	struct gaze_super *sb;
+	const char *path, *bad = NULL;
+	u64 m[3] = { 0, 0, 0 };
+	int ret;
+
+	ret = id_opts(cmd, argc, argv);
+	if (ret)
+		return ret < 0 ? GAZE_EXIT_OK : ret;
+	path = argv[optind];
+	if (optind + 1 < argc) {
+		const char *list = argv[optind + 1];
+
+		/* names first: a misspelt one is a usage error */
+		if (gaze_fmt_feature_parse(list, &m[0], &m[1], &m[2], &bad) ==
+		    -EINVAL) {
+			gaze_fmt_feature_known(buf, sizeof(buf));
+			return gaze_cmd_usage_error(cmd,
+				"unknown feature '%.*s' (known: %s)",
+				(int)strcspn(bad, ","), bad, buf);
+		}
+		return id_set(path, NULL, NULL, list);
+	}
+	sb = id_read(path, NULL, false);
+	if (!sb)
+		return GAZE_EXIT_FAIL;
+	gaze_fmt_feature_string(le64_to_cpu(sb->feature_compat),
+				le64_to_cpu(sb->feature_ro_compat),
+				le64_to_cpu(sb->feature_incompat), buf,
+				sizeof(buf));
 	printf("%s\n", buf);
 	free(sb);
 	return fflush(stdout) ? GAZE_EXIT_FAIL : GAZE_EXIT_OK;

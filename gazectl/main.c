@@ -288,6 +288,27 @@ NAMES_NOTE,
 		.min_args = 1, .max_args = 2,
 	},
 	{
+		.name = "features",
+		.fn = gaze_cmd_features,
+		.summary = "show the features of a filesystem, or change them offline",
+		.usage = "IMAGE|DEVICE [[^]NAME[,[^]NAME...]]",
+		.help =
+"Without a list, print the features set in the superblock, comma-\n"
+"separated.  With one, as tune2fs -O takes it (NAME turns a feature on,\n"
+"^NAME off), change them under the same conditions as label.  Two can\n"
+"change on an existing filesystem:\n"
+"  compression   on only: new writes may compress from then on (mount\n"
+"                with compress=ALG, chattr +c, gazectl set); it cannot\n"
+"                go off, since files may hold compressed clusters\n"
+"  lazy_summary  on or off; off first clears and commits the summary\n"
+"                entries of blocks that are no longer valid (for an\n"
+"                fsck.gaze older than the feature), and prints how many\n"
+"The others are chosen by mkfs.gaze, or follow the UUID (meta_uuid).\n"
+"An unknown name is a usage error; a change not allowed changes\n"
+"nothing and fails.\n",
+		.min_args = 1, .max_args = 2,
+	},
+	{
 		.name = "info",
 		.fn = gaze_cmd_info,
 		.summary = "show geometry, features, options and space of a mounted filesystem",

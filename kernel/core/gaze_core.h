@@ -587,6 +587,15 @@ struct gaze_trim {
 int gaze_space_trim_init(struct gaze_fs *fs, u64 start, u64 len, u64 minlen,
 			 struct gaze_trim *t);
 int gaze_space_trim(struct gaze_fs *fs, struct gaze_trim *t);
+/*
+ * Turning lazy_summary off (gazectl features ^lazy_summary): without it a
+ * summary entry may name an owner only for a valid block (fsck.gaze
+ * pass 3), so the entries it left on blocks that are no longer valid are
+ * cleared.  One main zone per call, from *next (fs->lock; the caller
+ * balances the cache between calls): 1 when every zone is done, 0 to
+ * call again, or -errno; *cleared counts the entries cleared.
+ */
+int gaze_space_summary_scrub(struct gaze_fs *fs, u32 *next, u64 *cleared);
 /* free zones user data never opens (the writeback class and GC may):
  * min(3, reserved_zones) */
 u32 gaze_space_user_floor(struct gaze_fs *fs);

@@ -1616,6 +1616,71 @@ gaze_space_trim(struct gaze_fs *fs, struct gaze_trim *t)
 	return 0;
 }
 
+/* a summary block's entries lie in one usage block */
+_Static_assert(GAZE_USAGE_BITS_PER_BLOCK % GAZE_SUMMARY_PER_BLOCK == 0,
+	       "summary block spans two usage blocks");
+
+/* clears the entries of blocks [off, end) that are not valid; how many */
+static u32
+space_scrub_run(struct gaze_mbuf *smb, struct gaze_mbuf *umb, u32 off,
+		u32 end)
+{
+	struct gaze_summary *s;
+	u32 n = 0;
+	u8 *bits, mask;
+
+	for (; off < end; off++) {
+		bits = space_usage_bit(umb, off, &mask);
+		s = space_summary(smb, off);
+		if (!(*bits & mask) && !gaze_fmt_is_zero(s, sizeof(*s))) {
+			memset(s, 0, sizeof(*s));
+			n++;
+		}
+	}
+	return n;
+}
+
+int
+gaze_space_summary_scrub(struct gaze_fs *fs, u32 *next, u64 *cleared)
+{
+	struct gaze_space *sp = fs->space;
+	u32 spz = le32_to_cpu(fs->sb.summary_blocks_per_zone);
+	u32 zi = *next, off, end, n;
+	struct gaze_mbuf *smb, *umb;
+	int ret;
+
+	if (fs->flags & GAZE_FS_RDONLY)
+		return -EROFS;
+	if (zi >= sp->main_count)
+		return 1;
+	for (off = 0; off < sp->zone_cap; off = end) {
+		end = min_t(u32, off + GAZE_SUMMARY_PER_BLOCK, sp->zone_cap);
+		/* never written: all zero, nothing to clear */
+		ret = gaze_table_absent(fs, GAZE_TABLE_SUMMARY,
+					zi * spz + off / GAZE_SUMMARY_PER_BLOCK);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			continue;
+		ret = space_summary_get(fs, zi, off, &smb);
+		if (ret)
+			return ret;
+		ret = space_usage_get(fs, zi, off, &umb);
+		if (ret) {
+			gaze_mbuf_put(fs, smb);
+			return ret;
+		}
+		n = space_scrub_run(smb, umb, off, end);
+		if (n)
+			gaze_table_dirty(fs, smb);
+		*cleared += n;
+		gaze_mbuf_put(fs, umb);
+		gaze_mbuf_put(fs, smb);
+	}
+	(*next)++;
+	return 0;
+}
+
 /* ---------------------------------------------------------------- */
 /* What the garbage collector (gc.c) needs to see                    */
 /* ---------------------------------------------------------------- */

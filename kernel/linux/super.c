@@ -440,7 +440,7 @@ static int gaze_apply_compress(struct super_block *sb, struct gaze_fs *fs,
 				       o->compress_level);
 
 	if (ret == -EOPNOTSUPP)
-		pr_err("gaze: %s: compress=: the filesystem has no compression feature (mkfs.gaze --compression)\n",
+		pr_err("gaze: %s: compress=: the filesystem has no compression feature (gazectl features DEVICE compression turns it on, unmounted)\n",
 		       sb->s_id);
 	return ret ? -EINVAL : 0;
 }

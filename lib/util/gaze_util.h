@@ -134,6 +134,16 @@ size_t gaze_probe_label(const struct gaze_super *sb, char *buf, size_t len);
 struct gaze_dev;
 int gaze_ident_set(struct gaze_dev *dev, const char *label,
 		   const uint8_t *uuid, const char **why);
+/*
+ * Changes the feature masks of the unmounted filesystem on dev, under the
+ * same conditions, by list ("a,^b", as mkfs.gaze -O): compression may go
+ * on, lazy_summary on or off (off first clears and commits the summary
+ * entries it left stale: *cleared counts them); any other change is
+ * -EPERM, an unknown or unsupported name -EINVAL, with *why saying which
+ * (static storage).  Other errors as gaze_ident_set.
+ */
+int gaze_features_set(struct gaze_dev *dev, const char *list,
+		      uint64_t *cleared, const char **why);
 
 /* ---------------------------------------------------------------- */
 /* uuid.c                                                            */

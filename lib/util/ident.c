@@ -24,6 +24,18 @@
  * fresh superblock copy (gaze_cp_renew_zones, as fsck.gaze's repair does);
  * a crash then leaves one copy old and one new, both valid.
  *
+ * Features (gazectl features, as tune2fs -O): two can change on an
+ * existing filesystem.  compression can be turned on (ZFS and btrfs let
+ * a filesystem start compressing at any time; new writes compress from
+ * then on), not off, since files may hold compressed clusters.
+ * lazy_summary can be turned on, and off: without it a summary entry
+ * may name an owner only for a valid block, so the entries it left on
+ * blocks that are no longer valid are cleared and committed through the
+ * core first (gaze_space_summary_scrub), the superblock written after;
+ * a crash between the two leaves the feature on with clean entries,
+ * which is valid.  The others are chosen by mkfs.gaze (inline_data,
+ * prealloc, lost_found) or follow the uuid (meta_uuid).
+ *
  * Only a clean filesystem is changed: both superblock copies verify and
  * agree, the newest checkpoint is readable, no pack is damaged, no
  * checkpoint asks for fsck, and no node written by fsync after the last
@@ -39,6 +51,7 @@
  * path's read-write open frees them as a mount does.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,11 +199,140 @@ ident_write_renew(struct gaze_dev *dev, const struct gaze_super *sb)
 	return ret ? ret : ret2;
 }
 
-int
-gaze_ident_set(struct gaze_dev *dev, const char *label, const u8 *uuid,
+/* what a change asks for */
+struct ident_change {
+	const char	*label;		/* NULL: unchanged */
+	const u8	*uuid;		/* NULL: unchanged */
+	const char	*features;	/* "a,^b" (NULL: unchanged) */
+	u64		*cleared;	/* summary entries the scrub cleared */
+};
+
+/* why a change was refused, for the messages that name a feature */
+static char ident_why[160];
+
+/* the length of one item of a feature list */
+static int
+ident_item_len(const char *s)
+{
+	const char *e = strchr(s, ',');
+
+	return e ? (int)(e - s) : (int)strlen(s);
+}
+
+/*
+ * Whether bit of mask (0 compat, 1 ro_compat, 2 incompat) may go on (on)
+ * or off on an existing filesystem; *scrub when turning it off needs the
+ * summary scrub first.
+ */
+static int
+ident_feature_ok(int mask, int bit, bool on, bool *scrub, const char **why)
+{
+	u64 b = 1ull << bit;
+	const char *name = gaze_fmt_feature_name(mask, bit);
+
+	if (mask == 0 && b == GAZE_FEATURE_COMPAT_LAZY_SUMMARY) {
+		*scrub |= !on;
+		return 0;
+	}
+	if (mask == 2 && b == GAZE_FEATURE_INCOMPAT_COMPRESSION) {
+		if (on)
+			return 0;
+		*why = "compression cannot be turned off: files may hold compressed clusters (compress=no, or gazectl set compression=none on a directory, stops new writes compressing)";
+		return -EPERM;
+	}
+	if (mask == 2 && b == GAZE_FEATURE_INCOMPAT_META_UUID) {
+		*why = "meta_uuid follows the uuid: gazectl uuid sets and clears it";
+		return -EPERM;
+	}
+	snprintf(ident_why, sizeof(ident_why),
+		 "%s is chosen by mkfs.gaze and cannot be turned %s on an existing filesystem",
+		 name ? name : "this feature", on ? "on" : "off");
+	*why = ident_why;
+	return -EPERM;
+}
+
+/* sb's feature masks after list, if every change is allowed */
+static int
+ident_features(struct gaze_super *sb, const char *list, bool *scrub,
 	       const char **why)
 {
+	u64 old[3] = { le64_to_cpu(sb->feature_compat),
+		       le64_to_cpu(sb->feature_ro_compat),
+		       le64_to_cpu(sb->feature_incompat) };
+	u64 m[3] = { old[0], old[1], old[2] }, diff;
+	const char *bad = NULL;
+	int mask, bit, ret;
+
+	ret = gaze_fmt_feature_parse(list, &m[0], &m[1], &m[2], &bad);
+	if (ret) {
+		snprintf(ident_why, sizeof(ident_why),
+			 "feature '%.*s' is %s", bad ? ident_item_len(bad) : 0,
+			 bad ? bad : "",
+			 ret == -EPERM ? "set by a gazectl command of its own (meta_uuid: gazectl uuid)" :
+			 ret == -EOPNOTSUPP ? "not supported by this version" :
+					      "unknown");
+		*why = ident_why;
+		return ret == -EPERM ? -EPERM : -EINVAL;
+	}
+	for (mask = 0; mask < 3; mask++) {
+		diff = old[mask] ^ m[mask];
+		for (bit = 0; bit < 64; bit++) {
+			if (!(diff & (1ull << bit)))
+				continue;
+			ret = ident_feature_ok(mask, bit,
+					       m[mask] & (1ull << bit), scrub,
+					       why);
+			if (ret)
+				return ret;
+		}
+	}
+	sb->feature_compat = cpu_to_le64(m[0]);
+	sb->feature_ro_compat = cpu_to_le64(m[1]);
+	sb->feature_incompat = cpu_to_le64(m[2]);
+	return 0;
+}
+
+/*
+ * ^lazy_summary: clears the entries it left stale and commits them, the
+ * superblock still saying lazy_summary.  The open's own copy says it is
+ * off, so a block invalidated by this open (a collection its checkpoint
+ * runs) has its entry cleared too.
+ */
+static int
+ident_scrub(struct gaze_dev *dev, u64 *cleared)
+{
+	struct gaze_fs *fs;
+	u32 next = 0;
+	u64 c;
+	int ret, ret2;
+
+	ret = gaze_fs_open(dev, 0, &fs);
+	if (ret)
+		return ret;
+	c = le64_to_cpu(fs->sb.feature_compat);
+	fs->sb.feature_compat = cpu_to_le64(c &
+					    ~GAZE_FEATURE_COMPAT_LAZY_SUMMARY);
+	do {
+		mutex_lock(&fs->lock);
+		ret = gaze_space_summary_scrub(fs, &next, cleared);
+		if (!ret)
+			ret = gaze_fs_balance(fs);
+		mutex_unlock(&fs->lock);
+	} while (!ret);
+	if (ret < 0)
+		fs->flags |= GAZE_FS_RDONLY;	/* commit nothing */
+	ret2 = gaze_fs_close(fs);
+	return ret < 0 ? ret : ret2;
+}
+
+static int
+ident_change(struct gaze_dev *dev, const struct ident_change *c,
+	     const char **why)
+{
 	struct gaze_super *sb[2] = { NULL, NULL }, *ns = NULL;
+	const char *label = c->label;
+	const u8 *uuid = c->uuid;
+	bool scrub = false;
 	u64 ro;
 	int ret;
 
@@ -228,6 +370,11 @@ gaze_ident_set(struct gaze_dev *dev, const char *label, const u8 *uuid,
 
 	memcpy(ns, sb[0], sizeof(*ns));
 	ident_apply(ns, label, uuid);
+	if (c->features) {
+		ret = ident_features(ns, c->features, &scrub, why);
+		if (ret)
+			goto out;
+	}
 	ident_place(ns, 0, le32_to_cpu(ns->zone_blocks));
 	if (gaze_fmt_super_verify(ns, 0, why)) {
 		ret = -EINVAL;		/* a bug: nothing written */
@@ -235,6 +382,13 @@ gaze_ident_set(struct gaze_dev *dev, const char *label, const u8 *uuid,
 	}
 	if (!memcmp(ns, sb[0], sizeof(*ns)))
 		goto out;		/* nothing changes */
+	if (scrub) {
+		ret = ident_scrub(dev, c->cleared);
+		if (ret) {
+			*why = "clearing the stale summary entries failed; the filesystem keeps lazy_summary";
+			goto out;
+		}
+	}
 	if (dev->model == GAZE_ZM_EMULATED)
 		ret = ident_write_in_place(dev, ns);
 	else
@@ -246,7 +400,10 @@ gaze_ident_set(struct gaze_dev *dev, const char *label, const u8 *uuid,
 	/* read back: both copies verify, agree and say what was asked */
 	ret = ident_read_copies(dev, sb, why);
 	if (!ret && ((label && strcmp(sb[0]->label, label)) ||
-		     (uuid && memcmp(sb[0]->hdr.uuid, uuid, 16)))) {
+		     (uuid && memcmp(sb[0]->hdr.uuid, uuid, 16)) ||
+		     sb[0]->feature_compat != ns->feature_compat ||
+		     sb[0]->feature_ro_compat != ns->feature_ro_compat ||
+		     sb[0]->feature_incompat != ns->feature_incompat)) {
 		*why = "the superblock read back is not the one written";
 		ret = -EIO;
 	}
@@ -257,4 +414,23 @@ out:
 	free(sb[1]);
 	free(sb[0]);
 	return ret;
+}
+
+int
+gaze_ident_set(struct gaze_dev *dev, const char *label, const u8 *uuid,
+	       const char **why)
+{
+	struct ident_change c = { .label = label, .uuid = uuid };
+
+	return ident_change(dev, &c, why);
+}
+
+int
+gaze_features_set(struct gaze_dev *dev, const char *list, u64 *cleared,
+		  const char **why)
+{
+	struct ident_change c = { .features = list, .cleared = cleared };
+
+	*cleared = 0;
+	return ident_change(dev, &c, why);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * identutil.c - leaves an image in a state gazectl label and uuid must
- * refuse, through the shared core:
+ * refuse, or one whose summary entries gazectl features must clear,
+ * through the shared core:
  *
  *   identutil unclean IMAGE      a checkpoint without the clean-unmount
  *                                flag is the newest (a crash after sync)
@@ -9,6 +10,11 @@
  *                                fsync'd: nodes await roll-forward
  *   identutil fsck-needed IMAGE  the newest checkpoint is a clean
  *                                unmount that asks for fsck
+ *   identutil overwrite IMAGE    /ow (64 KiB) written, then written
+ *                                again 4 times with a checkpoint after
+ *                                each, and a clean unmount: the old
+ *                                blocks' summary entries left stale
+ *                                when the image has lazy_summary
  *
  * Exit 0 on success, 1 on failure, 2 on a usage error.
  */
@@ -20,6 +26,30 @@
 #include "gaze_core.h"
 #include "gaze_zdev.h"
 #include "gaze_util.h"
+
+/* identutil overwrite */
+static int
+overwrite(struct gaze_fs *fs)
+{
+	static u8 buf[65536];
+	struct gaze_attr a;
+	u32 ino;
+	int r, ret;
+
+	memset(&a, 0, sizeof(a));
+	a.mode = 0100644;
+	a.nlink = 1;
+	ret = gaze_ns_mknod(fs, GAZE_ROOT_INO, "ow", 2, &a, &ino);
+	for (r = 0; r < 5 && !ret; r++) {
+		memset(buf, 'a' + r, sizeof(buf));
+		if (gaze_file_write(fs, ino, buf, sizeof(buf), 0) !=
+		    (s64)sizeof(buf))
+			ret = -EIO;
+		if (!ret)
+			ret = gaze_fs_sync(fs);
+	}
+	return ret;
+}
 
 int
 main(int argc, char **argv)
@@ -35,8 +65,9 @@ main(int argc, char **argv)
 
 	if (argc != 3 || (strcmp(argv[1], "unclean") &&
 			  strcmp(argv[1], "fsync") &&
-			  strcmp(argv[1], "fsck-needed"))) {
-		fprintf(stderr, "usage: identutil unclean|fsync|fsck-needed IMAGE\n");
+			  strcmp(argv[1], "fsck-needed") &&
+			  strcmp(argv[1], "overwrite"))) {
+		fprintf(stderr, "usage: identutil unclean|fsync|fsck-needed|overwrite IMAGE\n");
 		return 2;
 	}
 	fsync = !strcmp(argv[1], "fsync");
@@ -50,7 +81,13 @@ main(int argc, char **argv)
 		gaze_dev_close(dev);
 		return 1;
 	}
-	if (unclean) {
+	if (!strcmp(argv[1], "overwrite")) {
+		ret = overwrite(fs);
+		if (ret)
+			fs->flags |= GAZE_FS_RDONLY;
+		if (gaze_fs_close(fs) && !ret)
+			ret = -EIO;
+	} else if (unclean) {
 		memset(&a, 0, sizeof(a));
 		a.mode = 0100644;
 		a.nlink = 1;

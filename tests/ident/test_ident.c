@@ -10,9 +10,15 @@
  * superblock copies that differ are refused untouched; and a write failure followed by a power
  * cut at every write of the change leaves a filesystem that opens with
  * the old identity or the new one, the new one once the call returned 0.
+ * gaze_features_set (gazectl features): lazy_summary off clears every
+ * stale summary entry (and a power cut at each of its writes leaves it
+ * either on, or off with no stale entry), on again; compression on lets
+ * files compress; the changes not allowed are refused with nothing
+ * written.
  * TAP output; exit status 1 on any failure.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,6 +354,209 @@ test_power_cut(void)
 	       done - 1, news);
 }
 
+/* summary entries of blocks that are not valid */
+static u32
+stale_entries(struct gaze_fs *fs)
+{
+	struct gaze_summary sum;
+	u32 zone, off, n = 0;
+	bool valid;
+	u64 addr;
+
+	for (zone = 0; zone < NZONES; zone++) {
+		for (off = 0; off < ZB; off++) {
+			addr = (u64)zone * ZB + off;
+			if (gaze_space_block_owner(fs, addr, &valid, &sum))
+				break;		/* not a main zone */
+			if (!valid && !gaze_fmt_is_zero(&sum, sizeof(sum)))
+				n++;
+		}
+	}
+	return n;
+}
+
+/* /d/f written again rounds times, a checkpoint after each: the old
+ * blocks' entries left stale with lazy_summary */
+static void
+overwrite(struct gaze_dev *d, int rounds)
+{
+	static u8 buf[FDATA];
+	struct gaze_fs *fs = NULL;
+	u32 dir, ino, i;
+	u8 dt;
+	int r;
+
+	for (i = 0; i < FDATA; i++)
+		buf[i] = pattern(i);
+	TAP_MUST(gaze_fs_open(d, 0, &fs));
+	TAP_MUST(gaze_ns_lookup(fs, GAZE_ROOT_INO, "d", 1, &dir, &dt));
+	TAP_MUST(gaze_ns_lookup(fs, dir, "f", 1, &ino, &dt));
+	for (r = 0; r < rounds; r++) {
+		TAP_MUST(gaze_file_write(fs, ino, buf, FDATA, 0) != FDATA);
+		TAP_MUST(gaze_fs_sync(fs));
+	}
+	TAP_MUST(gaze_fs_close(fs));
+}
+
+/* read-only: lazy_summary as asked, stale entries, file intact */
+static bool
+lazy_state(struct gaze_dev *d, bool *lazy, u32 *stale)
+{
+	struct gaze_fs *fs = NULL;
+	bool ok;
+
+	if (gaze_fs_open(d, GAZE_FS_RDONLY, &fs))
+		return false;
+	*lazy = gaze_sb_lazy_summary(&fs->sb);
+	*stale = stale_entries(fs);
+	ok = file_ok(fs) && !fs->cp_damaged;
+	gaze_fs_close(fs);
+	return ok;
+}
+
+static void
+test_features(u32 nr_conv)
+{
+	static u8 blk[GAZE_BLOCK_SIZE];
+	struct gaze_dev *d = dev_new(nr_conv);
+	struct gaze_super *sb = (void *)blk;
+	struct gaze_emu_stats s0, s1;
+	struct gaze_fs *fs = NULL;
+	const char *why = NULL;
+	u32 stale0, stale, ino;
+	struct gaze_attr a;
+	u64 cleared = 0;
+	bool lazy, ok;
+	int ret;
+
+	printf("# features, %s checkpoint zones\n",
+	       nr_conv ? "conventional" : "sequential");
+	fs_make(d);
+	overwrite(d, 6);
+	ok = lazy_state(d, &lazy, &stale0);
+	tap_ok(ok && lazy && stale0 >= 20,
+	       "lazy_summary on: 6 overwrites of /d/f leave %u stale entries",
+	       stale0);
+	ret = gaze_features_set(d, "^lazy_summary", &cleared, &why);
+	ok = lazy_state(d, &lazy, &stale);
+	tap_ok(!ret && cleared == stale0 && ok && !lazy && !stale,
+	       "^lazy_summary: %llu entries cleared, the feature off, none stale, file intact (%d)",
+	       (unsigned long long)cleared, ret);
+	TAP_MUST(d->ops->read(d, ZB, 1, blk));
+	tap_ok(!gaze_fmt_super_verify(sb, ZB, NULL) && !gaze_sb_lazy_summary(sb),
+	       "copy 1 says so too");
+	overwrite(d, 3);
+	ok = lazy_state(d, &lazy, &stale);
+	tap_ok(ok && !lazy && !stale,
+	       "without it, overwrites clear the old entries");
+	ret = gaze_features_set(d, "lazy_summary", &cleared, &why);
+	overwrite(d, 2);
+	ok = lazy_state(d, &lazy, &stale);
+	tap_ok(!ret && !cleared && ok && lazy && stale >= 5,
+	       "lazy_summary on again: entries left stale again (%u, %d)",
+	       stale, ret);
+
+	/* compression: off at mkfs, turned on later */
+	TAP_MUST(gaze_fs_open(d, 0, &fs));
+	ret = gaze_fs_set_compress(fs, GAZE_COMPRESS_LZ4, 0);
+	TAP_MUST(gaze_fs_close(fs));
+	tap_ok(ret == -EOPNOTSUPP, "without the feature compress= is refused");
+	ret = gaze_features_set(d, "compression", &cleared, &why);
+	tap_ok(!ret, "compression turned on (%d)", ret);
+	TAP_MUST(gaze_fs_open(d, 0, &fs));
+	ret = gaze_fs_set_compress(fs, GAZE_COMPRESS_LZ4, 0);
+	memset(&a, 0, sizeof(a));
+	a.mode = 0100644;
+	TAP_MUST(gaze_ns_mknod(fs, GAZE_ROOT_INO, "z", 1, &a, &ino));
+	memset(blk, 'z', sizeof(blk));
+	TAP_MUST(gaze_file_write(fs, ino, blk, sizeof(blk), 0) !=
+		 (s64)sizeof(blk));
+	TAP_MUST(gaze_ns_getattr(fs, ino, &a));
+	TAP_MUST(gaze_fs_close(fs));
+	tap_ok(!ret && (a.flags & GAZE_IF_COMPRESS),
+	       "then compress= is taken and a new file compresses (%d)", ret);
+	TAP_MUST(gaze_fs_open(d, GAZE_FS_RDONLY, &fs));
+	memset(blk, 0, sizeof(blk));
+	TAP_MUST(gaze_file_read(fs, ino, blk, sizeof(blk), 0) !=
+		 (s64)sizeof(blk));
+	tap_ok(blk[0] == 'z' && blk[sizeof(blk) - 1] == 'z' && file_ok(fs),
+	       "it reads back after a reopen");
+	gaze_fs_close(fs);
+
+	/* refused, nothing written */
+	{
+		static const char *const no[] = {
+			"^compression", "^inline_data", "^prealloc",
+			"^lost_found", "meta_uuid", "lazy_summary,^compression",
+			"bogus",
+		};
+		size_t i;
+		int bad = 0;
+
+		for (i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+			gaze_emu_stats(d, &s0);
+			why = NULL;
+			ret = gaze_features_set(d, no[i], &cleared, &why);
+			gaze_emu_stats(d, &s1);
+			if ((ret != -EPERM && ret != -EINVAL) || !why ||
+			    s0.writes != s1.writes || s0.resets != s1.resets) {
+				printf("# '%s': %d (%s)\n", no[i], ret,
+				       why ? why : "no reason");
+				bad++;
+			}
+		}
+		tap_ok(!bad, "turning off compression or changing a mkfs-only feature: refused, nothing written");
+	}
+	gaze_dev_close(d);
+}
+
+/*
+ * ^lazy_summary with a write failing at the nth write, then a power cut:
+ * the feature is on, or off with no stale entry; off if the call
+ * returned 0; the file intact.
+ */
+static void
+test_features_power_cut(void)
+{
+	int n, ret, bad = 0, done = 0, offs = 0;
+	const char *why;
+	struct gaze_dev *d;
+	u64 cleared;
+	bool lazy;
+	u32 stale;
+
+	for (n = 1; n < 256 && !done; n++) {
+		d = dev_new(0);
+		fs_make(d);
+		overwrite(d, 6);
+		gaze_emu_fail_after(d, (u64)n, 0);
+		why = NULL;
+		ret = gaze_features_set(d, "^lazy_summary", &cleared, &why);
+		gaze_emu_fail_after(d, 0, 0);
+		gaze_emu_power_cut(d, (u64)n * 7919, 50);
+		if (!lazy_state(d, &lazy, &stale)) {
+			printf("# write %d: does not open, or the file is bad (change: %d)\n",
+			       n, ret);
+			bad++;
+		} else if (!lazy && stale) {
+			printf("# write %d: lazy_summary off with %u stale entries\n",
+			       n, stale);
+			bad++;
+		} else if (!ret && lazy) {
+			printf("# write %d: the change returned 0 but is lost\n",
+			       n);
+			bad++;
+		}
+		offs += !lazy;
+		if (!ret && !bad)
+			done = n;
+		gaze_dev_close(d);
+	}
+	tap_ok(!bad && done > 1,
+	       "^lazy_summary, power cut after a failed write at each of the %d writes: on, or off and clean (%d off)",
+	       done - 1, offs);
+}
+
 int
 main(void)
 {
@@ -356,5 +565,8 @@ main(void)
 	test_unclean();
 	test_copies_differ();
 	test_power_cut();
+	test_features(0);
+	test_features(4);
+	test_features_power_cut();
 	return tap_done();
 }

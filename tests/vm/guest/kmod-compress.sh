@@ -24,6 +24,9 @@
 #  6. (after 1) writeback compresses whole clusters on several CPUs:
 #     gazectl info shows the CPUs (compress_cpu_pct of those online) and
 #     the clusters compressed there; gazectl tune compress_cpu_pct=1.
+#  7. a filesystem made without the feature gets it offline with
+#     gazectl features compression: compress=lz4 then mounts and new
+#     files compress; ^compression refused;
 # TAP out.
 set -u
 B=$GAZE_BUILDDIR
@@ -229,5 +232,31 @@ dmesg | tail -5 | grep -q "has no compression feature" ||
 run "$FSCK" -fn $D
 [ $rc -eq 0 ] || fail "fsck after the refused chattr +c"
 ok "chattr +c without the feature: Operation not supported, the filesystem unharmed; compress= refused with a message"
+
+# 7. the feature turned on later, offline (gazectl features)
+run "$CTL" features $D ^compression
+[ $rc -eq 0 ] || fail "gazectl features ^compression (already off): exit $rc: $(cat $W/err)"
+run "$CTL" features $D compression
+[ $rc -eq 0 ] || fail "gazectl features compression: exit $rc: $(cat $W/err)"
+"$CTL" features $D | grep -q compression || fail "gazectl features does not list compression"
+run mount -t gaze -o compress=lz4 $D $M
+[ $rc -eq 0 ] || fail "mount -o compress=lz4 after gazectl features compression: $(cat $W/err)"
+[ "$(cat $M/d/f)" = data ] || fail "the file written before the change"
+cp -r /usr/include/linux $M/inc2 || fail "cp -r into the filesystem"
+run "$CTL" get $M/inc2/fs.h
+grep -q lz4 $W/out || fail "a new file does not compress: $(cat $W/out)"
+dropc
+run diff -r /usr/include/linux $M/inc2
+[ $rc -eq 0 ] || fail "the copy differs after drop_caches"
+app=$(du -s --apparent-size -k $M/inc2 | cut -f1)
+use=$(du -s -k $M/inc2 | cut -f1)
+[ "$use" -lt "$app" ] || fail "du $use KiB, apparent $app KiB: nothing saved"
+run umount $M
+run "$CTL" features $D ^compression
+[ $rc -eq 1 ] && grep -q "cannot be turned off" $W/err ||
+	fail "gazectl features ^compression: exit $rc: $(cat $W/err)"
+run "$FSCK" -fn $D
+[ $rc -eq 0 ] || fail "fsck after compression was turned on: $(cat $W/out)"
+ok "gazectl features compression on the unmounted device: then compress=lz4 mounts, new files compress (du $use of $app KiB), the old file reads, fsck clean; ^compression refused"
 dmesg | grep -E "gaze.*(error|corrupt)" >$W/out && fail "gaze errors in the kernel log"
 echo "1..$n"

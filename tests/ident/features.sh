@@ -1,0 +1,81 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# features.sh - gazectl features on images (tune2fs -O for GAZE): the
+# list printed; lazy_summary turned off after overwrites left stale
+# summary entries (they are counted and cleared, and fsck.gaze -fn, which
+# checks for stale entries once the feature is off, is clean), then on
+# again; compression turned on (gazectl ls and cat still read every
+# file); refused, the image untouched: ^compression, a feature only
+# mkfs.gaze sets, meta_uuid, a mounted image; an unknown name is a usage
+# error (exit 2); a list that changes nothing writes nothing.
+. "$(dirname "$0")/lib.sh"
+
+IMG=$T/img
+TREE=$T/tree
+mkdir -p "$TREE/a"
+echo hello >"$TREE/a/file"
+head -c 200000 /dev/urandom >"$TREE/a/big"
+mkimage "$IMG" -d "$TREE"
+
+gz features "$IMG"
+expect_rc 0 "gazectl features"
+[ "$(cat "$T/out")" = "lost_found,lazy_summary,prealloc,inline_data" ] ||
+	fail "default features: $(cat "$T/out")"
+gz features --help
+expect_rc 0 "gazectl features --help"
+grep -q "lazy_summary" "$T/out" || fail "features --help says nothing of lazy_summary"
+pass "gazectl features lists the mkfs defaults; --help"
+
+"$IDENTUTIL" overwrite "$IMG" || fail "identutil overwrite"
+fsck_clean "$IMG"
+gz features "$IMG" ^lazy_summary
+expect_rc 0 "features ^lazy_summary"
+n=$(sed -n 's/^\([0-9]*\) stale summary entries cleared$/\1/p' "$T/out")
+[ -n "$n" ] && [ "$n" -ge 64 ] ||
+	fail "^lazy_summary: expected 64 or more entries cleared: $(cat "$T/out")"
+gz features "$IMG"
+[ "$(cat "$T/out")" = "lost_found,prealloc,inline_data" ] ||
+	fail "after ^lazy_summary: $(cat "$T/out")"
+fsck_clean "$IMG"
+[ "$("$GAZECTL" cat "$IMG" /ow | head -c 3)" = eee ] ||
+	fail "/ow after ^lazy_summary"
+"$GAZECTL" cat "$IMG" /a/big | cmp -s - "$TREE/a/big" ||
+	fail "/a/big after ^lazy_summary"
+pass "^lazy_summary after overwrites: $n stale entries cleared, fsck.gaze -fn clean, the files read"
+
+gz features "$IMG" lazy_summary,compression
+expect_rc 0 "features lazy_summary,compression"
+[ ! -s "$T/out" ] || fail "turning features on printed: $(cat "$T/out")"
+gz features "$IMG"
+[ "$(cat "$T/out")" = "lost_found,lazy_summary,prealloc,inline_data,compression" ] ||
+	fail "after lazy_summary,compression: $(cat "$T/out")"
+fsck_clean "$IMG"
+"$GAZECTL" cat "$IMG" /a/file | grep -q hello || fail "/a/file after compression on"
+pass "lazy_summary and compression turned on; fsck.gaze clean, files read"
+
+sum=$(sha "$IMG")
+for bad in ^compression ^inline_data ^prealloc ^lost_found meta_uuid \
+	lazy_summary,^compression; do
+	gz features "$IMG" "$bad"
+	expect_rc 1 "features $bad"
+	[ -s "$T/err" ] || fail "features $bad: no message"
+done
+expect_err "cannot be turned off: files may hold compressed clusters"
+gz features "$IMG" ^inline_data
+expect_err "inline_data is chosen by mkfs.gaze"
+gz features "$IMG" compression
+expect_rc 0 "features compression when it is on"
+gz features "$IMG" bogus
+expect_rc 2 "features bogus"
+expect_err "unknown feature 'bogus'"
+cat >"$T/mountinfo" <<EOM
+29 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw
+40 29 7:0 / /mnt/gaze rw,relatime shared:9 - gaze $IMG rw
+EOM
+GAZE_TEST_MOUNTINFO=$T/mountinfo gz features "$IMG" ^lazy_summary
+expect_rc 1 "features on a mounted image"
+expect_err "is mounted on /mnt/gaze"
+[ "$(sha "$IMG")" = "$sum" ] || fail "a refused change or no change wrote the image"
+pass "refused, the image untouched: ^compression, mkfs-only features, meta_uuid, mounted; unknown name: exit 2; no change: nothing written"
+finish
