@@ -10,6 +10,9 @@
 #                          picks 6.12.107+deb12-amd64, GAZE_KVER=6.1 the
 #                          6.1 kernel (never a 6.12)
 #
+# A debug kernel tests/vm/debug-kernel.sh installed (RELEASE-gazedebug)
+# is booted only when GAZE_KVER names it whole.
+#
 # gaze_kver prints the full version; status 1 when GAZE_KVER is unset and
 # /boot has no kernel at all, 2 when the kernel GAZE_KVER names is not
 # installed.
@@ -18,7 +21,7 @@
 gaze_kver_newest()
 {
 	(cd /boot 2>/dev/null && ls -d vmlinuz-"$1".* vmlinuz-"$1"-* 2>/dev/null) |
-		sed 's/^vmlinuz-//' | sort -V | tail -1
+		sed 's/^vmlinuz-//' | grep -v -- '-gazedebug$' | sort -V | tail -1
 }
 
 gaze_kver()
@@ -28,7 +31,8 @@ gaze_kver()
 	if [ -z "$want" ]; then
 		v=$(gaze_kver_newest 6.1)
 		[ -n "$v" ] || v=$( (cd /boot 2>/dev/null && ls -d vmlinuz-* 2>/dev/null) |
-			sed 's/^vmlinuz-//' | sort -V | tail -1)
+			sed 's/^vmlinuz-//' | grep -v -- '-gazedebug$' |
+			sort -V | tail -1)
 		[ -n "$v" ] || return 1
 	elif [ -e "/boot/vmlinuz-$want" ]; then
 		v=$want
