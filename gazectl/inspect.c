@@ -1778,12 +1778,14 @@ dump_block_place(struct out *o, struct img *im, u64 addr)
 			 off / GAZE_USAGE_BITS_PER_BLOCK;
 		u32 sbk = zi * le32_to_cpu(fs->sb.summary_blocks_per_zone) +
 			  off / GAZE_SUMMARY_PER_BLOCK;
+		int valid = -1;		/* unknown */
 
 		if (!gaze_table_get(fs, GAZE_TABLE_USAGE, ub, &mb)) {
 			u32 bit = off % GAZE_USAGE_BITS_PER_BLOCK;
 			const struct gaze_usage_block *u = mb->data;
 
-			o_bool(o, "valid_bit", u->bits[bit / 8] & (1u << (bit % 8)));
+			valid = !!(u->bits[bit / 8] & (1u << (bit % 8)));
+			o_bool(o, "valid_bit", valid);
 			gaze_mbuf_put(fs, mb);
 		}
 		if (!gaze_table_get(fs, GAZE_TABLE_SUMMARY, sbk, &mb)) {
@@ -1796,6 +1798,10 @@ dump_block_place(struct out *o, struct img *im, u64 addr)
 			      s->type == GAZE_SUM_NONE ? "none" : "unknown");
 			o_u64(o, "nid", le32_to_cpu(s->nid));
 			o_u64(o, "ofs", le16_to_cpu(s->ofs));
+			/* lazy_summary leaves the entry of a block no
+			 * longer valid as it was: it names a past owner */
+			if (!valid && s->type != GAZE_SUM_NONE)
+				o_bool(o, "stale", true);
 			o_end(o);
 			gaze_mbuf_put(fs, mb);
 		}

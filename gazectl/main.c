@@ -141,7 +141,9 @@ DUMP_NOTE,
 		.usage = "[--json] IMAGE ADDR",
 		.help =
 "Show where block ADDR (4 KiB units from the device start) lies, and\n"
-"for a main-area block its usage bit and summary entry; decode its\n"
+"for a main-area block its usage bit and summary entry (marked stale\n"
+"when the block is not valid but the entry, which lazy_summary leaves\n"
+"as it was, still names an owner); decode its\n"
 "metadata header (stored and computed crc) and summarise its body by\n"
 "type with the verifier's verdict.  Blocks without a header are\n"
 "reported as zeros or as file data.\n"

@@ -23,6 +23,7 @@
 #                                         tests/vm/kmod-*.sh) on it through
 #                                         make check in $GAZE_BUILDDIR
 #   tests/vm/debug-kernel.sh release      print the release it installs
+#                                         (or the newest one in /boot)
 #
 # Environment: GAZE_DEBUG_KSRC (default /var/tmp/gaze-debug-kernel), the
 # tree it builds in; GAZE_BUILDDIR (default build/) for check; JOBS
@@ -70,7 +71,8 @@ configure()
 		--disable FIRMWARE_EDID --disable KVM --disable XEN \
 		--disable HYPERV --disable SECURITY_SELINUX \
 		--disable AUDIT --disable BPF_SYSCALL --disable DEBUG_KERNEL_DC
-	# what the guests use
+	# what the guests use (the compression libraries have no prompt:
+	# the crypto algorithms select them)
 	"${c[@]}" --enable MODULES --enable MODULE_UNLOAD \
 		--enable BLK_DEV_ZONED --enable NVME_CORE --enable BLK_DEV_NVME \
 		--module BLK_DEV_NULL_BLK --enable BLK_DEV_LOOP \
@@ -81,9 +83,7 @@ configure()
 		--enable EXT4_FS_POSIX_ACL --enable TMPFS --enable TMPFS_POSIX_ACL \
 		--enable FS_POSIX_ACL --enable EXPORTFS --enable COMPACTION \
 		--enable MIGRATION --enable CRYPTO_CRC32C --enable LIBCRC32C \
-		--enable LZ4_COMPRESS --enable LZ4_DECOMPRESS \
-		--enable ZSTD_COMPRESS --enable ZSTD_DECOMPRESS \
-		--enable ZLIB_DEFLATE --enable ZLIB_INFLATE \
+		--enable CRYPTO_LZ4 --enable CRYPTO_ZSTD --enable CRYPTO_DEFLATE \
 		--enable DEVTMPFS --enable DEVTMPFS_MOUNT --enable BLK_DEV_INITRD
 	# the checks
 	"${c[@]}" --enable DEBUG_KERNEL --enable PROVE_LOCKING \
@@ -97,7 +97,8 @@ configure()
 	# what olddefconfig may have dropped for want of a dependency
 	local want
 	for want in PROVE_LOCKING KASAN BLK_DEV_ZONED BLK_DEV_NVME 9P_FS \
-		    DM_FLAKEY DEBUG_ATOMIC_SLEEP; do
+		    DM_FLAKEY DEBUG_ATOMIC_SLEEP LIBCRC32C LZ4_COMPRESS \
+		    ZSTD_COMPRESS ZLIB_DEFLATE; do
 		grep -q "^CONFIG_$want=y" .config || {
 			echo "debug-kernel: CONFIG_$want did not stay on" >&2
 			rm .config
@@ -131,11 +132,19 @@ build()
 	echo "debug-kernel: installed $rel"
 }
 
+# the tree's release, else the newest one installed
 release()
 {
-	[ -f "$KSRC/include/config/kernel.release" ] ||
-		{ echo "debug-kernel: not built yet ($KSRC)" >&2; exit 1; }
-	cat "$KSRC/include/config/kernel.release"
+	local r
+
+	if [ -f "$KSRC/include/config/kernel.release" ]; then
+		cat "$KSRC/include/config/kernel.release"
+		return
+	fi
+	r=$(cd /boot && ls -d vmlinuz-*-gazedebug 2>/dev/null |
+		sed 's/^vmlinuz-//' | sort -V | tail -1)
+	[ -n "$r" ] || { echo "debug-kernel: not built yet ($KSRC)" >&2; exit 1; }
+	echo "$r"
 }
 
 check()
