@@ -294,24 +294,25 @@ ident_features(struct gaze_super *sb, const char *list, bool *scrub,
 
 /*
  * ^lazy_summary: clears the entries it left stale and commits them, the
- * superblock still saying lazy_summary.  The open's own copy says it is
- * off, so a block invalidated by this open (a collection its checkpoint
- * runs) has its entry cleared too.
+ * superblock (every copy a checkpoint-zone switch writes included) still
+ * saying lazy_summary.  A checkpoint first writes what the open itself
+ * changed (the nodes of orphans it freed), so that the old blocks that
+ * invalidates are scrubbed too; after it nothing but the summary table
+ * is written, so no block stops being valid behind the scrub.
  */
 static int
 ident_scrub(struct gaze_dev *dev, u64 *cleared)
 {
 	struct gaze_fs *fs;
 	u32 next = 0;
-	u64 c;
 	int ret, ret2;
 
 	ret = gaze_fs_open(dev, 0, &fs);
 	if (ret)
 		return ret;
-	c = le64_to_cpu(fs->sb.feature_compat);
-	fs->sb.feature_compat = cpu_to_le64(c &
-					    ~GAZE_FEATURE_COMPAT_LAZY_SUMMARY);
+	ret = gaze_fs_sync(fs);
+	if (ret < 0)
+		goto out;
 	do {
 		mutex_lock(&fs->lock);
 		ret = gaze_space_summary_scrub(fs, &next, cleared);
@@ -319,6 +320,7 @@ ident_scrub(struct gaze_dev *dev, u64 *cleared)
 			ret = gaze_fs_balance(fs);
 		mutex_unlock(&fs->lock);
 	} while (!ret);
+out:
 	if (ret < 0)
 		fs->flags |= GAZE_FS_RDONLY;	/* commit nothing */
 	ret2 = gaze_fs_close(fs);
