@@ -32,5 +32,6 @@ MATRIX_KINDS=$(gz_share sb-primary-crc cp-log-behind orphan-live \
 	sh "$GAZE_SRCDIR/tests/corrupt/matrix.sh"
 rc=$?
 umount /tmp/scratch
-dmesg | grep -iE "gaze.*(BUG|oops)" && exit 1
+# case-sensitive: "debug" (a kernel named 6.1.192-gazedebug) is no bug
+dmesg | grep -E "gaze.*(BUG:|Oops)" && exit 1
 exit $rc
