@@ -705,12 +705,40 @@ gaze_inode_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size)
 	return gaze_inode_truncate_trim(fs, imb, size, false);
 }
 
+/*
+ * The first file block the map loses when the size becomes size: the one
+ * after the EOF, or the end of the cluster holding it when that cluster
+ * is packed.  A packed cluster's data all lies below the EOF here (a cut
+ * into its data expanded it first), so its one slot past the EOF that
+ * is not 0 is its length marker; a cut there would lose the marker and
+ * leave the cluster counted with the wrong length.  This happens when the
+ * size is kept (the module trims what fallocate put past it) or grows
+ * past what the core has (the page cache held the rest).
+ */
+static int
+inode_trunc_from(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size,
+		 u64 *from)
+{
+	const struct gaze_inode *in = imb->data;
+	u64 cmask = (1ull << in->compress_log_cluster) - 1;
+	bool packed;
+	int err;
+
+	*from = DIV_ROUND_UP(size, GAZE_BLOCK_SIZE);
+	if (!(*from & cmask))
+		return 0;
+	err = gaze_cluster_is_packed(fs, imb, *from, &packed);
+	if (!err && packed)
+		*from = (*from | cmask) + 1;
+	return err;
+}
+
 int
 gaze_inode_truncate_trim(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size,
 			 bool trim)
 {
 	struct gaze_inode *in = imb->data;
-	u64 old = le64_to_cpu(in->size), addr;
+	u64 old = le64_to_cpu(in->size), addr, from;
 	u32 boff;
 	u8 *buf;
 	int err;
@@ -763,8 +791,9 @@ gaze_inode_truncate_trim(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size,
 	}
 	if (size <= old || trim) {
 		/* and blocks preallocated past the size (KEEP_SIZE) */
-		err = gaze_bmap_truncate(fs, imb,
-					 DIV_ROUND_UP(size, GAZE_BLOCK_SIZE));
+		err = inode_trunc_from(fs, imb, size, &from);
+		if (!err)
+			err = gaze_bmap_truncate(fs, imb, from);
 		if (err)
 			return err;
 	}

@@ -33,7 +33,7 @@
 
 #define FSZ	(1u << 20)		/* model file size limit */
 
-static u8 model[FSZ], got[FSZ];
+static u8 model[FSZ], got[FSZ], model2[FSZ];
 
 
 /* text-like bytes: words from a small vocabulary */
@@ -335,6 +335,24 @@ test_files(u8 algo, u8 level)
 		     lg == ph && packed == 1;
 		tap_ok(ok, "%s: a 40000-byte file packs its 10 blocks into %llu; grown by truncate it reads zeros after them",
 		       an, (unsigned long long)a.blocks);
+		/*
+		 * the same size again, and a size past the core's, with the
+		 * trim the module asks for (ftruncate to the size, or past
+		 * what writeback has stored): the packed tail cluster keeps
+		 * its length marker, and the counters their blocks
+		 */
+		memcpy(model2, got, 50000);
+		TAP_MUST(gaze_file_truncate_trim(c.fs, sino, 50000, true));
+		ok = !count_clusters(c.fs, sino, &lg, &ph, &packed) &&
+		     lg == ph && packed == 1;
+		TAP_MUST(gaze_file_truncate_trim(c.fs, sino, 60000, true));
+		ok = ok && !count_clusters(c.fs, sino, &lg, &ph, &packed) &&
+		     lg == ph && packed == 1 &&
+		     gaze_file_read(c.fs, sino, got, 60000, 0) == 60000 &&
+		     !memcmp(got, model2, 50000) &&
+		     !memcmp(got + 50000, t, 10000);
+		tap_ok(ok, "%s: truncate to the same size and past it (trim) keeps the packed tail cluster's length marker: %llu blocks saved, %llu counted",
+		       an, (unsigned long long)lg, (unsigned long long)ph);
 		free(t);
 	}
 

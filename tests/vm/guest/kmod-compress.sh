@@ -10,7 +10,8 @@
 #     of a compressed file return the same bytes; FIEMAP (filefrag) calls
 #     the data encoded;
 #  2. edits of packed clusters through the page cache: a 100-byte
-#     overwrite, truncate into a cluster, punch hole, an appended tail;
+#     overwrite, truncate into a cluster, punch hole, an appended tail,
+#     a truncate to the same size;
 #     compared with a copy kept on tmpfs;
 #  3. chattr -c on a file: new writes are plain (st_blocks grows by the
 #     size written), the old data still reads; chattr +c on a directory
@@ -126,9 +127,13 @@ cat /usr/include/linux/if*.h | head -c 200000 >$T/tail
 cat $T/tail >>$T/x
 cat $T/tail >>$M/x
 cmp $T/x $M/x >/dev/null || fail "edited file differs (in the page cache)"
+# written back, then ftruncate to the same size: the trim past the EOF
+# must keep the packed tail cluster's length marker (fsck in 4 counts)
+sync
+truncate -s "$(stat -c %s $M/x)" $M/x
 dropc
 cmp $T/x $M/x >/dev/null || fail "edited file differs after drop_caches"
-ok "a 100-byte overwrite, truncate into a cluster, punch hole and an append read back equal"
+ok "a 100-byte overwrite, truncate into a cluster, punch hole, an append and a truncate to the same size read back equal"
 
 # 3. chattr -c
 chattr -c $M/x || fail "chattr -c"
