@@ -12,17 +12,20 @@
 #   4. build-asan/ with --enable-werror --enable-asan --enable-ubsan
 #      --disable-fuzz-tests; make; make check (the VM tests, which boot
 #      guests, run in steps 2 and 3 only: GAZE_VM_TESTS=skip here and
-#      in step 5; the fuzzers, sanitized whatever the build, in step 2
+#      in step 6; the fuzzers, sanitized whatever the build, in step 2
 #      only)
-#   5. make distcheck (from build/; configured --disable-long-tests:
+#   5. build-tsan/ with --enable-werror --enable-tsan --disable-fuzz-tests;
+#      make; tests/stress/stress-tsan.sh alone (gaze-stress, 8 workers and
+#      2 readers outside its lock, under ThreadSanitizer)
+#   6. make distcheck (from build/; configured --disable-long-tests:
 #      the tarball builds everything and runs every test but the long
 #      ones steps 2 and 4 ran)
-#   6. the shared core built into gaze.ko by Kbuild (W=1) against the
+#   7. the shared core built into gaze.ko by Kbuild (W=1) against the
 #      Debian 12 kernel headers of 6.1 and
 #      of 6.12 (the newest of each installed); any warning fails
 # Every step runs even when an earlier one failed (except where it needs
 # the earlier one).  The last line is "N passed, N failed": test results
-# summed over the three builds' test-suite.log (PASS and XFAIL passed; FAIL,
+# summed over the four builds' test-suite.log (PASS and XFAIL passed; FAIL,
 # ERROR and XPASS failed), with each failed step that is not a test run
 # (configure, make, distcheck) counted as one more failure.  Exit status
 # 0 only when nothing failed.
@@ -105,7 +108,7 @@ nontest_step "autogen" sh -c "cd '$SRC' && ./autogen.sh"
 
 # regular build
 rm -f "$SRC/build/test-suite.log" "$SRC/build-asan/test-suite.log" \
-	"$SRC/build-k612/test-suite.log"
+	"$SRC/build-k612/test-suite.log" "$SRC/build-tsan/test-suite.log"
 if nontest_step "configure (build/, --enable-werror)" \
 	configure_in build --enable-werror &&
    nontest_step "make (build/)" make -C "$SRC/build" -j"$JOBS"; then
@@ -148,6 +151,18 @@ if nontest_step "configure (build-asan/, --enable-werror --enable-asan --enable-
 	GAZE_VM_TESTS=skip step "make check (build-asan/)" check_in build-asan
 fi
 
+# ThreadSanitizer: gaze-stress with 8 workers and readers that call the
+# core outside the harness's lock (tests/stress/stress-tsan.sh), alone:
+# the rest of the suite ran sanitized in build-asan/
+if nontest_step "configure (build-tsan/, --enable-werror --enable-tsan --disable-fuzz-tests)" \
+	configure_in build-tsan --enable-werror --enable-tsan \
+		--disable-fuzz-tests &&
+   nontest_step "make (build-tsan/)" make -C "$SRC/build-tsan" -j"$JOBS"; then
+	step "make check, gaze-stress under TSan (build-tsan/)" \
+		check_in build-tsan TESTS=tests/stress/stress-tsan.sh \
+		check_PROGRAMS=tests/stress/gaze-stress
+fi
+
 # release tarball builds and passes its own tests
 if [ -f "$SRC/build/Makefile" ]; then
 	GAZE_VM_TESTS=skip nontest_step "make distcheck (build/)" \
@@ -183,7 +198,7 @@ nontest_step "kernel module build (Kbuild, W=1, 6.1 headers)" kmod_build 6.1
 nontest_step "kernel module build (Kbuild, W=1, 6.12 headers)" kmod_build 6.12
 
 LOGS=("$SRC/build/test-suite.log" "$SRC/build-k612/test-suite.log"
-      "$SRC/build-asan/test-suite.log")
+      "$SRC/build-asan/test-suite.log" "$SRC/build-tsan/test-suite.log")
 PASSED=$(( $(count PASS "${LOGS[@]}") + $(count XFAIL "${LOGS[@]}") ))
 FAILED=$(( $(count FAIL "${LOGS[@]}") + $(count ERROR "${LOGS[@]}") + \
 	   $(count XPASS "${LOGS[@]}") + STEP_FAILED ))
@@ -198,7 +213,7 @@ for f in "${LOGS[@]}"; do
 	[ -f "$f" ] && echo "  $(basename "$(dirname "$f")"): $(count PASS "$f") pass, $(count FAIL "$f") fail, $(count ERROR "$f") error, $(count SKIP "$f") skip"
 done
 [ "$SKIPPED" -gt 0 ] && echo "  ($SKIPPED skipped)"
-for d in build build-k612 build-asan; do
+for d in build build-k612 build-asan build-tsan; do
 	[ -s "$SRC/$d/test-times" ] || continue
 	echo "  slowest tests in $d/ (s):"
 	sort -rn "$SRC/$d/test-times" | head -12 | sed 's/^/    /'

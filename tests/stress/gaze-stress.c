@@ -41,6 +41,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,7 @@ static struct {
 	u8	compress_level;
 	const char *fsck;
 	int	verbose;
+	int	readers;		/* --readers: threads outside G */
 } opt = {
 	.threads = 4,
 	.dev_bytes = 192ull << 20,
@@ -92,6 +94,16 @@ static u64 bytes_limit, objs_limit;
 static u64 cut_cp_seq;			/* seq of the snapshot in use */
 static bool cp_unsure;			/* see write_straddled_cp */
 static u64 unsure_seq, n_straddled;
+/*
+ * --readers: rd_inos holds inode numbers the model had live when stored
+ * (under G, after each operation); the reader threads, outside G, load
+ * them; readers_stop ends their loop.  All atomic, so TSan sees the one
+ * protocol.
+ */
+#define RD_INOS	64
+static u32 rd_inos[RD_INOS];
+static int readers_stop;
+static u64 n_reads;			/* reader calls, summed at the join */
 
 static void __attribute__((format(printf, 1, 2)))
 fail(const char *fmt, ...)
@@ -105,7 +117,7 @@ fail(const char *fmt, ...)
 		va_end(ap);
 		fprintf(stderr, " (seed %" PRIu64 ")\n", opt.seed);
 	}
-	failed = 1;
+	__atomic_store_n(&failed, 1, __ATOMIC_RELAXED);	/* th_main's loop */
 }
 
 static void __attribute__((format(printf, 1, 2)))
@@ -1380,7 +1392,9 @@ static struct {
 	struct gaze_gcp_job	job;
 	struct gaze_gcp_batch	b;
 	u8			*pages;
-	int			stage;		/* 0: no job; 1..4 next stage */
+	int			stage;		/* 0: no job; 1..4 next stage,
+						 * 6 read stage under way
+						 * outside G (--readers) */
 	u64			jobs;		/* jobs that ended reclaiming */
 } gp;
 
@@ -1438,8 +1452,17 @@ op_gcpipe(struct th *t)
 		gp.b.gap = malloc(GAZE_BLOCK_SIZE);
 		gp.b.gap_max = GAZE_GCP_GAP;
 	}
+	if (gp.stage == 6)		/* another thread is reading */
+		return;
 	if (gp.stage == 2) {		/* read: without fs->lock */
-		gaze_gcp_read(fs, &gp.b);
+		if (opt.readers) {	/* and without G, as in the module */
+			gp.stage = 6;
+			pthread_mutex_unlock(&G);
+			gaze_gcp_read(fs, &gp.b);
+			pthread_mutex_lock(&G);
+		} else {
+			gaze_gcp_read(fs, &gp.b);
+		}
 		gp.stage = 3;
 		return;
 	}
@@ -1450,6 +1473,15 @@ op_gcpipe(struct th *t)
 		ops_enospc++;
 	else if (err)
 		fail("staged gc: %d", err);
+}
+
+/* the core reads cache_limit under fs->lock (cache_insert) */
+static void
+op_cache_limit(struct th *t)
+{
+	mutex_lock(&fs->lock);
+	fs->cache_limit = (64u << 10) << rn(&t->rs, 10);
+	mutex_unlock(&fs->lock);
 }
 
 /* --fsync-mix: files are made now and then, mostly written and fsync'd */
@@ -1479,7 +1511,7 @@ fsync_mix_op(struct th *t, u64 r)
 	else if (r < 990)
 		op_purge(t);
 	else
-		fs->cache_limit = (64u << 10) << rn(&t->rs, 10);
+		op_cache_limit(t);
 }
 
 static void
@@ -1517,7 +1549,7 @@ one_op(struct th *t)
 	else if (r < 980)
 		op_purge(t);
 	else if (r < 990 && rn(&t->rs, 4) == 0)
-		fs->cache_limit = (64u << 10) << rn(&t->rs, 10);
+		op_cache_limit(t);
 	else if (r < 990 && rn(&t->rs, 3))
 		op_gcpipe(t);
 	else if (r < 990)
@@ -1542,16 +1574,142 @@ one_op(struct th *t)
 
 static volatile int stop_threads;
 
+/* under G: a live inode of the model into a random slot of rd_inos */
+static void
+rd_publish(struct th *t)
+{
+	u32 i = (u32)rn(&t->rs, live.cap), k;
+
+	for (k = 0; k < 64 && i < live.cap; k++, i++) {
+		if (live.n[i]) {
+			__atomic_store_n(&rd_inos[rn(&t->rs, RD_INOS)], i,
+					 __ATOMIC_RELAXED);
+			return;
+		}
+	}
+}
+
 static void *
 th_main(void *arg)
 {
 	struct th *t = arg;
 	u64 i;
 
-	for (i = 0; i < t->nops && !failed && !stop_threads; i++) {
+	for (i = 0; i < t->nops && !__atomic_load_n(&failed, __ATOMIC_RELAXED) &&
+	     !stop_threads; i++) {
 		pthread_mutex_lock(&G);
 		one_op(t);
+		if (opt.readers)
+			rd_publish(t);
 		pthread_mutex_unlock(&G);
+	}
+	return NULL;
+}
+
+static int
+rd_filldir(void *ctx, const char *name, u32 len, u32 ino, u8 type,
+	   u64 cookie)
+{
+	u32 *n = ctx;
+
+	(void)name;
+	(void)len;
+	(void)ino;
+	(void)type;
+	(void)cookie;
+	return ++*n >= 64;
+}
+
+/*
+ * An error a reader may see: the inode went, or changed type, meanwhile;
+ * or its number now names another kind of node (-EFSCORRUPTED from
+ * gaze_node_get), which only a number the model no longer has live can
+ * (checked under G: ops are serialised there).
+ */
+static bool
+rd_err_ok(long err, u32 ino)
+{
+	bool ok;
+
+	if (err >= 0 || err == -ENOENT || err == -ESTALE ||
+	    err == -EISDIR || err == -ENOTDIR || err == -EINVAL)
+		return true;
+	if (err != -EFSCORRUPTED)
+		return false;
+	pthread_mutex_lock(&G);
+	ok = ino >= live.cap || !live.n[ino];
+	pthread_mutex_unlock(&G);
+	return ok;
+}
+
+/*
+ * One reader of --readers: core read calls on random inode numbers,
+ * outside G, while the workers change the namespace.  Each call takes
+ * fs->lock itself; what is checked is that none fails other than as
+ * rd_err_ok allows (the model is G's, so contents are not compared),
+ * and, under TSan, that nothing the core touches outside fs->lock races.
+ */
+static void *
+rd_main(void *arg)
+{
+	struct th *t = arg;
+	char *buf = xmalloc(65536);
+	struct gaze_attr a;
+	long err = 0;
+	u32 ino, n;
+	u64 pos;
+
+	while (!__atomic_load_n(&readers_stop, __ATOMIC_RELAXED)) {
+		ino = __atomic_load_n(&rd_inos[rn(&t->rs, RD_INOS)],
+				      __ATOMIC_RELAXED);
+		if (!ino)
+			ino = GAZE_ROOT_INO;
+		t->nops++;
+		err = gaze_ns_getattr(fs, ino, &a);
+		if (err)
+			goto check;
+		if (GAZE_S_ISREG(a.mode)) {
+			err = gaze_file_read(fs, ino, buf,
+					     1 + rn(&t->rs, 65536),
+					     rn(&t->rs, a.size + 8192));
+		} else if (GAZE_S_ISDIR(a.mode)) {
+			n = 0;
+			pos = 0;
+			err = gaze_ns_readdir(fs, ino, &pos, rd_filldir, &n);
+		} else if (GAZE_S_ISLNK(a.mode)) {
+			err = gaze_ns_readlink(fs, ino, buf, 4096);
+		}
+check:
+		if (!rd_err_ok(err, ino)) {
+			pthread_mutex_lock(&G);
+			fail("reader: inode %u: %ld", ino, err);
+			pthread_mutex_unlock(&G);
+			__atomic_store_n(&readers_stop, 1, __ATOMIC_RELAXED);
+		}
+		sched_yield();	/* the workers get fs->lock too */
+	}
+	free(buf);
+	return NULL;
+}
+
+/*
+ * --readers: the staged GC on a thread of its own too, as the module runs
+ * it, a stage per hold of G (the read stage outside it, op_gcpipe)
+ */
+static void *
+gc_main(void *arg)
+{
+	struct th *t = arg;
+
+	while (!__atomic_load_n(&readers_stop, __ATOMIC_RELAXED)) {
+		pthread_mutex_lock(&G);
+		if (!failed) {
+			op_gcpipe(t);
+			snapshot_if_cp();
+			t->nops++;
+		}
+		pthread_mutex_unlock(&G);
+		usleep(200);
 	}
 	return NULL;
 }
@@ -1790,6 +1948,11 @@ usage(FILE *f)
 "  -F, --fsync-mix       mostly writes, truncates, xattrs and fsyncs of\n"
 "                        existing files, so power cuts land on\n"
 "                        roll-forward chains\n"
+"  -R, --readers N       N more threads read (getattr, read, readdir,\n"
+"                        readlink) on random inodes outside the\n"
+"                        harness's lock, and the staged GC's read stage\n"
+"                        runs outside it too, on a thread of its own\n"
+"                        (default 0; for TSan)\n"
 "  -f, --fsck PATH       run PATH -fn on the image after each recovery\n"
 "                        (the emulator is then file backed in /tmp)\n"
 "  -v, --verbose         say what happens (twice: check every inode\n"
@@ -1832,17 +1995,18 @@ main(int argc, char **argv)
 		{ "compression", required_argument, NULL, 'c' },
 		{ "max-open", required_argument, NULL, 'o' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "readers", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct th ths[MAX_THREADS];
+	struct th ths[MAX_THREADS], rds[MAX_THREADS], gct;
 	bool seeded = false;
 	double t0, deadline;
 	u64 rs, ops_left;
 	int c, i;
 
-	while ((c = getopt_long(argc, argv, "s:t:n:T:d:z:p:f:Fc:o:vhV", lo,
+	while ((c = getopt_long(argc, argv, "s:t:n:T:d:z:p:f:Fc:o:R:vhV", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -1884,6 +2048,9 @@ main(int argc, char **argv)
 		case 'o':
 			opt.max_open = (u32)strtoul(optarg, NULL, 0);
 			break;
+		case 'R':
+			opt.readers = atoi(optarg);
+			break;
 		case 'v':
 			opt.verbose++;
 			break;
@@ -1899,6 +2066,7 @@ main(int argc, char **argv)
 		}
 	}
 	if (optind != argc || opt.threads < 1 || opt.threads > MAX_THREADS ||
+	    opt.readers < 0 || opt.readers > MAX_THREADS ||
 	    opt.zone_bytes % GAZE_BLOCK_SIZE ||
 	    opt.dev_bytes / opt.zone_bytes < 16) {
 		fprintf(stderr, "gaze-stress: bad arguments (see --help)\n");
@@ -1939,6 +2107,19 @@ main(int argc, char **argv)
 		if (!opt.time_s && !opt.ops && opt.power_cuts >= 0 &&
 		    n_cuts >= (u64)opt.power_cuts)
 			break;
+		memset(rd_inos, 0, sizeof(rd_inos));
+		readers_stop = 0;
+		for (i = 0; i < opt.readers; i++) {
+			rds[i].id = i;
+			rds[i].rs = rnd(&rs);
+			rds[i].nops = 0;
+			pthread_create(&rds[i].tid, NULL, rd_main, &rds[i]);
+		}
+		if (opt.readers) {
+			gct.rs = rnd(&rs);
+			gct.nops = 0;
+			pthread_create(&gct.tid, NULL, gc_main, &gct);
+		}
 		for (i = 0; i < opt.threads; i++) {
 			ths[i].id = i;
 			ths[i].rs = rnd(&rs);
@@ -1947,6 +2128,13 @@ main(int argc, char **argv)
 		}
 		for (i = 0; i < opt.threads; i++)
 			pthread_join(ths[i].tid, NULL);
+		__atomic_store_n(&readers_stop, 1, __ATOMIC_RELAXED);
+		for (i = 0; i < opt.readers; i++) {
+			pthread_join(rds[i].tid, NULL);
+			n_reads += rds[i].nops;
+		}
+		if (opt.readers)
+			pthread_join(gct.tid, NULL);
 		if (failed)
 			break;
 		r = rn(&rs, 10);
@@ -1979,10 +2167,11 @@ main(int argc, char **argv)
 	       " explicit GC reclaims, %" PRIu64 " staged GC jobs, %" PRIu64
 	       " fsyncs (%" PRIu64 " without a checkpoint), %" PRIu64
 	       " nodes rolled forward, %" PRIu64 " writes split by a"
-	       " checkpoint, %.1f s, seed %" PRIu64 "\n",
+	       " checkpoint, %" PRIu64 " reads outside the lock, %.1f s, seed %"
+	       PRIu64 "\n",
 	       failed ? "FAILED" : "ok", ops_done, ops_enospc, n_cps, n_cuts,
 	       n_reopens, n_verified, n_gc, gp.jobs, n_fsyncs, n_rf_fsyncs,
-	       n_rf_nodes, n_straddled, now_s() - t0, opt.seed);
+	       n_rf_nodes, n_straddled, n_reads, now_s() - t0, opt.seed);
 	o_clear(&live);
 	o_clear(&snap);
 	gaze_dev_close(dev);
