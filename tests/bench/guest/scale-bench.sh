@@ -1,0 +1,261 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# scale-bench.sh - runs INSIDE the guest for tests/bench/vm-scale.sh: one
+# filesystem (FS_ONLY: gaze, or f2fs zoned with its metadata on the
+# smallest prefix of /dev/vda mkfs.f2fs accepts and mq-deadline) on the
+# namespace /dev/nvme0n1, N = JOBS jobs (default: the vCPUs), SECS
+# seconds per timed phase (default 10):
+#   (a) 4 KiB O_DIRECT random reads of a 256 MiB file, iodepth 1 and 32
+#       (libaio): IOPS
+#   (b) 4 KiB buffered random overwrites, 1 job on one 64 MiB file and N
+#       jobs on N such files, each with a final fsync: MiB/s over fio's
+#       time and the sync after it (vm.dirty_bytes 32 MiB and
+#       dirty_background_bytes 8 MiB for the whole run, so writeback runs
+#       as they write)
+#   (c) empty-file creates, 1 and N processes in separate directories,
+#       then syncfs (tests/bench/scaleutil create): creates/s
+#   (e) sequential 1 MiB writes (a final fsync) and, after dropping the
+#       caches, buffered reads of 256 MiB: 1 job, and N jobs on 256/N MiB
+#       each: MiB/s
+#   (d) stat and open latency of uncached files while one writer
+#       streams and GC runs: a file of 45% of the free space written,
+#       then 4 KiB random overwrites for AGE_SECS (default 30), NFILES
+#       (default 6000) empty files made, caches dropped; then a
+#       sequential 1 MiB writer loops over a second file of 35% of the
+#       free space while tests/bench/scaleutil lat stats half the files
+#       and opens the other half in a random order: p50/p99/max us
+# Prints "# sc FS TEST VARIANT VALUE" lines and "# ..." comments.
+set -u
+. "$GAZE_SRCDIR/tests/bench/guest/lib.sh"
+B=$GAZE_BUILDDIR
+SU=$B/tests/bench/scaleutil
+CTL=$B/gazectl/gazectl
+FS=${FS_ONLY:-}
+SECS=${SECS:-10}
+AGE_SECS=${AGE_SECS:-30}
+NFILES=${NFILES:-6000}
+JOBS=${JOBS:-$(nproc)}
+W=/tmp/scale
+M=$W/mnt
+Z=/dev/nvme0n1
+mkdir -p $M
+
+say() { echo "# $*"; }
+die()
+{
+	echo "# FAILED: $*"
+	for f in $W/out $W/err; do [ -s $f ] && sed 's/^/#   /' $f | tail -20; done
+	dmesg | tail -10 | sed 's/^/# dmesg: /'
+	exit 1
+}
+run() { "$@" </dev/null >$W/out 2>$W/err; rc=$?; }
+now() { date +%s.%N; }
+drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+fig() { echo "# sc $FS $*"; }
+avail_mib() { df -m --output=avail $M | tail -1 | tr -d ' '; }
+# fio_json FIELD: a figure from $W/fio.json, summed over its jobs
+fio_json()
+{
+	python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"]
+d, k = sys.argv[2].split(".")
+print("%.1f" % sum(x[d][k] for x in j))' $W/fio.json "$1"
+}
+# timed_mib MIB CMD...: runs CMD, then sync; MiB/s over both
+timed_mib()
+{
+	_mib=$1
+	shift
+	_s=$(now)
+	run "$@"
+	[ $rc -eq 0 ] || die "$*"
+	sync
+	_e=$(now)
+	echo "$_mib / ($_e - $_s)" | bc -l | xargs printf '%.1f'
+}
+
+bench_devices "$B/kmod/gaze.ko"
+[ -b $Z ] || die "$Z did not appear"
+warm_ram
+# buffered, but written back as it goes (as tests/bench/guest/geom-bench.sh):
+# otherwise (b)'s overwrites of files that fit in memory measure the
+# page cache, and writeback only the final fsync
+echo $((8 << 20)) >/proc/sys/vm/dirty_background_bytes
+echo $((32 << 20)) >/proc/sys/vm/dirty_bytes
+say "$FS: $(nproc) vCPUs, N = $JOBS jobs, $SECS s per phase, $Z $(($(cat /sys/block/nvme0n1/size) / 2048)) MiB in $(cat /sys/block/nvme0n1/queue/nr_zones) zones"
+
+up()
+{
+	case $FS in
+	gaze)
+		blkzone reset $Z
+		run "$B/mkfs/mkfs.gaze" -f -q $Z
+		[ $rc -eq 0 ] || die "mkfs.gaze"
+		run mount -t gaze $Z $M
+		[ $rc -eq 0 ] || die "mount gaze"
+		;;
+	f2fs)
+		f2fs_zoned_sched $Z
+		vda_mib=$(($(cat /sys/block/vda/size) / 2048))
+		zmib=$(($(cat /sys/block/nvme0n1/queue/chunk_sectors) / 2048))
+		conv=$zmib
+		while :; do
+			run dmsetup create f2conv \
+				--table "0 $((conv * 2048)) linear /dev/vda 0"
+			[ $rc -eq 0 ] || die "dmsetup"
+			dmsetup mknodes f2conv	# no udev in the guest
+			blkzone reset $Z
+			run mkfs.f2fs -f -m -c $Z /dev/mapper/f2conv
+			[ $rc -eq 0 ] && break
+			dmsetup remove f2conv
+			conv=$((conv + zmib))
+			[ $conv -le $vda_mib ] || die "mkfs.f2fs"
+		done
+		say "f2fs: conventional device $conv MiB (the smallest mkfs.f2fs accepts)"
+		run mount -t f2fs /dev/mapper/f2conv $M
+		[ $rc -eq 0 ] || die "mount f2fs"
+		;;
+	*)
+		die "FS_ONLY must be gaze or f2fs"
+		;;
+	esac
+}
+
+# (a) O_DIRECT random reads at iodepth 1 and 32
+phase_a()
+{
+	run fio --name=fill --filename=$M/rr --size=256m --rw=write --bs=1m \
+		--ioengine=psync --end_fsync=1
+	[ $rc -eq 0 ] || die "fill rr"
+	for qd in 1 32; do
+		run fio --name=rr --filename=$M/rr --size=256m --rw=randread \
+			--bs=4k --direct=1 --ioengine=libaio --iodepth=$qd \
+			--runtime=$SECS --time_based --norandommap \
+			--output-format=json --output=$W/fio.json
+		[ $rc -eq 0 ] || die "randread qd$qd"
+		fig randread qd$qd "$(fio_json read.iops)"
+	done
+	rm -f $M/rr
+	sync
+}
+
+# (b) buffered random overwrites, 1 and N jobs on their own files
+phase_b()
+{
+	for n in 1 $JOBS; do
+		run fio --name=f --directory=$M --nrfiles=1 --numjobs=$n \
+			--size=64m --rw=write --bs=1m --ioengine=psync \
+			--end_fsync=1
+		[ $rc -eq 0 ] || die "fill rw"
+		_s=$(now)
+		run fio --name=f --directory=$M --nrfiles=1 --numjobs=$n \
+			--size=64m --rw=randwrite --bs=4k --ioengine=psync \
+			--runtime=$SECS --time_based --norandommap \
+			--end_fsync=1 --output-format=json --output=$W/fio.json
+		[ $rc -eq 0 ] || die "randwrite $n jobs"
+		sync
+		_e=$(now)
+		_kib=$(fio_json write.io_kbytes)
+		fig randwrite j$n "$(echo "$_kib / 1024 / ($_e - $_s)" | bc -l | xargs printf '%.2f')"
+		rm -f $M/f.*
+		sync
+	done
+}
+
+# (c) empty-file creates, 1 and N processes, then syncfs
+phase_c()
+{
+	for n in 1 $JOBS; do
+		mkdir $M/c$n
+		run "$SU" create $M/c$n $n $SECS
+		[ $rc -eq 0 ] || die "create $n"
+		fig create p$n "$(sed -n 's/.* per_sec //p' $W/out)"
+		say "$FS create $n: $(cat $W/out)"
+		rm -rf $M/c$n
+		sync
+	done
+}
+
+# (e) sequential write and read, 1 and N jobs, 256 MiB in all
+phase_e()
+{
+	for n in 1 $JOBS; do
+		each=$((256 / n))
+		r=$(timed_mib $((each * n)) fio --name=s --directory=$M \
+			--numjobs=$n --size=${each}m --rw=write --bs=1m \
+			--ioengine=psync --end_fsync=1)
+		case $r in *FAILED*) echo "$r"; exit 1 ;; esac
+		fig seqwrite j$n "$r"
+		drop
+		r=$(timed_mib $((each * n)) fio --name=s --directory=$M \
+			--numjobs=$n --size=${each}m --rw=read --bs=1m \
+			--ioengine=psync)
+		case $r in *FAILED*) echo "$r"; exit 1 ;; esac
+		fig seqread j$n "$r"
+		rm -f $M/s.*
+		sync
+	done
+}
+
+# gaze_gc: zones reclaimed so far (0 on F2FS)
+gaze_gc()
+{
+	if [ $FS = gaze ]; then
+		"$CTL" gc-stats --json $M | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["zones_reclaimed"])'
+	else
+		awk '/GC calls:/ { print $3; exit }' /sys/kernel/debug/f2fs/status 2>/dev/null || echo 0
+	fi
+}
+
+# (d) stat/open latency of uncached files while a writer streams and
+# GC runs
+phase_d()
+{
+	av=$(avail_mib)
+	a=$((av * 45 / 100))
+	run fio --name=age --filename=$M/age --size=${a}m --rw=write --bs=1m \
+		--ioengine=psync --end_fsync=1
+	[ $rc -eq 0 ] || die "fill age"
+	run fio --name=age --filename=$M/age --size=${a}m --rw=randwrite \
+		--bs=4k --ioengine=psync --norandommap --runtime=$AGE_SECS \
+		--time_based --end_fsync=1
+	[ $rc -eq 0 ] || die "age"
+	mkdir $M/t
+	run "$SU" mkfiles $M/t $NFILES
+	[ $rc -eq 0 ] || die "mkfiles"
+	av=$(avail_mib)
+	b=$((av * 35 / 100))
+	say "$FS latency: aged file $a MiB, $NFILES files, stream file $b MiB, free before $av MiB"
+	drop
+	g0=$(gaze_gc)
+	fio --name=stream --filename=$M/stream --size=${b}m --rw=write \
+		--bs=1m --ioengine=psync --time_based --runtime=3600 \
+		</dev/null >$W/stream.out 2>&1 &
+	sp=$!
+	sleep 3
+	run "$SU" lat $M/t $NFILES 1
+	lrc=$rc
+	cp $W/out $W/lat
+	kill $sp
+	wait $sp
+	g1=$(gaze_gc)
+	[ $lrc -eq 0 ] || { cp $W/lat $W/out; die "lat"; }
+	fig stat p99 "$(awk '$1 == "stat" { print $5 }' $W/lat)"
+	fig open p99 "$(awk '$1 == "open" { print $5 }' $W/lat)"
+	say "$FS latency: $(tr '\n' ' ' <$W/lat), GC during it: $((g1 - g0)) ($([ $FS = gaze ] && echo zones reclaimed || echo F2FS GC calls))"
+}
+
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+up
+phase_a
+phase_b
+phase_c
+phase_e
+phase_d
+umount $M || die "umount"
+[ $FS = f2fs ] && dmsetup remove f2conv
+say "done"
