@@ -40,7 +40,7 @@ command -v fio >/dev/null || { echo "vm-scale: fio missing (apt-get install fio)
 . "$SRC/tests/vm/lib.sh"
 vm_init bench-scale
 vm_kmod "$BUILD/kmod" || exit 1
-make -C "$BUILD" tests/bench/scaleutil gazectl/gazectl >"$OUT/helper.log" 2>&1 ||
+make -C "$BUILD" tests/bench/smallfiles gazectl/gazectl >"$OUT/helper.log" 2>&1 ||
 	{ echo "vm-scale: building the helpers failed ($OUT/helper.log)"; exit 1; }
 for fs in gaze f2fs; do
 	GAZE_VM_SMP=$VCPUS "$HERE/run-guest.sh" -o "$OUT/$fs" -t 3600 -m 2G \

@@ -46,16 +46,6 @@ Z=/dev/nvme0n1
 V=/dev/vda
 mkdir -p $M
 
-say() { echo "# $*"; }
-die()
-{
-	echo "# FAILED: $*"
-	for f in $W/out $W/err; do [ -s $f ] && sed 's/^/#   /' $f; done
-	dmesg | tail -10 | sed 's/^/# dmesg: /'
-	exit 1
-}
-run() { "$@" </dev/null >$W/out 2>$W/err; rc=$?; }
-now() { date +%s.%N; }
 calc() { echo "$*" | bc -l; }
 drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 has() { case " $BENCHES " in *" $1 "*) return 0 ;; esac; return 1; }

@@ -38,16 +38,6 @@ Z=/dev/nvme0n1
 V=/dev/vda
 mkdir -p $M
 
-say() { echo "# $*"; }
-die()
-{
-	echo "# FAILED: $*"
-	for f in $W/out $W/err; do [ -s $f ] && sed 's/^/#   /' $f | tail -20; done
-	dmesg | tail -10 | sed 's/^/# dmesg: /'
-	exit 1
-}
-run() { "$@" </dev/null >$W/out 2>$W/err; rc=$?; }
-now() { date +%s.%N; }
 calc() { echo "$*" | bc -l; }
 wsec() { awk '{ print $7 }' /sys/block/$1/stat; }
 

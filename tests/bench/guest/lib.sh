@@ -52,3 +52,15 @@ bench_devices()
 		sleep 0.1; _i=$((_i + 1))
 	done
 }
+
+# the guest scripts' helpers; $W is the caller's work directory (out, err)
+say() { echo "# $*"; }
+die()
+{
+	echo "# FAILED: $*"
+	for f in $W/out $W/err; do [ -s $f ] && sed 's/^/#   /' $f | tail -20; done
+	dmesg | tail -10 | sed 's/^/# dmesg: /'
+	exit 1
+}
+run() { "$@" </dev/null >$W/out 2>$W/err; rc=$?; }
+now() { date +%s.%N; }

@@ -14,7 +14,7 @@
 #       dirty_background_bytes 8 MiB for the whole run, so writeback runs
 #       as they write)
 #   (c) empty-file creates, 1 and N processes in separate directories,
-#       then syncfs (tests/bench/scaleutil create): creates/s
+#       then syncfs (tests/bench/smallfiles pcreate): creates/s
 #   (e) sequential 1 MiB writes (a final fsync) and, after dropping the
 #       caches, buffered reads of 256 MiB: 1 job, and N jobs on 256/N MiB
 #       each: MiB/s
@@ -23,13 +23,13 @@
 #       then 4 KiB random overwrites for AGE_SECS (default 30), NFILES
 #       (default 6000) empty files made, caches dropped; then a
 #       sequential 1 MiB writer loops over a second file of 35% of the
-#       free space while tests/bench/scaleutil lat stats half the files
+#       free space while tests/bench/smallfiles lat stats half the files
 #       and opens the other half in a random order: p50/p99/max us
 # Prints "# sc FS TEST VARIANT VALUE" lines and "# ..." comments.
 set -u
 . "$GAZE_SRCDIR/tests/bench/guest/lib.sh"
 B=$GAZE_BUILDDIR
-SU=$B/tests/bench/scaleutil
+SF=$B/tests/bench/smallfiles
 CTL=$B/gazectl/gazectl
 FS=${FS_ONLY:-}
 SECS=${SECS:-10}
@@ -41,16 +41,6 @@ M=$W/mnt
 Z=/dev/nvme0n1
 mkdir -p $M
 
-say() { echo "# $*"; }
-die()
-{
-	echo "# FAILED: $*"
-	for f in $W/out $W/err; do [ -s $f ] && sed 's/^/#   /' $f | tail -20; done
-	dmesg | tail -10 | sed 's/^/# dmesg: /'
-	exit 1
-}
-run() { "$@" </dev/null >$W/out 2>$W/err; rc=$?; }
-now() { date +%s.%N; }
 drop() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 fig() { echo "# sc $FS $*"; }
 avail_mib() { df -m --output=avail $M | tail -1 | tr -d ' '; }
@@ -169,7 +159,7 @@ phase_c()
 {
 	for n in 1 $JOBS; do
 		mkdir $M/c$n
-		run "$SU" create $M/c$n $n $SECS
+		run "$SF" pcreate $M/c$n $n $SECS
 		[ $rc -eq 0 ] || die "create $n"
 		fig create p$n "$(sed -n 's/.* per_sec //p' $W/out)"
 		say "$FS create $n: $(cat $W/out)"
@@ -225,7 +215,7 @@ phase_d()
 		--time_based --end_fsync=1
 	[ $rc -eq 0 ] || die "age"
 	mkdir $M/t
-	run "$SU" mkfiles $M/t $NFILES
+	run "$SF" create $M/t $NFILES 0
 	[ $rc -eq 0 ] || die "mkfiles"
 	av=$(avail_mib)
 	b=$((av * 35 / 100))
@@ -237,7 +227,7 @@ phase_d()
 		</dev/null >$W/stream.out 2>&1 &
 	sp=$!
 	sleep 3
-	run "$SU" lat $M/t $NFILES 1
+	run "$SF" lat $M/t $NFILES 1
 	lrc=$rc
 	cp $W/out $W/lat
 	kill $sp

@@ -29,7 +29,6 @@ head -c $((SEQ_MIB * 1048576)) /dev/urandom >$W/src/big
 SF=$B/tests/bench/smallfiles
 warm_ram
 
-now() { date +%s.%N; }
 # t NAME CMD...: runs CMD, records its wall time under $FS/NAME
 t()
 {
