@@ -164,6 +164,7 @@ static int do_pcreate(const char *dir, int procs, double secs)
 {
 	int go[2], res[2], i, st, bad = 0;
 	long total = 0, n;
+	pid_t pid;
 	char sub[4096];
 	double s, e;
 
@@ -173,7 +174,10 @@ static int do_pcreate(const char *dir, int procs, double secs)
 		snprintf(sub, sizeof(sub), "%s/p%d", dir, i);
 		if (mkdir(sub, 0755) && errno != EEXIST)
 			return fail("mkdir", sub);
-		if (fork() == 0) {
+		pid = fork();
+		if (pid < 0)
+			return fail("fork", sub);
+		if (pid == 0) {
 			close(go[1]);
 			create_child(sub, go[0], res[1], secs);
 		}

@@ -3,7 +3,8 @@
 #
 # vm-scale.sh [VCPUS] - how GAZE and F2FS (zoned) scale with jobs and
 # queue depth on the same emulated NVMe ZNS namespace (ZNS_MIB, default
-# 2048, in ZONE_MIB zones, default 32), each in a guest of its own with
+# 2048, in ZONE_MIB zones, default 32, of ZONE_CAP_MIB capacity, default
+# the zone size), each in a guest of its own with
 # VCPUS vCPUs (default 2), booted fresh: the rows of issue 15's
 # benchmark (tests/bench/guest/scale-bench.sh says how each is run),
 # with N = VCPUS jobs (JOBS overrides):
@@ -34,6 +35,7 @@ VCPUS=${1:-2}
 JOBS=${JOBS:-$VCPUS}
 ZNS=${ZNS_MIB:-2048}
 ZONE=${ZONE_MIB:-32}
+CAP=${ZONE_CAP_MIB:-$ZONE}
 SECS=${SECS:-10}
 command -v mkfs.f2fs >/dev/null || { echo "vm-scale: mkfs.f2fs missing (apt-get install f2fs-tools)"; exit 1; }
 command -v fio >/dev/null || { echo "vm-scale: fio missing (apt-get install fio)"; exit 1; }
@@ -47,7 +49,7 @@ for fs in gaze f2fs; do
 		-e GAZE_BUILDDIR="$BUILD" -e GAZE_SRCDIR="$SRC" \
 		-e FS_ONLY=$fs -e SECS="$SECS" -e JOBS="$JOBS" \
 		-e AGE_SECS="${AGE_SECS:-30}" -e NFILES="${NFILES:-6000}" \
-		-x "$SRC" -x "$BUILD" -z "$ZNS" -Z "$ZONE" -d 512 -b 4096 \
+		-x "$SRC" -x "$BUILD" -z "$ZNS" -Z "$ZONE" -C "$CAP" -d 512 -b 4096 \
 		"$SRC/tests/bench/guest/scale-bench.sh"
 	rc=$?
 	tr -d '\r' <"$OUT/$fs/console.log" | grep -aE '^# ' | tee "$OUT/$fs.figures"
@@ -55,7 +57,7 @@ for fs in gaze f2fs; do
 done
 fig() { awk -v k="$1 $2 $3" '$1 == "#" && $2 == "sc" && ($3" "$4" "$5) == k { print $6 }' "$OUT/$1.figures"; }
 ratio() { [ -n "$1" ] && [ -n "$2" ] && [ "$2" != 0 ] && echo "$1 / $2" | bc -l || echo 0; }
-echo "# GAZE and F2FS (zoned), ${ZNS} MiB ZNS in ${ZONE} MiB zones, $VCPUS vCPUs, N = $JOBS, $SECS s phases (kernel $VM_KVER)"
+echo "# GAZE and F2FS (zoned), ${ZNS} MiB ZNS in ${ZONE} MiB zones (capacity $CAP MiB), $VCPUS vCPUs, N = $JOBS, $SECS s phases (kernel $VM_KVER)"
 printf '%-10s %-9s %10s %10s %10s %10s %7s %7s %7s %s\n' row unit gaze_1 \
 	gaze_N f2fs_1 f2fs_N gz_gain f2_gain gz/f2 target
 row()	# TEST V1 VN UNIT

@@ -86,6 +86,7 @@ static pthread_mutex_t G = PTHREAD_MUTEX_INITIALIZER;	/* op + oracle */
 static struct gaze_dev *dev;
 static struct gaze_fs *fs;
 static char image_path[256];
+/* set once by fail() (under G); read without G by th_main's loop: atomic */
 static volatile int failed;
 static u64 ops_done, ops_enospc, n_cuts, n_reopens, n_cps, n_verified;
 static u64 n_fsyncs, n_rf_fsyncs, n_rf_nodes;
@@ -101,6 +102,7 @@ static u64 unsure_seq, n_straddled;
  * protocol.
  */
 #define RD_INOS	64
+#define RD_SCAN	64		/* model slots rd_publish looks at */
 static u32 rd_inos[RD_INOS];
 static int readers_stop;
 static u64 n_reads;			/* reader calls, summed at the join */
@@ -1385,8 +1387,11 @@ op_gc(struct th *t)
  * The staged GC (gcpipe.c), one stage per call, so that other operations
  * (and checkpoints, cache evictions, power cuts at epoch ends) fall
  * between its stages as they do when the module runs them on threads.
- * Operations are serialised by the harness, so gp needs no lock of its
- * own; gp_abandon drops a job when the instance goes away.
+ * gp is G's, like the model: every stage runs under G, except the read
+ * stage with --readers, which marks the job 6 under G, drops G while it
+ * reads into gp.b (no other thread touches gp while the stage is 6) and
+ * takes G back to move on.  gp_abandon drops a job when the instance
+ * goes away.
  */
 static struct {
 	struct gaze_gcp_job	job;
@@ -1572,15 +1577,13 @@ one_op(struct th *t)
 	}
 }
 
-static volatile int stop_threads;
-
 /* under G: a live inode of the model into a random slot of rd_inos */
 static void
 rd_publish(struct th *t)
 {
 	u32 i = (u32)rn(&t->rs, live.cap), k;
 
-	for (k = 0; k < 64 && i < live.cap; k++, i++) {
+	for (k = 0; k < RD_SCAN && i < live.cap; k++, i++) {
 		if (live.n[i]) {
 			__atomic_store_n(&rd_inos[rn(&t->rs, RD_INOS)], i,
 					 __ATOMIC_RELAXED);
@@ -1595,8 +1598,8 @@ th_main(void *arg)
 	struct th *t = arg;
 	u64 i;
 
-	for (i = 0; i < t->nops && !__atomic_load_n(&failed, __ATOMIC_RELAXED) &&
-	     !stop_threads; i++) {
+	for (i = 0; i < t->nops && !__atomic_load_n(&failed, __ATOMIC_RELAXED);
+	     i++) {
 		pthread_mutex_lock(&G);
 		one_op(t);
 		if (opt.readers)
