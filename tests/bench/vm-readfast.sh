@@ -21,7 +21,11 @@
 # figures are far below a real machine's; the ratios are the result.
 #
 # Needs a configured and built tree (GAZE_BUILDDIR, default build/),
-# kernel headers, QEMU and f2fs-tools.
+# kernel headers, QEMU and f2fs-tools.  Or, on a machine with none of
+# these (a many-core machine lent for minutes), GAZE_VM_BUNDLE=DIR: the
+# unpacked archive tests/bench/vm-bundle.sh made here, which holds the
+# kernel, QEMU, the tools and gaze.ko; the figures go to
+# ${GAZE_BUNDLE_OUT:-vm-out}/rf.
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 export GAZE_SRCDIR=$SRC
@@ -34,16 +38,27 @@ if [ -z "${THREADS:-}" ]; then
 	while [ $t -le "$VCPUS" ]; do THREADS="$THREADS $t"; t=$((t * 2)); done
 	case " $THREADS " in *" $VCPUS "*) ;; *) THREADS="$THREADS $VCPUS" ;; esac
 fi
-command -v mkfs.f2fs >/dev/null || { echo "vm-readfast: mkfs.f2fs missing (apt-get install f2fs-tools)"; exit 1; }
-. "$SRC/tests/vm/lib.sh"
-vm_init bench-readfast
-vm_kmod "$BUILD/kmod" || exit 1
-make -C "$BUILD" tests/vm/readfastutil gazectl/gazectl >"$OUT/helper.log" 2>&1 ||
-	{ echo "vm-readfast: building the helpers failed ($OUT/helper.log)"; exit 1; }
-GAZE_VM_SMP=$VCPUS "$HERE/run-guest.sh" -o "$OUT/rf" -t 3600 -m 2G \
-	-e GAZE_BUILDDIR="$BUILD" -e GAZE_SRCDIR="$SRC" -e SECS="$SECS" -e REPS="${REPS:-3}" \
-	-e THREADS="$THREADS" -x "$SRC" -x "$BUILD" -z 512 -Z 16 -d 1024 \
-	-b 4096 "$SRC/tests/bench/guest/readfast-bench.sh"
+if [ -n "${GAZE_VM_BUNDLE:-}" ]; then
+	# the guest's root is the bundle's: its build tree and scripts
+	HERE=$SRC/tests/vm
+	OUT=$(mkdir -p "${GAZE_BUNDLE_OUT:-vm-out}" && cd "${GAZE_BUNDLE_OUT:-vm-out}" && pwd)
+	VM_KVER=$(cat "$GAZE_VM_BUNDLE/kver")
+	GB=/gz/build GS=/gz/src SHARES=()
+else
+	command -v mkfs.f2fs >/dev/null || { echo "vm-readfast: mkfs.f2fs missing (apt-get install f2fs-tools)"; exit 1; }
+	. "$SRC/tests/vm/lib.sh"
+	vm_init bench-readfast
+	vm_kmod "$BUILD/kmod" || exit 1
+	make -C "$BUILD" tests/vm/readfastutil gazectl/gazectl >"$OUT/helper.log" 2>&1 ||
+		{ echo "vm-readfast: building the helpers failed ($OUT/helper.log)"; exit 1; }
+	GB=$BUILD GS=$SRC SHARES=(-x "$SRC" -x "$BUILD")
+fi
+# guest memory: the page cache holds little, but every vCPU costs some
+MEM=$((2048 + VCPUS * 64))M
+GAZE_VM_SMP=$VCPUS "$HERE/run-guest.sh" -o "$OUT/rf" -t 3600 -m $MEM \
+	-e GAZE_BUILDDIR="$GB" -e GAZE_SRCDIR="$GS" -e SECS="$SECS" -e REPS="${REPS:-3}" \
+	-e THREADS="$THREADS" "${SHARES[@]}" -z 512 -Z 16 -d 1024 \
+	-b 4096 "$GS/tests/bench/guest/readfast-bench.sh"
 rc=$?
 tr -d '\r' <"$OUT/rf/console.log" | grep -aE '^# ' | tee "$OUT/rf.figures"
 [ $rc -eq 0 ] || { echo "vm-readfast: guest exit $rc (console: $OUT/rf/console.log)"; exit 1; }
@@ -51,7 +66,7 @@ echo "# read fast path, $VCPUS vCPUs (kernel $VM_KVER), reads/s, median of ${REP
 printf '%-8s %3s %12s %12s %12s %12s %8s %8s %8s\n' load thr gaze-on \
 	gaze-off ext4 f2fs on/off on/ext4 on/f2fs
 fig() { awk -v k="$1 $2 $3" '$1 == "#" && $2 == "rf" && ($3" "$4" "$5) == k { print $6 }' "$OUT/rf.figures"; }
-ratio() { [ -n "$1" ] && [ -n "$2" ] && [ "$2" != 0 ] && echo "$1 / $2" | bc -l || echo 0; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print (a != "" && b + 0 != 0) ? a / b : 0 }'; }
 for load in hot16 hot4k many16 cold16; do
 	thr=$THREADS
 	[ $load = cold16 ] && thr=1

@@ -25,7 +25,13 @@
 # 6.1 in /boot (tests/vm/kver.sh).  $GAZE_VM_TIMEOUT_SCALE (a whole
 # number, default 1) multiplies -t, for hosts whose cores other work
 # keeps busy.  $GAZE_VM_SMP: vCPUs (default 2; the tests are written
-# for 2, benchmarks take more).
+# for 2, benchmarks take more).  $GAZE_VM_BUNDLE=DIR: boot the
+# self-contained guest tests/bench/vm-bundle.sh made (DIR/vmlinux,
+# DIR/initramfs.cpio.gz holding the guest's whole root, DIR/qemu)
+# instead of /boot's kernel over the host's root: SCRIPT is then a path
+# in that root, and -x is not available; GAZE_VM_OUTSHARE=0 then
+# leaves out the out dir's 9p share too (for hosts whose sandbox QEMU's
+# 9p server does not work in: the results are on the console).
 set -uo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 OUTD= TMO=600 MEM=2G ZNS=0 ZNS2=0 DISK=0 DLBS=512 ZSZ=16 ZCAP= PROPS= ENVS=() XDIRS=()
@@ -48,7 +54,13 @@ esac
 TMO=$((TMO * ${GAZE_VM_TIMEOUT_SCALE:-1}))
 BOOT_TMO=$((180 * ${GAZE_VM_TIMEOUT_SCALE:-1}))
 [ "$BOOT_TMO" -lt "$TMO" ] || BOOT_TMO=$TMO
-SCRIPT=$(readlink -f "$1")
+BUNDLE=${GAZE_VM_BUNDLE:-}
+if [ -n "$BUNDLE" ]; then
+	SCRIPT=$1
+	[ ${#XDIRS[@]} -eq 0 ] || { echo "run-guest: -x with GAZE_VM_BUNDLE" >&2; exit 2; }
+else
+	SCRIPT=$(readlink -f "$1")
+fi
 mkdir -p "$OUTD" && OUTD=$(readlink -f "$OUTD")
 for d in "$OUTD" "${XDIRS[@]}"; do
 	case $d in
@@ -56,29 +68,43 @@ for d in "$OUTD" "${XDIRS[@]}"; do
 	esac
 done
 LOG=$OUTD/console.log
-. "$HERE/kver.sh"
-KVER=$(gaze_kver)
-case $? in
-1) echo "run-guest: no kernel in /boot (apt-get install linux-image-amd64)" >&2; exit 2 ;;
-2) echo "run-guest: GAZE_KVER=$GAZE_KVER: no such kernel in /boot" >&2; exit 2 ;;
-esac
-CACHE=${GAZE_VM_CACHE:-$(dirname "$OUTD")/vm-cache}
-mkdir -p "$CACHE"
+if [ -n "$BUNDLE" ]; then
+	KERNEL=$BUNDLE/vmlinux INITRD=$BUNDLE/initramfs.cpio.gz
+	[ -s "$KERNEL" ] && [ -s "$INITRD" ] ||
+		{ echo "run-guest: GAZE_VM_BUNDLE=$BUNDLE: no vmlinux and initramfs.cpio.gz there" >&2; exit 2; }
+	QEMU=$BUNDLE/qemu/run
+	ROOTSHARE=() ROOTARG=gz.root=ram
+	OUTSHARE=(-virtfs "local,path=$OUTD,mount_tag=out,security_model=none,multidevs=remap")
+	[ "${GAZE_VM_OUTSHARE:-1}" != 0 ] || OUTSHARE=()
+else
+	QEMU=qemu-system-x86_64
+	ROOTSHARE=(-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap)
+	ROOTARG=
+	OUTSHARE=(-virtfs "local,path=$OUTD,mount_tag=out,security_model=none,multidevs=remap")
+	. "$HERE/kver.sh"
+	KVER=$(gaze_kver)
+	case $? in
+	1) echo "run-guest: no kernel in /boot (apt-get install linux-image-amd64)" >&2; exit 2 ;;
+	2) echo "run-guest: GAZE_KVER=$GAZE_KVER: no such kernel in /boot" >&2; exit 2 ;;
+	esac
+	CACHE=${GAZE_VM_CACHE:-$(dirname "$OUTD")/vm-cache}
+	mkdir -p "$CACHE"
 
-# the uncompressed kernel boots through PVH in half the time under TCG
-KERNEL=$CACHE/vmlinux-$KVER
-if [ ! -s "$KERNEL" ]; then
-	off=$(LC_ALL=C grep -aboP '\xfd7zXZ\x00' "/boot/vmlinuz-$KVER" | head -1 | cut -d: -f1)
-	if [ -n "$off" ] && { tail -c +$((off + 1)) "/boot/vmlinuz-$KVER" | xz -dc --single-stream >"$KERNEL.tmp"; } 2>/dev/null; then
-		mv "$KERNEL.tmp" "$KERNEL"
-	else
-		rm -f "$KERNEL.tmp"
-		KERNEL=/boot/vmlinuz-$KVER
+	# the uncompressed kernel boots through PVH in half the time under TCG
+	KERNEL=$CACHE/vmlinux-$KVER
+	if [ ! -s "$KERNEL" ]; then
+		off=$(LC_ALL=C grep -aboP '\xfd7zXZ\x00' "/boot/vmlinuz-$KVER" | head -1 | cut -d: -f1)
+		if [ -n "$off" ] && { tail -c +$((off + 1)) "/boot/vmlinuz-$KVER" | xz -dc --single-stream >"$KERNEL.tmp"; } 2>/dev/null; then
+			mv "$KERNEL.tmp" "$KERNEL"
+		else
+			rm -f "$KERNEL.tmp"
+			KERNEL=/boot/vmlinuz-$KVER
+		fi
 	fi
-fi
-INITRD=$CACHE/initramfs-$KVER.cpio.gz
-if [ ! -s "$INITRD" ] || [ "$HERE/guest-init.sh" -nt "$INITRD" ]; then
-	"$HERE/mkinitramfs.sh" "$INITRD" "$KVER" || exit 2
+	INITRD=$CACHE/initramfs-$KVER.cpio.gz
+	if [ ! -s "$INITRD" ] || [ "$HERE/guest-init.sh" -nt "$INITRD" ]; then
+		"$HERE/mkinitramfs.sh" "$INITRD" "$KVER" || exit 2
+	fi
 fi
 
 # a fresh copy of each device for every boot
@@ -132,7 +158,9 @@ done
 # a dynamically linked program starts about twice as fast, and the
 # tests' shell loops start thousands of them.  Guest userspace only; the
 # kernel and gaze.ko are not affected.
-APPEND="console=ttyS0,115200 panic=-1 oops=panic quiet loglevel=5 tsc=reliable mitigations=off norandmaps gz.cmd=$SCRIPT gz.out=$OUTD$XARGS"
+# without the out share, SCRIPT's environment travels on the command line
+[ "${#OUTSHARE[@]}" -gt 0 ] || ROOTARG="$ROOTARG gz.env=$(base64 -w0 "$OUTD/.gz-env")"
+APPEND="console=ttyS0,115200 panic=-1 oops=panic quiet loglevel=5 tsc=reliable mitigations=off norandmaps gz.cmd=$SCRIPT gz.out=$OUTD $ROOTARG$XARGS"
 PAT='Kernel panic|BUG:|Oops:|WARNING:|general protection fault|Call Trace:|blocked for more than|soft lockup|hard LOCKUP|RCU stall'
 # A kernel that dies while it boots, before SCRIPT starts (no "gz:
 # starting" line; gaze.ko is not loaded yet), is the emulator's failure,
@@ -146,12 +174,11 @@ PAT='Kernel panic|BUG:|Oops:|WARNING:|general protection fault|Call Trace:|block
 attempt=1
 while :; do
 	make_images
-	timeout -k 5 "$TMO" qemu-system-x86_64 -accel tcg,thread=multi \
+	timeout -k 5 "$TMO" "$QEMU" -accel tcg,thread=multi \
 		-cpu qemu64,+rdrand -smp "${GAZE_VM_SMP:-2}" -m "$MEM" -nodefaults -display none \
 		-no-reboot -serial stdio -monitor none \
 		-kernel "$KERNEL" -initrd "$INITRD" -append "$APPEND" \
-		-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
-		-virtfs "local,path=$OUTD,mount_tag=out,security_model=none,multidevs=remap" \
+		"${ROOTSHARE[@]}" "${OUTSHARE[@]}" \
 		"${SHARES[@]}" "${DEV[@]}" </dev/null >"$LOG" 2>&1 &
 	qpid=$!
 	boot_hung=0
