@@ -10,7 +10,9 @@
 #define GAZE_TEST_TAP_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int tap_count;
 static int tap_failed;
@@ -69,6 +71,35 @@ tap_diag(const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	printf("\n");
+}
+
+/*
+ * Whether case i (0-based) of a long case list runs here: with
+ * GAZE_TEST_SHARE=K/N, every Nth case from the Kth; unset, all.
+ * scripts/test-all.sh gives two builds complementary shares (0/2 and
+ * 1/2), so CI runs each case once; a case left out is only a "#" line,
+ * neither passed nor skipped.
+ */
+static inline bool
+tap_share(unsigned int i)
+{
+	const char *s = getenv("GAZE_TEST_SHARE");
+	unsigned long k, n;
+	char *end;
+
+	if (!s || !*s)
+		return true;
+	k = strtoul(s, &end, 10);
+	if (*end != '/' || !(n = strtoul(end + 1, &end, 10)) || *end || k >= n) {
+		printf("# GAZE_TEST_SHARE=%s is not K/N with K < N: every case runs\n",
+		       s);
+		return true;
+	}
+	if (i % n == k)
+		return true;
+	printf("# case %u left to the other shares (GAZE_TEST_SHARE=%s)\n",
+	       i, s);
+	return false;
 }
 
 /* prints the plan; returns the exit status of the test program */

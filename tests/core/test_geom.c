@@ -294,21 +294,32 @@ geometry(u32 zones, u32 cap, u32 pct)
 	       "also after a reopen", g, pct);
 }
 
+/* zones, capacity in blocks, file % of the user blocks */
+static const struct {
+	u32	zones, cap, pct;
+} geoms[] = {
+	{ 16, ZB, 70 },
+	{ 16, ZB, 85 },
+	{ 64, ZB, 70 },
+	{ 12, ZB, 70 },		/* the fewest zones mkfs accepts */
+	{ 32, ZB, 70 },
+	{ 16, ZB * 3 / 4, 70 },
+	{ 64, ZB * 3 / 4, 85 },
+};
+
 int
 main(int argc, char **argv)
 {
+	unsigned int i;
+
 	/* one geometry by hand: test_geom ZONES CAPACITY PCT */
 	if (argc == 4) {
 		geometry((u32)atoi(argv[1]), (u32)atoi(argv[2]),
 			 (u32)atoi(argv[3]));
 		return tap_done();
 	}
-	geometry(16, ZB, 70);
-	geometry(16, ZB, 85);
-	geometry(64, ZB, 70);
-	geometry(12, ZB, 70);	/* the fewest zones mkfs accepts */
-	geometry(32, ZB, 70);
-	geometry(16, ZB * 3 / 4, 70);
-	geometry(64, ZB * 3 / 4, 85);
+	for (i = 0; i < sizeof(geoms) / sizeof(geoms[0]); i++)
+		if (tap_share(i))
+			geometry(geoms[i].zones, geoms[i].cap, geoms[i].pct);
 	return tap_done();
 }
