@@ -5,8 +5,8 @@
 # archive, for a machine with more cores than this one that is not a
 # Debian 12 host: no QEMU, no /boot kernel, no f2fs-tools of its own (a
 # many-core machine lent for a few minutes; the archive must stay small
-# enough to travel there: Debian's fio alone pulls in 50 MiB of
-# libraries, so it is not included).  It holds:
+# enough to travel there: Debian's fio alone pulls in 80 MiB of
+# libraries (ceph's, ICU's), so it is not included).  It holds:
 #   vmlinux             the guest kernel ($GAZE_KVER, as tests/vm/kver.sh
 #                       picks it), uncompressed
 #   initramfs.cpio.gz   the usual /init (tests/vm/guest-init.sh) and,
