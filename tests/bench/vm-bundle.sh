@@ -118,10 +118,8 @@ cp "$MD"/modules.builtin "$MD"/modules.builtin.modinfo "$MD"/modules.order "$R$M
 depmod -b "$R" "$VM_KVER"
 
 # the kernel, uncompressed (PVH boots it in half the time under TCG)
-off=$(LC_ALL=C grep -aboP '\xfd7zXZ\x00' "/boot/vmlinuz-$VM_KVER" | head -1 | cut -d: -f1)
-[ -n "$off" ] || { echo "vm-bundle: /boot/vmlinuz-$VM_KVER is not xz-compressed"; exit 1; }
-tail -c +$((off + 1)) "/boot/vmlinuz-$VM_KVER" | xz -dc --single-stream >"$B/vmlinux" 2>/dev/null ||
-	[ -s "$B/vmlinux" ]
+gaze_vmlinux "$VM_KVER" "$B/vmlinux" ||
+	{ echo "vm-bundle: /boot/vmlinuz-$VM_KVER is not xz-compressed"; exit 1; }
 
 # the initramfs: the usual one, plus the root under /newroot
 "$HERE/mkinitramfs.sh" "$B/base.cpio.gz" "$VM_KVER"

@@ -50,3 +50,23 @@ gaze_kdir_release()
 	sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
 		"$1/include/generated/utsrelease.h" 2>/dev/null
 }
+
+# gaze_vmlinux KVER OUT: /boot/vmlinuz-KVER's xz-compressed kernel
+# uncompressed into OUT (it boots through PVH in half the time under
+# TCG); status 1, and no OUT, when it is not an xz bzImage
+gaze_vmlinux()
+{
+	local off
+
+	off=$(LC_ALL=C grep -aboP '\xfd7zXZ\x00' "/boot/vmlinuz-$1" | head -1 | cut -d: -f1)
+	# xz's status alone: it stops reading at the stream's end, and under
+	# pipefail tail's SIGPIPE would fail a pipeline
+	if [ -n "$off" ] &&
+	   xz -dc --single-stream < <(tail -c +$((off + 1)) "/boot/vmlinuz-$1") \
+		>"$2.tmp" 2>/dev/null; then
+		mv "$2.tmp" "$2"
+		return 0
+	fi
+	rm -f "$2.tmp"
+	return 1
+}

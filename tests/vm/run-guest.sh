@@ -68,19 +68,18 @@ for d in "$OUTD" "${XDIRS[@]}"; do
 	esac
 done
 LOG=$OUTD/console.log
+OUTSHARE=(-virtfs "local,path=$OUTD,mount_tag=out,security_model=none,multidevs=remap")
 if [ -n "$BUNDLE" ]; then
 	KERNEL=$BUNDLE/vmlinux INITRD=$BUNDLE/initramfs.cpio.gz
 	[ -s "$KERNEL" ] && [ -s "$INITRD" ] ||
 		{ echo "run-guest: GAZE_VM_BUNDLE=$BUNDLE: no vmlinux and initramfs.cpio.gz there" >&2; exit 2; }
 	QEMU=$BUNDLE/qemu/run
 	ROOTSHARE=() ROOTARG=gz.root=ram
-	OUTSHARE=(-virtfs "local,path=$OUTD,mount_tag=out,security_model=none,multidevs=remap")
 	[ "${GAZE_VM_OUTSHARE:-1}" != 0 ] || OUTSHARE=()
 else
 	QEMU=qemu-system-x86_64
 	ROOTSHARE=(-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap)
 	ROOTARG=
-	OUTSHARE=(-virtfs "local,path=$OUTD,mount_tag=out,security_model=none,multidevs=remap")
 	. "$HERE/kver.sh"
 	KVER=$(gaze_kver)
 	case $? in
@@ -92,15 +91,8 @@ else
 
 	# the uncompressed kernel boots through PVH in half the time under TCG
 	KERNEL=$CACHE/vmlinux-$KVER
-	if [ ! -s "$KERNEL" ]; then
-		off=$(LC_ALL=C grep -aboP '\xfd7zXZ\x00' "/boot/vmlinuz-$KVER" | head -1 | cut -d: -f1)
-		if [ -n "$off" ] && { tail -c +$((off + 1)) "/boot/vmlinuz-$KVER" | xz -dc --single-stream >"$KERNEL.tmp"; } 2>/dev/null; then
-			mv "$KERNEL.tmp" "$KERNEL"
-		else
-			rm -f "$KERNEL.tmp"
-			KERNEL=/boot/vmlinuz-$KVER
-		fi
-	fi
+	[ -s "$KERNEL" ] || gaze_vmlinux "$KVER" "$KERNEL" ||
+		KERNEL=/boot/vmlinuz-$KVER
 	INITRD=$CACHE/initramfs-$KVER.cpio.gz
 	if [ ! -s "$INITRD" ] || [ "$HERE/guest-init.sh" -nt "$INITRD" ]; then
 		"$HERE/mkinitramfs.sh" "$INITRD" "$KVER" || exit 2
