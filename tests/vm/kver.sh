@@ -63,10 +63,10 @@ gaze_vmlinux()
 	# pipefail tail's SIGPIPE would fail a pipeline
 	if [ -n "$off" ] &&
 	   xz -dc --single-stream < <(tail -c +$((off + 1)) "/boot/vmlinuz-$1") \
-		>"$2.tmp" 2>/dev/null; then
-		mv "$2.tmp" "$2"
+		>"$2.tmp.$$" 2>/dev/null; then
+		mv "$2.tmp.$$" "$2"
 		return 0
 	fi
-	rm -f "$2.tmp"
+	rm -f "$2.tmp.$$"
 	return 1
 }
