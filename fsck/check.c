@@ -1286,13 +1286,15 @@ node_salvage(struct fsck *f, void *blk, u32 magic, u64 addr, u32 nid,
 			fl &= ~(GAZE_IF_INLINE_DENTRY | GAZE_IF_DIR_HASHED);
 		if (!GAZE_S_ISREG(mode) && !GAZE_S_ISLNK(mode))
 			fl &= ~GAZE_IF_INLINE_DATA;
+		if (!GAZE_S_ISREG(mode) && !GAZE_S_ISDIR(mode))
+			fl &= ~GAZE_IF_COMPRESS_LOCAL;
 		if ((fl & GAZE_IF_INLINE_DENTRY) && (fl & GAZE_IF_DIR_HASHED))
 			return false;
 		if (gaze_fmt_compress_max_level(in->compress_algo) < 0 ||
 		    in->compress_level >
 		    gaze_fmt_compress_max_level(in->compress_algo) ||
 		    (fl & GAZE_IF_COMPRESS)) {
-			fl &= ~GAZE_IF_COMPRESS;
+			fl &= ~(GAZE_IF_COMPRESS | GAZE_IF_COMPRESS_LOCAL);
 			in->compress_algo = 0;
 			in->compress_level = 0;
 			in->compress_log_cluster = 0;

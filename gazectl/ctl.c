@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <libgen.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -962,11 +961,40 @@ gaze_cmd_set(const struct gaze_cmd *cmd, int argc, char **argv)
 	return ret;
 }
 
+/*
+ * As zfs get's SOURCE: "local" when set on this file or directory itself
+ * (the inode records it), "inherited" when taken from its directory
+ * when it was made, "default" for a filesystem's root that was never set
+ * (the mkfs default, or compress=).  A module that does not say
+ * (GAZE_COMPRESS_SOURCE clear) gets "-".
+ */
+static const char *
+cp_source(const char *path, const struct gaze_ioc_compress *c)
+{
+	struct stat st, pst;
+	char *dir;
+	bool root;
+
+	if (!(c->flags & GAZE_COMPRESS_SOURCE))
+		return "-";
+	if (c->flags & GAZE_COMPRESS_LOCAL)
+		return "local";
+	dir = malloc(strlen(path) + 4);
+	if (!dir)
+		return "inherited";
+	/* the root: its .. is itself, or on another filesystem */
+	sprintf(dir, "%s/..", path);
+	root = !stat(path, &st) && S_ISDIR(st.st_mode) && !stat(dir, &pst) &&
+	       (st.st_dev != pst.st_dev || st.st_ino == pst.st_ino);
+	free(dir);
+	return root ? "default" : "inherited";
+}
+
 int
 gaze_cmd_get(const struct gaze_cmd *cmd, int argc, char **argv)
 {
-	struct gaze_ioc_compress c, pc;
-	char buf[32], *dir;
+	struct gaze_ioc_compress c;
+	char buf[32];
 	const char *src, *name;
 	struct gaze_json j;
 	bool json = false;
@@ -988,13 +1016,7 @@ gaze_cmd_get(const struct gaze_cmd *cmd, int argc, char **argv)
 			ret = GAZE_EXIT_FAIL;
 			continue;
 		}
-		/* as zfs get: the same as its directory, or its own */
-		dir = strdup(argv[i]);
-		src = "local";
-		if (dir && !cp_ioc(NULL, dirname(dir), false, 0, 0, &pc) &&
-		    pc.algo == c.algo && pc.level == c.level)
-			src = "inherited";
-		free(dir);
+		src = cp_source(argv[i], &c);
 		name = cp_name(&c, buf, sizeof(buf));
 		if (json) {
 			gaze_json_obj_begin(&j, NULL);

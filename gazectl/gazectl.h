@@ -44,6 +44,10 @@ int gaze_cmd_nargs(const struct gaze_cmd *cmd, int argc, int optind);
 int gaze_cmd_usage_error(const struct gaze_cmd *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* GAZE_IF_* by bit (inspect.c): dump inode, stat and ls show them */
+#define GAZE_CTL_NR_INODE_FLAGS	11
+extern const char *const gaze_ctl_inode_flags[GAZE_CTL_NR_INODE_FLAGS];
+
 /* reader.c: the read-only image reader */
 int gaze_cmd_ls(const struct gaze_cmd *cmd, int argc, char **argv);
 int gaze_cmd_cat(const struct gaze_cmd *cmd, int argc, char **argv);

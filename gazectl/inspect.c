@@ -480,10 +480,14 @@ static const char *const table_names[GAZE_NR_TABLES] = {
 	"imap", "zinfo", "usage", "summary",
 };
 
-static const char *const flag_names[] = {
+/* GAZE_IF_* by bit, for dump inode, stat and ls */
+const char *const gaze_ctl_inode_flags[GAZE_CTL_NR_INODE_FLAGS] = {
 	"inline_data", "inline_dentry", "compress", "append", "immutable",
 	"noatime", "nodump", "sync", "orphan", "dir_hashed",
+	"compress_local",
 };
+_Static_assert(GAZE_IF_ALL == (1u << GAZE_CTL_NR_INODE_FLAGS) - 1,
+	       "a name for every inode flag");
 
 static const char *const cp_flag_names[] = {
 	"umount", "fsck_needed", "orphans", "mkfs",
@@ -1303,8 +1307,8 @@ dump_inode_fields(struct out *o, const struct gaze_inode *in)
 	o_u64(o, "ctime_nsec", le32_to_cpu(in->ctime_nsec));
 	o_u64(o, "crtime", le64_to_cpu(in->crtime));
 	o_u64(o, "crtime_nsec", le32_to_cpu(in->crtime_nsec));
-	o_flags(o, "flags", le32_to_cpu(in->flags), flag_names,
-		ARRAY_SIZE(flag_names));
+	o_flags(o, "flags", le32_to_cpu(in->flags), gaze_ctl_inode_flags,
+		GAZE_CTL_NR_INODE_FLAGS);
 	o_u64(o, "generation", le32_to_cpu(in->generation));
 	o_u64(o, "parent", le32_to_cpu(in->parent));
 	o_u64(o, "xattr_nid", le32_to_cpu(in->xattr_nid));

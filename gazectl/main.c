@@ -345,9 +345,10 @@ MNT_NOTE
 		.usage = "[--json] PATH...",
 		.help =
 "For each PATH on a mounted GAZE filesystem: the compression new writes\n"
-"use, whether it is the same as its directory's (inherited) or its own\n"
-"(local), as zfs get shows a property's source, and the space its\n"
-"compressed clusters save.\n"
+"use, its source as zfs get shows it (local: set on PATH itself by\n"
+"gazectl set or chattr; inherited: taken from its directory when it was\n"
+"made; default: a root never set), and the space its compressed\n"
+"clusters save.\n"
 "\n"
 "      --json       print a JSON array (bytes)\n",
 		.min_args = 1, .max_args = 1024,

@@ -426,11 +426,6 @@ rd_compress(const struct gaze_attr *a)
 	return buf;
 }
 
-static const char *const rd_flag_names[] = {
-	"inline_data", "inline_dentry", "compress", "append", "immutable",
-	"noatime", "nodump", "sync", "orphan", "dir_hashed",
-};
-
 /* the fields ls --json and stat --json both write, in this order */
 static void
 rd_json_inode(struct gaze_json *j, const struct gaze_attr *a)
@@ -772,9 +767,9 @@ stat_json(struct rd_img *img, const char *path, const struct gaze_attr *a,
 	gaze_json_u64(&j, "rdev_minor", a->rdev_minor);
 	gaze_json_u64(&j, "flags", a->flags & GAZE_IF_ALL);
 	gaze_json_arr_begin(&j, "flag_names");
-	for (i = 0; i < ARRAY_SIZE(rd_flag_names); i++)
+	for (i = 0; i < GAZE_CTL_NR_INODE_FLAGS; i++)
 		if (a->flags & (1u << i))
-			gaze_json_str(&j, NULL, rd_flag_names[i]);
+			gaze_json_str(&j, NULL, gaze_ctl_inode_flags[i]);
 	gaze_json_arr_end(&j);
 	gaze_json_str(&j, "compression", rd_compress(a));
 	gaze_json_u64(&j, "compr_saved_blocks", a->compr_blocks);
@@ -834,9 +829,9 @@ stat_text(struct rd_img *img, const char *path, const struct gaze_attr *a,
 	       (unsigned long long)a->size, (unsigned long long)a->blocks);
 	printf("  Rdev: %u:%u\n", a->rdev_major, a->rdev_minor);
 	printf(" Flags: 0x%x (", a->flags & GAZE_IF_ALL);
-	for (i = 0; i < ARRAY_SIZE(rd_flag_names); i++) {
+	for (i = 0; i < GAZE_CTL_NR_INODE_FLAGS; i++) {
 		if (a->flags & (1u << i)) {
-			printf("%s%s", any ? "," : "", rd_flag_names[i]);
+			printf("%s%s", any ? "," : "", gaze_ctl_inode_flags[i]);
 			any = true;
 		}
 	}

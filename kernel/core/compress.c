@@ -660,6 +660,7 @@ gaze_cluster_expand(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
  * A new file or directory (mode) takes its parent directory's setting;
  * in a directory that does not compress, the mount's compress= if any;
  * the root, created with no parent yet, takes the superblock's default.
+ * Either way the value is inherited: GAZE_IF_COMPRESS_LOCAL stays clear.
  */
 void
 gaze_cluster_inherit(const struct gaze_fs *fs, const struct gaze_inode *dir,
@@ -713,7 +714,8 @@ gaze_cluster_set_prop(struct gaze_fs *fs, struct gaze_mbuf *imb, u8 algo,
 		if (!in->compress_log_cluster)
 			in->compress_log_cluster = fs->sb.compress_log_cluster;
 	}
-	in->flags = cpu_to_le32(flags);
+	/* gazectl get: its own value now, not its directory's */
+	in->flags = cpu_to_le32(flags | GAZE_IF_COMPRESS_LOCAL);
 	in->compress_algo = algo;
 	in->compress_level = level;
 	gaze_mbuf_dirty(fs, imb);

@@ -1082,6 +1082,9 @@ fmt_inode_flags(const struct gaze_inode *in, const char **why)
 		return fmt_bad(why, "inode: directory both inline and hashed");
 	if ((flags & GAZE_IF_COMPRESS) && in->compress_algo == GAZE_COMPRESS_NONE)
 		return fmt_bad(why, "inode: compress flag without an algorithm");
+	if ((flags & GAZE_IF_COMPRESS_LOCAL) && type != FMT_S_IFREG && !dir)
+		return fmt_bad(why,
+			       "inode: compression set on a file that is not regular or a directory");
 	return fmt_compress_check(in->compress_algo, in->compress_level,
 				  in->compress_log_cluster,
 				  flags & GAZE_IF_COMPRESS, why);

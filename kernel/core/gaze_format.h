@@ -432,7 +432,10 @@ struct gaze_cp_trailer {
 #define GAZE_IF_SYNC		0x0080
 #define GAZE_IF_ORPHAN		0x0100	/* on the orphan list */
 #define GAZE_IF_DIR_HASHED	0x0200	/* dir uses bucket/index blocks */
-#define GAZE_IF_ALL		0x03ff
+/* compress_algo/level (or none) were set on this inode itself (gazectl
+ * set, chattr +c/-c), not taken from its directory when it was made */
+#define GAZE_IF_COMPRESS_LOCAL	0x0400
+#define GAZE_IF_ALL		0x07ff
 
 #define GAZE_INLINE_XATTR_SIZE	256
 #define GAZE_NR_DIRECT_NODES	2

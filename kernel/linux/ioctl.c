@@ -749,6 +749,9 @@ static long gaze_ioc_compress(struct file *filp, void __user *arg)
 	gaze_nofs_end(nofs);
 	if (ret)
 		return gaze_error(inode->i_sb, ret, "compress");
+	c.flags = GAZE_COMPRESS_SOURCE;
+	if (a.flags & GAZE_IF_COMPRESS_LOCAL)
+		c.flags |= GAZE_COMPRESS_LOCAL;
 	c.algo = (a.flags & GAZE_IF_COMPRESS) ? a.compress_algo : 0;
 	c.level = (a.flags & GAZE_IF_COMPRESS) ? a.compress_level : 0;
 	c.log_cluster = a.compress_log_cluster;

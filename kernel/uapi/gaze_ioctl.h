@@ -217,11 +217,19 @@ struct gaze_ioc_gc {
 #define GAZE_SHUTDOWN_NOLOGFLUSH	2
 
 /* ---- GAZE_IOC_COMPRESS: how a file or directory compresses ------------- */
-#define GAZE_COMPRESS_SET	0x1	/* set algo and level; else only read */
+#define GAZE_COMPRESS_SET	0x1	/* in: set algo and level; else only read */
+/* out, in flags: where the value comes from (as zfs get's SOURCE) */
+#define GAZE_COMPRESS_SOURCE	0x100	/* the module reports GAZE_COMPRESS_LOCAL */
+#define GAZE_COMPRESS_LOCAL	0x200	/* set on this inode (gazectl set,
+					 * chattr +c/-c); else inherited from
+					 * its directory (or for the root, the
+					 * mkfs default or compress=) */
 
 struct gaze_ioc_compress {
 	__u32	version;		/* in: GAZE_IOC_VERSION */
-	__u32	flags;			/* in: GAZE_COMPRESS_SET or 0 */
+	__u32	flags;			/* in: GAZE_COMPRESS_SET or 0;
+					 * out: GAZE_COMPRESS_SOURCE and
+					 * GAZE_COMPRESS_LOCAL if set */
 	__u8	algo;			/* in (SET) and out: GAZE_COMPRESS_* of
 					 * the format for new writes; 0 none */
 	__u8	level;			/* in (SET) and out: 0 the default */

@@ -513,6 +513,32 @@ test_inherit(void)
 	TAP_MUST(gaze_ns_getattr(fs, g, &a));
 	tap_ok(!err && !(a.flags & GAZE_IF_COMPRESS),
 	       "zstd:7 on a directory passes through a subdirectory to a file; a sibling outside does not take it");
+
+	/* the source (gazectl get): set here, or taken at creation */
+	TAP_MUST(gaze_ns_set_compress(fs, g, GAZE_COMPRESS_NONE, 0));
+	TAP_MUST(gaze_ns_set_compress(fs, sub, GAZE_COMPRESS_ZSTD, 7));
+	TAP_MUST(gaze_ns_set_compress(fs, dir, GAZE_COMPRESS_LZ4, 0));
+	fs = reopen(fs);
+	err = 0;
+	TAP_MUST(gaze_ns_getattr(fs, GAZE_ROOT_INO, &a));
+	err |= !!(a.flags & GAZE_IF_COMPRESS_LOCAL);
+	TAP_MUST(gaze_ns_getattr(fs, dir, &a));
+	err |= !(a.flags & GAZE_IF_COMPRESS_LOCAL) << 1;
+	TAP_MUST(gaze_ns_getattr(fs, sub, &a));
+	err |= !(a.flags & GAZE_IF_COMPRESS_LOCAL) << 2;
+	TAP_MUST(gaze_ns_getattr(fs, f, &a));
+	err |= (!!(a.flags & GAZE_IF_COMPRESS_LOCAL) ||
+		a.compress_algo != GAZE_COMPRESS_ZSTD) << 3;
+	TAP_MUST(gaze_ns_getattr(fs, g, &a));
+	err |= (!(a.flags & GAZE_IF_COMPRESS_LOCAL) ||
+		(a.flags & GAZE_IF_COMPRESS)) << 4;
+	TAP_MUST(create(fs, dir, "h", 0100644, &g));
+	TAP_MUST(gaze_ns_getattr(fs, g, &a));
+	err |= (!!(a.flags & GAZE_IF_COMPRESS_LOCAL) ||
+		a.compress_algo != GAZE_COMPRESS_LZ4) << 5;
+	tap_ok(!err,
+	       "the source after a remount: set on a directory (even to its parent's value) or to none on a file is local; the root, a file made in a directory and one made after the directory changed are inherited, the older keeping its value (%#x)",
+	       err);
 	TAP_MUST(gaze_fs_close(fs));
 	gaze_dev_close(d);
 

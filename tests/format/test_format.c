@@ -492,7 +492,7 @@ static const struct mut reg_muts[] = {
 	M(struct gaze_inode, hdr.flags, 8, "header: unknown flags"),
 	M(struct gaze_inode, mode, 0, "file type"),
 	M(struct gaze_inode, mode, 0170644, "file type"),
-	M(struct gaze_inode, flags, 0x400, "unknown flags"),
+	M(struct gaze_inode, flags, 0x800, "unknown flags"),
 	M(struct gaze_inode, flags, GAZE_IF_INLINE_DENTRY, "directory flags"),
 	M(struct gaze_inode, flags, GAZE_IF_DIR_HASHED, "directory flags"),
 	M(struct gaze_inode, pad0, 1, "reserved"),
@@ -532,6 +532,7 @@ static const struct mut reg_ok_muts[] = {
 	M(struct gaze_inode, inline_xattr_used, 12, ""),
 	M(struct gaze_inode, inline_used, GAZE_INLINE_SIZE, ""),
 	M(struct gaze_inode, compress_algo, GAZE_COMPRESS_ZSTD, ""),
+	M(struct gaze_inode, flags, GAZE_IF_COMPRESS_LOCAL, ""),
 	M(struct gaze_inode, dir_depth, 19, ""),
 };
 
@@ -631,6 +632,12 @@ test_inode(void)
 
 	build_symlink(in);
 	tap_ok(!v_inode(in, INO_AT, &why), "symlink with inline target verifies");
+	in->flags = cpu_to_le32(GAZE_IF_INLINE_DATA | GAZE_IF_COMPRESS_LOCAL);
+	gaze_fmt_csum_set(in);
+	tap_ok(v_inode(in, INO_AT, &why) == -EFSCORRUPTED &&
+	       strstr(why, "not regular or a directory"),
+	       "a compression source on a symlink is rejected");
+	build_symlink(in);
 	in->mode = cpu_to_le16(0060600);
 	gaze_fmt_csum_set(in);
 	tap_ok(v_inode(in, INO_AT, &why) == -EFSCORRUPTED,

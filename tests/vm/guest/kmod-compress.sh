@@ -196,11 +196,26 @@ run mount -o remount,compress=xz $M
 run "$CTL" set compression=gzip:9 $M/plain
 [ $rc -eq 0 ] || fail "gazectl set compression=gzip:9: $(cat $W/err)"
 cp /usr/include/linux/fs.h $M/plain/h
-run "$CTL" get $M/plain $M/plain/h $M/inherit
+run "$CTL" get $M/plain $M/plain/h $M/inherit $M
 grep -q "^$M/plain  *gzip:9  *local" $W/out &&
 grep -q "^$M/plain/h  *gzip:9  *inherited" $W/out &&
-grep -q "^$M/inherit  *lz4  *inherited" $W/out ||
+grep -q "^$M/inherit  *lz4  *inherited" $W/out &&
+grep -q "^$M  *lz4  *default" $W/out ||
 	fail "gazectl get: $(cat $W/out)"
+# the source is recorded, not guessed: a file set to its directory's
+# value is local; one made before its directory changed stays inherited
+cp /usr/include/linux/fs.h $M/plain/k
+run "$CTL" set compression=gzip:9 $M/plain/k
+run "$CTL" set compression=zstd:2 $M/plain
+run umount $M
+run mount -t gaze $D $M
+[ $rc -eq 0 ] || fail "remount after gazectl set"
+run "$CTL" get --json $M/plain/k $M/plain/h $M/plain
+tr -d ' \n' <$W/out >$W/one
+grep -q '"path":"[^"]*/plain/k","compression":"gzip:9","source":"local"' $W/one &&
+grep -q '"path":"[^"]*/plain/h","compression":"gzip:9","source":"inherited"' $W/one &&
+grep -q '"path":"[^"]*/plain","compression":"zstd:2","source":"local"' $W/one ||
+	fail "gazectl get after a remount: $(cat $W/out)"
 run "$CTL" set compression=xz $M/plain
 [ $rc -eq 2 ] || fail "gazectl set compression=xz: exit $rc, expected 2"
 run "$CTL" set compression=none $M/plain/h
@@ -212,7 +227,9 @@ for p in plain/f:zstd:5 inherit/f:lz4 plain/g:none plain/h:none; do
 	    sed -n 's/^ *"compression": "\(.*\)",$/\1/p')
 	[ "$c" = "${p#*:}" ] || fail "/${p%%:*} compresses with '$c', expected ${p#*:}"
 done
-ok "compress=zstd:5 (shown in /proc/mounts) goes to new files in a directory without compression; one that compresses (lz4) keeps its own; remount,compress=no stops it; compress=xz refused; gazectl set/get compression= (local, inherited, none)"
+run "$FSCK" -fn $D
+[ $rc -eq 0 ] || fail "fsck.gaze -fn after gazectl set: exit $rc"
+ok "compress=zstd:5 (shown in /proc/mounts) goes to new files in a directory without compression; one that compresses (lz4) keeps its own; remount,compress=no stops it; compress=xz refused; gazectl set/get compression= (local, inherited, default, none), the source kept across a remount; fsck clean"
 
 # chattr +c and compress= without the feature
 run "$MKFS" -f $D
