@@ -76,10 +76,15 @@ static inline void gaze_wallclock(s64 *sec, u32 *nsec)
 #define GAZE_LOG_INFO 6
 #define GAZE_LOG_DEBUG 7
 extern int gaze_log_level;
+/*
+ * Rate-limited per call site (printk_ratelimited: 10 in 5 s by default),
+ * as XFS limits its corruption reports: a damaged or hostile image whose
+ * bad node is looked up on every access must not flood the log.
+ */
 #define gaze_log(level, fmt, ...)					\
 	do {								\
 		if ((level) <= gaze_log_level)				\
-			printk("%sgaze: " fmt "\n",			\
+			printk_ratelimited("%sgaze: " fmt "\n",	\
 			       (level) == GAZE_LOG_ERR ? KERN_ERR :	\
 			       (level) == GAZE_LOG_WARN ? KERN_WARNING :	\
 			       KERN_INFO, ##__VA_ARGS__);		\
