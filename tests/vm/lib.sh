@@ -12,6 +12,9 @@
 #                     tests; exit 77 without kernel headers (99 when
 #                     GAZE_KVER or KDIR named them), 1 on a build failure
 #                     or any compiler/modpost warning
+#   vm_share K NAME   true when this pass boots guest NAME, which belongs
+#                     to share K of GAZE_VM_SHARE=K/N (unset: every
+#                     guest runs); else prints a "#" line saying so
 #   vm_guest NAME SCRIPT [run-guest options]
 #                     boot a guest running SCRIPT; prints its TAP lines and
 #                     "ok"/"not ok" with its wall seconds; sets
@@ -62,9 +65,12 @@ vm_kmod_build()
 
 	rm -rf "$k"
 	cp -r "$SRC/kernel" "$k" || return 1
-	# a make of its own: make check's jobserver is not Kbuild's business
+	# a make of its own: make check's jobserver is not Kbuild's business;
+	# on every CPU, since the other VM tests wait for it (one job took
+	# 50 s of a CI run's make check with the second CPU idle)
 	if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-		make -C "$k" KDIR="$kdir" >"$log" 2>&1; then
+		make -j"$(nproc 2>/dev/null || echo 2)" -C "$k" KDIR="$kdir" \
+		>"$log" 2>&1; then
 		echo "not ok - building gaze.ko failed ($log):"
 		tail -20 "$log"
 		return 1
@@ -111,6 +117,14 @@ vm_kmod()
 	rm -rf "$k"
 	mkdir -p "$k" && cp "$shared/gaze.ko" "$k/gaze.ko" || exit 1
 	echo "ok - gaze.ko for $kver from $kdir ($shared; $((SECONDS - t0)) s)"
+}
+
+vm_share()
+{
+	[ -n "${GAZE_VM_SHARE:-}" ] || return 0
+	[ "${GAZE_VM_SHARE%/*}" = "$1" ] && return 0
+	echo "# $2: booted by the pass with GAZE_VM_SHARE=$1/${GAZE_VM_SHARE#*/}, not this one ($GAZE_VM_SHARE)"
+	return 1
 }
 
 vm_guest()
