@@ -284,7 +284,7 @@ static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
 }
 
 /*
- * Writeback room, before the batch's blocks go to the core (whose own
+ * Writeback room, before a batch's blocks go to the core (whose own
  * foreground GC is the baseline mover under fs->lock, while every other
  * writeback and GC stage waits).  Without the pipeline: the baseline's
  * foreground GC a step at a time (gaze_resv_fg_steps).  With it: while
@@ -294,9 +294,11 @@ static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
  * the pipeline itself (fs->lock per batch only), or waits for the
  * reclaims in flight, up to GAZE_WB_ROOM_ROUNDS times; a victim not
  * worth a move (-ENOENT) ends it, leaving real need to the core.
- * Called with the batch's folios locked: GC never touches file pages in
- * the page cache (it reads blocks into its pool), so it cannot wait on
- * them.
+ * Called when a writeback batch begins (file.c gaze_wb_add), with only
+ * its first folio locked, so that writers of the pages the batch would
+ * gather do not wait for the reclaims made here; GC never touches file
+ * pages in the page cache (it reads blocks into its pool), so it cannot
+ * wait on that folio.
  */
 #define GAZE_WB_ROOM_ROUNDS	8
 
