@@ -657,10 +657,10 @@ static int gaze_wb_add(struct folio *folio, struct writeback_control *wbc,
 		return gaze_write_folio(folio, wbc, &wb->wrote, &wb->refused);
 	}
 	/*
-	 * Room for a whole batch before it is gathered, with this one folio
-	 * locked: a reclaim made here (seconds on zones of a gigabyte) must
-	 * not hold up writers of the batch's other folios, as it did when
-	 * it ran with all of them locked (16 s write stalls at 32 x 1 GiB).
+	 * Room for a whole batch before it is gathered, with only this
+	 * folio locked: a reclaim made here takes seconds on zones of a
+	 * gigabyte, and writers of the pages the batch gathers next must
+	 * not wait for it on their folio locks (resv.c).
 	 */
 	if (!wb->nr)
 		gaze_resv_wb_room(GAZE_SB(inode->i_sb),
