@@ -1309,6 +1309,14 @@ int gaze_file_dirty_blocks(struct gaze_fs *fs, u32 ino, const u64 *runs,
 int gaze_file_map_cluster(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addrs,
 			  u32 *n, u32 *nvalid);
 /*
+ * How many blocks the cluster holding fblk may still grow by when it is
+ * stored again: its size in blocks less those it holds now (the stream's
+ * when packed, the mapped and preallocated slots when plain).  0 for a
+ * plain cluster with every slot mapped; the cluster's size for one never
+ * written or still inline.  *room = 0 for a file without clusters.
+ */
+int gaze_file_cluster_room(struct gaze_fs *fs, u32 ino, u64 fblk, u32 *room);
+/*
  * fallocate(2) of a regular file; mode bits are the kernel's FALLOC_FL_*
  * values.  0 / KEEP_SIZE ("allocate"): with the ro_compat feature
  * prealloc, every hole among the blocks the range touches becomes

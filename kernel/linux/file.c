@@ -743,7 +743,7 @@ again:
 		return ret;
 	page = grab_cache_page_write_begin(mapping, pos >> PAGE_SHIFT);
 	if (!page) {
-		gaze_resv_drop(inode, &held);
+		gaze_resv_drop(inode, pos >> PAGE_SHIFT, &held);
 		return -ENOMEM;
 	}
 	if (gaze_resv_attach(page_folio(page), &held)) {
@@ -958,7 +958,7 @@ static vm_fault_t gaze_page_mkwrite(struct vm_fault *vmf)
 	    folio_pos(folio) >= i_size_read(inode)) {
 		/* truncated meanwhile: let the fault start over */
 		folio_unlock(folio);
-		gaze_resv_drop(inode, &held);
+		gaze_resv_drop(inode, folio->index, &held);
 		ret = VM_FAULT_NOPAGE;
 		goto out;
 	}

@@ -187,6 +187,9 @@ static inline struct gaze_fs *GAZE_FS(struct super_block *sb)
 struct gaze_inode_info {
 	struct inode	vfs;
 	u32		flags;
+	/* files with clusters: cluster index -> pages on its write
+	 * reservation (xa_mk_value counts, under the xarray's lock; resv.c) */
+	struct xarray	resv_cl;
 };
 
 static inline struct gaze_inode_info *GAZE_I(struct inode *inode)
@@ -377,7 +380,9 @@ void gaze_resv_init(struct gaze_sb_info *sbi);
 int gaze_resv_write_begin(struct address_space *mapping, pgoff_t index,
 			  void **held);
 int gaze_resv_attach(struct folio *folio, void **held);
-void gaze_resv_drop(struct inode *inode, void **held);
+void gaze_resv_drop(struct inode *inode, pgoff_t index, void **held);
+/* evict_inode, after the page cache is gone: the cluster holds are too */
+void gaze_resv_evict(struct inode *inode);
 /* writeback of nr blocks, no fs->lock: room first, through the pipeline
  * when the free zones run low, else by the baseline's foreground GC a
  * zone per fs->lock hold (resv.c) */

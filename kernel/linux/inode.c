@@ -464,6 +464,7 @@ void gaze_evict_inode(struct inode *inode)
 
 	gaze_drain_mapping(inode);
 	truncate_inode_pages_final(&inode->i_data);
+	gaze_resv_evict(inode);
 	if (!inode->i_nlink && !S_ISDIR(inode->i_mode) &&
 	    !is_bad_inode(inode) && !sb_rdonly(inode->i_sb)) {
 		nofs = gaze_nofs_begin();

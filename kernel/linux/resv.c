@@ -5,7 +5,9 @@
  * kernel/core/space.c "Write reservations").
  *
  * selective_blocking=1 (default).  write_begin reserves one block for a
- * page that is neither dirty nor reserved yet, before the data is copied:
+ * page that is neither dirty nor reserved yet (in a file with compressed
+ * clusters, a hold on its cluster: below, gaze_resv_cl_*), before the
+ * data is copied:
  *   0        the page is marked reserved (folio private = GAZE_RESV_*);
  *   -ENOSPC  the write fails at write() (nothing was copied);
  *   -EAGAIN  the space exists only once GC frees it: the writer counts as
@@ -69,6 +71,8 @@
 /* folio->private of a page holding a reservation */
 #define GAZE_RESV_NEW		((void *)1UL)
 #define GAZE_RESV_OVER		((void *)2UL)
+/* a page of a file with clusters: its cluster holds the blocks */
+#define GAZE_RESV_CL		((void *)3UL)
 
 #define GAZE_RESV_WAIT		(HZ / 20)
 #define GAZE_RESV_MAX_ROUNDS	200	/* x GAZE_RESV_WAIT: 10 s */
@@ -92,7 +96,109 @@ static bool gaze_resv_marked(struct folio *folio)
 {
 	void *p = folio_get_private(folio);
 
-	return p == GAZE_RESV_NEW || p == GAZE_RESV_OVER;
+	return p == GAZE_RESV_NEW || p == GAZE_RESV_OVER || p == GAZE_RESV_CL;
+}
+
+/*
+ * Files with compressed clusters.  Writeback stores a whole cluster, and
+ * rewriting a packed one can take up to all of the cluster's blocks
+ * (incompressible data where compressible data was), so a block per
+ * dirtied page would not cover it.  Instead the cluster holds the
+ * reservation: while any of its pages is marked GAZE_RESV_CL (dirty, or
+ * about to be), the cluster holds its size in blocks, taken by the page
+ * that finds no hold on it and given back with the last mark.  A count
+ * per cluster lives in the inode (gi->resv_cl, an xarray of counts
+ * under its own lock): the hold outlives a store of the cluster while
+ * other pages of it are still marked, so a store that finds its cluster
+ * smaller cannot hand the blocks it freed to another writer before the
+ * cluster is stored again.
+ *
+ * The hold is taken as new, which needs the whole cluster free on the
+ * logical rule; as an overwrite (no logical check) only when the cluster
+ * cannot grow (gaze_file_cluster_room: a plain cluster with every slot
+ * mapped).  A packed cluster is thus refused near a full filesystem even
+ * where the data would compress again, as ZFS counts a write at its
+ * uncompressed size; before refusing, the writer writes back its own
+ * file once or twice, which gives back holds of clusters already dirty.
+ * The dirty cap counts the holds too.  Every inode with clusters has the
+ * superblock's cluster size (kernel/core/compress.c).
+ */
+static u32 gaze_resv_cl_log(struct inode *inode)
+{
+	return GAZE_FS(inode->i_sb)->sb.compress_log_cluster;
+}
+
+static bool gaze_resv_has_cl(struct inode *inode)
+{
+	return READ_ONCE(GAZE_I(inode)->flags) & GAZE_ATTR_CLUSTERS;
+}
+
+/* one more page on cluster cl's hold, if it has one */
+static bool gaze_resv_cl_ref(struct xarray *xa, unsigned long cl)
+{
+	void *v;
+
+	xa_lock(xa);
+	v = xa_load(xa, cl);
+	if (v)
+		__xa_store(xa, cl, xa_mk_value(xa_to_value(v) + 1),
+			   GFP_NOWAIT);
+	xa_unlock(xa);
+	return v != NULL;
+}
+
+/*
+ * The caller took the cluster's blocks: they become its hold (0), or a
+ * hold appeared meanwhile and the page joined it (1: give them back)
+ */
+static int gaze_resv_cl_hold(struct xarray *xa, unsigned long cl)
+{
+	int ret;
+
+	for (;;) {
+		ret = xa_insert(xa, cl, xa_mk_value(1), GFP_NOFS);
+		if (ret != -EBUSY)
+			return ret;
+		if (gaze_resv_cl_ref(xa, cl))
+			return 1;
+	}
+}
+
+/* one page less on cluster cl's hold: true when it was the last */
+static bool gaze_resv_cl_unref(struct xarray *xa, unsigned long cl)
+{
+	unsigned long n = 0;
+	void *v;
+
+	xa_lock(xa);
+	v = xa_load(xa, cl);
+	if (v)
+		n = xa_to_value(v);
+	if (n > 1)
+		__xa_store(xa, cl, xa_mk_value(n - 1), GFP_NOWAIT);
+	else if (n)
+		__xa_erase(xa, cl);
+	xa_unlock(xa);
+	WARN_ON_ONCE(!n);
+	return n == 1;
+}
+
+static void gaze_resv_put_sb(struct gaze_sb_info *sbi, u32 nr);
+
+/* gives back page index's part of its cluster's hold */
+static void gaze_resv_cl_drop(struct inode *inode, pgoff_t index)
+{
+	u32 log = gaze_resv_cl_log(inode);
+
+	if (gaze_resv_cl_unref(&GAZE_I(inode)->resv_cl, index >> log))
+		gaze_resv_put_sb(GAZE_SB(inode->i_sb), 1u << log);
+}
+
+/* evict, after the page cache is gone: every hold went with its pages */
+void gaze_resv_evict(struct inode *inode)
+{
+	WARN_ON_ONCE(!xa_empty(&GAZE_I(inode)->resv_cl));
+	xa_destroy(&GAZE_I(inode)->resv_cl);
 }
 
 static void gaze_resv_put_sb(struct gaze_sb_info *sbi, u32 nr)
@@ -113,8 +219,10 @@ void gaze_resv_release(struct folio *folio)
 
 	if (!inode || !gaze_resv_marked(folio))
 		return;
-	folio_detach_private(folio);
-	gaze_resv_put_sb(GAZE_SB(inode->i_sb), 1);
+	if (folio_detach_private(folio) == GAZE_RESV_CL)
+		gaze_resv_cl_drop(inode, folio->index);
+	else
+		gaze_resv_put_sb(GAZE_SB(inode->i_sb), 1);
 }
 
 void gaze_invalidate_folio(struct folio *folio, size_t offset, size_t len)
@@ -182,8 +290,11 @@ static bool gaze_resv_over_cap(struct gaze_sb_info *sbi, struct gaze_fs *fs)
 	return READ_ONCE(fs->resv_blocks) >= gaze_resv_cap(sbi);
 }
 
-/* does page index of the inode replace a block already on disk? */
-static bool gaze_resv_overwrite(struct inode *inode, pgoff_t index)
+/*
+ * Does page index of the inode replace a block already on disk (cl: can
+ * its cluster not grow)?
+ */
+static bool gaze_resv_overwrite(struct inode *inode, pgoff_t index, bool cl)
 {
 	unsigned int nofs;
 	u64 addr;
@@ -191,9 +302,15 @@ static bool gaze_resv_overwrite(struct inode *inode, pgoff_t index)
 	int ret;
 
 	nofs = gaze_nofs_begin();
-	ret = gaze_file_map(GAZE_FS(inode->i_sb), inode->i_ino, index, 1,
-			    &addr, &nr);
+	if (cl)
+		ret = gaze_file_cluster_room(GAZE_FS(inode->i_sb),
+					     inode->i_ino, index, &nr);
+	else
+		ret = gaze_file_map(GAZE_FS(inode->i_sb), inode->i_ino, index,
+				    1, &addr, &nr);
 	gaze_nofs_end(nofs);
+	if (cl)
+		return !ret && !nr;
 	return !ret && nr && addr != GAZE_NULL_ADDR;
 }
 
@@ -361,24 +478,25 @@ static void gaze_resv_flush(struct gaze_sb_info *sbi, struct inode *inode)
 
 /* may the writer go on?  (the wait condition) */
 static bool gaze_resv_may_go(struct gaze_sb_info *sbi, struct gaze_fs *fs,
-			     bool cap)
+			     bool cap, u32 nr)
 {
 	u64 uf, phys;
 
 	if (cap)
 		return !gaze_resv_over_cap(sbi, fs);
 	gaze_resv_snapshot(fs, &uf, &phys);
-	return READ_ONCE(fs->resv_blocks) < phys;
+	return READ_ONCE(fs->resv_blocks) + nr <= phys;
 }
 
 /*
- * One try at a reservation for page index, under the physical rule too
- * when physical: as new first, as an overwrite only if that is refused
- * on the logical rule and the block is mapped.  *over: what it took
- * (set only on success).
+ * One try at a reservation of nr blocks for page index (cl: for its
+ * cluster), under the physical rule too when physical: as new first, as
+ * an overwrite only if that is refused on the logical rule and the block
+ * is mapped (the cluster cannot grow).  *over: what it took (set only on
+ * success).
  */
-static int gaze_resv_get_page(struct inode *inode, pgoff_t index,
-			      bool physical, void **over)
+static int gaze_resv_get_page(struct inode *inode, pgoff_t index, u32 nr,
+			      bool cl, bool physical, void **over)
 {
 	struct gaze_fs *fs = GAZE_FS(inode->i_sb);
 	bool ow = false;
@@ -386,28 +504,48 @@ static int gaze_resv_get_page(struct inode *inode, pgoff_t index,
 
 	for (;;) {
 		spin_lock(&fs->resv_lock);
-		ret = physical ? gaze_resv_get(fs, 1, ow) :
-		      gaze_resv_get_logical(fs, 1, ow);
+		ret = physical ? gaze_resv_get(fs, nr, ow) :
+		      gaze_resv_get_logical(fs, nr, ow);
 		spin_unlock(&fs->resv_lock);
 		if (ret != -ENOSPC || ow ||
-		    !gaze_resv_overwrite(inode, index))
+		    !gaze_resv_overwrite(inode, index, cl))
 			break;
 		ow = true;
 	}
 	if (!ret)
-		*over = ow ? GAZE_RESV_OVER : GAZE_RESV_NEW;
+		*over = cl ? GAZE_RESV_CL : ow ? GAZE_RESV_OVER : GAZE_RESV_NEW;
 	return ret;
 }
 
 /*
- * Takes a reservation for page index (no page lock held; may wait).
- * *over is what it took: GAZE_RESV_NEW or GAZE_RESV_OVER.
+ * A cluster's hold refused on the logical rule: the holds of the file's
+ * other dirty clusters may be what fills it.  Writes the file back (no
+ * page lock held, i_rwsem is: writeback never takes it), once per try,
+ * while any reservation is outstanding.
  */
-static int gaze_resv_take(struct inode *inode, pgoff_t index, void **over)
+#define GAZE_RESV_CL_FLUSHES	2
+
+static bool gaze_resv_cl_flush(struct inode *inode, unsigned int *tries)
+{
+	if (*tries >= GAZE_RESV_CL_FLUSHES ||
+	    !READ_ONCE(GAZE_FS(inode->i_sb)->resv_blocks))
+		return false;
+	(*tries)++;
+	filemap_write_and_wait(inode->i_mapping);
+	return true;
+}
+
+/*
+ * Takes a reservation of nr blocks for page index (cl: for its cluster;
+ * no page lock held; may wait).  *over is what it took: GAZE_RESV_NEW,
+ * GAZE_RESV_OVER or GAZE_RESV_CL.
+ */
+static int gaze_resv_take(struct inode *inode, pgoff_t index, u32 nr,
+			  bool cl, void **over)
 {
 	struct gaze_sb_info *sbi = GAZE_SB(inode->i_sb);
 	struct gaze_fs *fs;
-	unsigned int rounds = 0;
+	unsigned int rounds = 0, flushes = 0;
 	u64 t0 = 0;
 	long left;
 	bool cap;
@@ -417,9 +555,12 @@ static int gaze_resv_take(struct inode *inode, pgoff_t index, void **over)
 		fs = READ_ONCE(sbi->fs);
 		cap = gaze_resv_over_cap(sbi, fs);
 		if (!cap || rounds >= GAZE_RESV_MAX_ROUNDS) {
-			ret = gaze_resv_get_page(inode, index,
+			ret = gaze_resv_get_page(inode, index, nr, cl,
 						 rounds < GAZE_RESV_MAX_ROUNDS,
 						 over);
+			if (ret == -ENOSPC && cl &&
+			    gaze_resv_cl_flush(inode, &flushes))
+				continue;
 			if (ret != -EAGAIN)
 				break;
 		}
@@ -430,7 +571,7 @@ static int gaze_resv_take(struct inode *inode, pgoff_t index, void **over)
 		else
 			gaze_resv_reclaim(sbi, fs);
 		left = wait_event_killable_timeout(sbi->gc_progress,
-				gaze_resv_may_go(sbi, fs, cap),
+				gaze_resv_may_go(sbi, fs, cap, nr),
 				GAZE_RESV_WAIT);
 		if (left < 0) {
 			ret = (int)left;
@@ -456,37 +597,83 @@ static bool gaze_resv_wanted(struct address_space *mapping, pgoff_t index)
 	return want;
 }
 
+/* page index of a file with clusters: a hold on its cluster */
+static int gaze_resv_cl_begin(struct inode *inode, pgoff_t index,
+			      bool selective, void **held)
+{
+	struct xarray *xa = &GAZE_I(inode)->resv_cl;
+	u32 log = gaze_resv_cl_log(inode);
+	unsigned int flushes = 0;
+	int ret;
+
+	if (gaze_resv_cl_ref(xa, index >> log)) {
+		*held = GAZE_RESV_CL;
+		return 0;
+	}
+	if (selective) {
+		ret = gaze_resv_take(inode, index, 1u << log, true, held);
+	} else {
+		do {
+			ret = gaze_resv_get_page(inode, index, 1u << log, true,
+						 false, held);
+		} while (ret == -ENOSPC && gaze_resv_cl_flush(inode, &flushes));
+	}
+	if (ret)
+		return ret;
+	ret = gaze_resv_cl_hold(xa, index >> log);
+	if (ret) {
+		/* joined a hold made meanwhile, or no memory for one */
+		gaze_resv_put_sb(GAZE_SB(inode->i_sb), 1u << log);
+		if (ret < 0)
+			*held = NULL;
+	}
+	return ret < 0 ? ret : 0;
+}
+
 int gaze_resv_write_begin(struct address_space *mapping, pgoff_t index,
 			  void **held)
 {
 	struct inode *inode = mapping->host;
 	struct gaze_sb_info *sbi = GAZE_SB(inode->i_sb);
+	bool selective = READ_ONCE(sbi->selective);
 	int ret;
 
 	*held = NULL;
-	if (!READ_ONCE(sbi->selective)) {
+	if (!selective) {
 		ret = gaze_resv_wait_gc(sbi);
-		if (ret || !gaze_resv_wanted(mapping, index))
+		if (ret)
 			return ret;
-		/* the logical rule only (as F2FS counts a block at
-		 * write_begin), no pacing by GC progress nor dirty cap */
-		return gaze_resv_get_page(inode, index, false, held);
 	}
 	if (!gaze_resv_wanted(mapping, index))
 		return 0;
-	return gaze_resv_take(inode, index, held);
+	if (gaze_resv_has_cl(inode))
+		return gaze_resv_cl_begin(inode, index, selective, held);
+	if (!selective)
+		/* the logical rule only (as F2FS counts a block at
+		 * write_begin), no pacing by GC progress nor dirty cap */
+		return gaze_resv_get_page(inode, index, 1, false, false, held);
+	return gaze_resv_take(inode, index, 1, false, held);
+}
+
+/* gives back *held, the reservation taken for page index */
+static void gaze_resv_put_held(struct inode *inode, pgoff_t index,
+			       void *held)
+{
+	if (held == GAZE_RESV_CL)
+		gaze_resv_cl_drop(inode, index);
+	else if (held)
+		gaze_resv_put_sb(GAZE_SB(inode->i_sb), 1);
 }
 
 int gaze_resv_attach(struct folio *folio, void **held)
 {
 	struct inode *inode = folio->mapping->host;
-	struct gaze_sb_info *sbi = GAZE_SB(inode->i_sb);
 
 	if (*held) {
 		if (!gaze_resv_marked(folio) && !folio_test_private(folio))
 			folio_attach_private(folio, *held);
 		else
-			gaze_resv_put_sb(sbi, 1);
+			gaze_resv_put_held(inode, folio->index, *held);
 		*held = NULL;
 		return 0;
 	}
@@ -496,10 +683,9 @@ int gaze_resv_attach(struct folio *folio, void **held)
 	return 0;
 }
 
-void gaze_resv_drop(struct inode *inode, void **held)
+void gaze_resv_drop(struct inode *inode, pgoff_t index, void **held)
 {
-	if (*held)
-		gaze_resv_put_sb(GAZE_SB(inode->i_sb), 1);
+	gaze_resv_put_held(inode, index, *held);
 	*held = NULL;
 }
 

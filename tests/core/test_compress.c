@@ -693,6 +693,54 @@ test_shift(void)
 	gaze_dev_close(c.d);
 }
 
+/*
+ * gaze_file_cluster_room: what a rewrite of a cluster may add, the
+ * blocks the module's write reservation holds for a cluster may go
+ * without (kernel/linux/resv.c)
+ */
+static void
+test_room(void)
+{
+	u64 addrs[GAZE_CLUSTER_MAX_BLOCKS];
+	u32 ri, r0, r1, r2, r3, rp, n = 0, nvalid = 0, ino;
+	struct gaze_dev *d;
+	struct gaze_fs *fs;
+	struct cfs c = { 0 };
+
+	c.d = mkdev(32);
+	c.fs = format_compressed(c.d, GAZE_COMPRESS_LZ4, 0, 4);
+	TAP_MUST(create(c.fs, GAZE_ROOT_INO, "r", 0100644, &c.ino));
+	TAP_MUST(gaze_file_cluster_room(c.fs, c.ino, 0, &ri));
+	/* a packed cluster, a plain full one, half of one at the EOF */
+	gen_text(model, 64 * 1024);
+	gen_rand(model + 64 * 1024, 96 * 1024);
+	TAP_MUST(cwrite(&c, 0, 160 * 1024));
+	TAP_MUST(gaze_file_map_cluster(c.fs, c.ino, 3, addrs, &n, &nvalid));
+	TAP_MUST(gaze_file_cluster_room(c.fs, c.ino, 5, &r0));
+	TAP_MUST(gaze_file_cluster_room(c.fs, c.ino, 16, &r1));
+	TAP_MUST(gaze_file_cluster_room(c.fs, c.ino, 39, &r2));
+	TAP_MUST(gaze_file_cluster_room(c.fs, c.ino, 100, &r3));
+	tap_ok(ri == 16 && n && n < 16 && r0 == 16 - n && r1 == 0 &&
+	       r2 == 8 && r3 == 16,
+	       "cluster room: empty file %u; packed in %u blocks %u; plain full %u; plain 8 of 16 at the EOF %u; past the EOF %u",
+	       ri, n, r0, r1, r2, r3);
+	TAP_MUST(gaze_fs_close(c.fs));
+	gaze_dev_close(c.d);
+
+	d = mkdev(32);
+	fs = format(d, 2, GAZE_GC_GREEDY);
+	TAP_MUST(create(fs, GAZE_ROOT_INO, "p", 0100644, &ino));
+	gen_text(model, 64 * 1024);
+	TAP_MUST(gaze_file_write(fs, ino, model, 64 * 1024, 0) == 64 * 1024 ?
+		 0 : -EIO);
+	TAP_MUST(gaze_file_cluster_room(fs, ino, 0, &rp));
+	tap_ok(rp == 0 && gaze_file_cluster_room(fs, 999, 0, &ri) == -ENOENT,
+	       "cluster room: 0 in a file without clusters (%u); a missing inode is -ENOENT",
+	       rp);
+	TAP_MUST(gaze_fs_close(fs));
+	gaze_dev_close(d);
+}
+
 int
 main(void)
 {
@@ -703,6 +751,7 @@ main(void)
 	test_inherit();
 	test_parallel();
 	test_shift();
+	test_room();
 	printf("1..%d\n", tap_count);
 	return tap_failed ? 1 : 0;
 }

@@ -28,6 +28,9 @@
 #  7. a filesystem made without the feature gets it offline with
 #     gazectl features compression: compress=lz4 then mounts and new
 #     files compress; ^compression refused;
+#  8. one-page rewrites of packed clusters on a full filesystem: each is
+#     refused at write() with ENOSPC or kept (fsync, drop_caches,
+#     remount), never accepted and lost at writeback;
 # TAP out.
 set -u
 B=$GAZE_BUILDDIR
@@ -280,5 +283,58 @@ run "$CTL" features $D ^compression
 run "$FSCK" -fn $D
 [ $rc -eq 0 ] || fail "fsck after compression was turned on: $(cat $W/out)"
 ok "gazectl features compression on the unmounted device: then compress=lz4 mounts, new files compress (du $use of $app KiB), the old file reads, fsck clean; ^compression refused"
+# 8. rewrites of packed clusters on a full filesystem: a page of random
+# data makes its cluster's stream grow by a block or two, so a write is
+# either refused at write() (ENOSPC) or written back by fsync; none may
+# be accepted and then lost
+run "$MKFS" -f --compression zstd:1 $D
+[ $rc -eq 0 ] || fail "mkfs.gaze --compression zstd:1 $D"
+run mount -t gaze $D $M
+[ $rc -eq 0 ] || fail "mount (zstd:1)"
+cat /usr/include/linux/*.h /usr/include/linux/*.h | head -c 8388608 >$T/p
+cp $T/p $M/p || fail "writing a text file of 8 MiB"
+head -c 262144 /dev/urandom >$M/spare || fail "writing 256 KiB of random data"
+mkdir $M/raw && chattr -c $M/raw || fail "a directory without compression"
+sync
+dd if=/dev/urandom of=$M/fill bs=1M 2>/dev/null && fail "1 GiB of random data fit in 512 MiB"
+sync
+dd if=/dev/urandom of=$M/raw/fill bs=4k 2>/dev/null && fail "random data fit without end"
+sync
+rm $M/spare && sync
+python3 - "$M/p" "$T/p" >$W/out 2>&1 <<'PYEOF' || fail "rewriting packed clusters on a full filesystem"
+import errno, os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+exp = bytearray(open(sys.argv[2], "rb").read())
+took = refused = 0
+for c in range(len(exp) // 65536):
+    buf = os.urandom(4096)
+    try:
+        n = os.pwrite(fd, buf, c * 65536)
+    except OSError as e:
+        if e.errno != errno.ENOSPC:
+            raise
+        refused += 1
+        continue
+    exp[c * 65536:c * 65536 + n] = buf[:n]
+    took += 1
+os.fsync(fd)
+os.close(fd)
+open(sys.argv[2], "wb").write(exp)
+print(took, refused)
+PYEOF
+set -- $(cat $W/out)
+[ "$1" -gt 0 ] && [ "$2" -gt 0 ] ||
+	fail "rewrites taken $1, refused $2: the filesystem was not at its edge"
+dropc
+cmp $T/p $M/p >/dev/null || fail "the rewritten file differs after fsync and drop_caches"
+run umount $M
+run mount -t gaze $D $M
+[ $rc -eq 0 ] || fail "remount after the rewrites"
+cmp $T/p $M/p >/dev/null || fail "the rewritten file differs after a remount"
+run umount $M
+run "$FSCK" -fn $D
+[ $rc -eq 0 ] || fail "fsck.gaze -fn after rewrites on a full filesystem: exit $rc"
+ok "a full filesystem: of $(($1 + $2)) one-page rewrites of packed clusters $1 were taken and kept (fsync, drop_caches, remount), $2 refused with ENOSPC at write(); fsck clean"
+
 dmesg | grep -E "gaze.*(error|corrupt)" >$W/out && fail "gaze errors in the kernel log"
 echo "1..$n"
