@@ -176,11 +176,13 @@ for zone in sorted({r["zone"] for r in rows if r["bench"] == "a"}, key=int):
           "valid%", "kernel_s", "vs_base", "vs_f2fs"))
     for r in a:
         if "na" in r:
-            print("   %-10s %s (missing %s)" % (r["config"], NA, r.get("missing", "")))
+            print("   %-10s %s (missing %s)" % (r["config"],
+                  NA if r["config"] != "f2fs" else "n/a",
+                  r.get("missing", "").replace("_", " ")))
             continue
         t = per_mib(r)
         vb = "%.3f" % (t / per_mib(base)) if base and "na" not in base and t else "-"
-        vf = "%.3f" % (t / per_mib(fz)) if fz and t else "-"
+        vf = "%.3f" % (t / per_mib(fz)) if fz and "na" not in fz and t else "-"
         print("   %-10s %9.3f %9.1f %7.1f %10s %8s %8s" % (r["config"], f(r["secs"]),
               int(r["moved"]) / 256, f(r["valid_pct"]),
               r.get("ksecs", "0") if r["config"] != "f2fs" else "-", vb, vf))

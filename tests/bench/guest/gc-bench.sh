@@ -263,6 +263,13 @@ if best:
 ' $W/secs
 }
 
+# f2fs_show: the sections holding data and F2FS's logs, into the log
+f2fs_show()
+{
+	awk '$3 > 0 || $7 != "none"' $W/secs | sed 's/^/# section: /'
+	grep -E '^ *- (HOT|WARM|COLD)|GC calls|Try to move' /sys/kernel/debug/f2fs/status | sed 's/^/# status: /'
+}
+
 f2fs_reclaim() # BENCH
 {
 	bench=$1
@@ -279,14 +286,14 @@ f2fs_reclaim() # BENCH
 	grep -q debugfs /proc/mounts || mount -t debugfs none /sys/kernel/debug
 	set -- $(f2fs_pick)
 	[ $# -eq 5 ] || {
-		awk '$3 > 0' $W/secs | sed 's/^/# section: /'
-		grep -E '^ *- (HOT|WARM|COLD)' /sys/kernel/debug/f2fs/status | sed 's/^/# status: /'
+		f2fs_show
 		die "no F2FS data section to collect"
 	}
 	# F2FS does not collect a section holding a current segment: a
 	# filler file of that log's temperature (cold by its extension) one
 	# block longer than what is left moves the log on, then it goes
 	if [ "$5" != none ]; then
+		f2fs_show
 		case $5 in
 		COLD-data:*) filler=$M/filler.gz ;;
 		WARM-data:*) filler=$M/filler ;;
@@ -296,7 +303,16 @@ f2fs_reclaim() # BENCH
 			rm $filler && sync || die "writing $filler"
 		say "f2fs: section $1 was current ($5): filled and deleted $filler"
 		set -- $(f2fs_pick)
-		[ $# -eq 5 ] && [ "$5" = none ] || die "the picked section is still current ($*)"
+		[ $# -eq 5 ] && [ "$5" = none ] || {
+			# with few large sections F2FS's foreground GC has
+			# already moved the fill into its cold log during the
+			# fill, and the log stays in that section: no row
+			f2fs_show
+			say "f2fs: the picked section is still current ($*): no F2FS row"
+			echo "RESULT $bench zone=$ZONE_MIB$GTAG config=f2fs na=1 missing=a_section_F2FS_may_collect_(the_fill_is_in_its_current_cold_section)"
+			umount $M || die "umount f2fs"
+			return 0
+		}
 	fi
 	sec=$1 start=$2 valid=$3 blocks=$4
 	drop
