@@ -376,6 +376,35 @@ gaze_cluster_map(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 }
 
 int
+gaze_cluster_room(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+		  bool inl, u32 *room)
+{
+	const struct gaze_inode *in = imb->data;
+	u32 nblk = 1u << in->compress_log_cluster;
+	u64 first = fblk & ~(u64)(nblk - 1), held = 0, a;
+	int err;
+
+	*room = 0;
+	if (!in->compress_log_cluster)
+		return 0;
+	if (inl) {
+		*room = nblk;	/* all of it once the data leaves the inode */
+		return 0;
+	}
+	err = gaze_bmap_lookup(fs, imb, first, &a);
+	if (err)
+		return err;
+	if (GAZE_ADDR_IS_CLUSTER(a))
+		held = GAZE_ADDR_CLUSTER_NR(a);
+	else
+		err = gaze_bmap_range(fs, imb, first, first + nblk, false,
+				      &held);
+	if (!err && held < nblk)
+		*room = nblk - (u32)held;
+	return err;
+}
+
+int
 gaze_cluster_is_packed(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 		       bool *packed)
 {

@@ -1517,6 +1517,9 @@ int gaze_cluster_store(struct gaze_fs *fs, struct gaze_mbuf *imb,
 /* gaze_file_map_cluster on a held inode */
 int gaze_cluster_map(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 		     u64 *addrs, u32 *n, u32 *nvalid);
+/* gaze_file_cluster_room on a held inode (inl: its data is inline) */
+int gaze_cluster_room(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+		      bool inl, u32 *room);
 /* is the cluster holding fblk packed (false for a file without them) */
 int gaze_cluster_is_packed(struct gaze_fs *fs, struct gaze_mbuf *imb,
 			   u64 fblk, bool *packed);

@@ -900,35 +900,13 @@ int
 gaze_file_cluster_room(struct gaze_fs *fs, u32 ino, u64 fblk, u32 *room)
 {
 	struct gaze_mbuf *imb;
-	u64 first, mapped = 0, a;
-	u32 nblk;
 	int err;
 
 	*room = 0;
 	err = ns_enter_map(fs, ino, &imb);
 	if (!imb)
 		return err;
-	if (!((struct gaze_inode *)imb->data)->compress_log_cluster)
-		goto out;
-	nblk = 1u << ((struct gaze_inode *)imb->data)->compress_log_cluster;
-	if (err) {
-		*room = nblk;	/* inline: all of it once it leaves the inode */
-		goto out;
-	}
-	first = fblk & ~(u64)(nblk - 1);
-	err = gaze_bmap_lookup(fs, imb, first, &a);
-	if (err)
-		goto out;
-	if (GAZE_ADDR_IS_CLUSTER(a))
-		mapped = GAZE_ADDR_CLUSTER_NR(a);
-	else
-		err = gaze_bmap_range(fs, imb, first, first + nblk, false,
-				      &mapped);
-	if (!err)
-		*room = mapped < nblk ? nblk - (u32)mapped : 0;
-out:
-	if (err == -ENODATA)
-		err = 0;
+	err = gaze_cluster_room(fs, imb, fblk, err == -ENODATA, room);
 	return gaze_ns_leave(fs, imb, false, err);
 }
 

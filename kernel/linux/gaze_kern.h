@@ -187,6 +187,9 @@ static inline struct gaze_fs *GAZE_FS(struct super_block *sb)
 struct gaze_inode_info {
 	struct inode	vfs;
 	u32		flags;
+	/* the core's compress_log_cluster: 0, or set once and never
+	 * changed (WRITE_ONCE at each attr load, READ_ONCE) */
+	u8		cl_log;
 	/* files with clusters: cluster index -> pages on its write
 	 * reservation (xa_mk_value counts, under the xarray's lock; resv.c) */
 	struct xarray	resv_cl;

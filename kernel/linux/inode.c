@@ -32,8 +32,10 @@ static const struct {
 	{ GAZE_IF_COMPRESS,	FS_COMPR_FL,		0 },
 };
 
-static void gaze_flags_to_inode(struct inode *inode, u32 flags)
+static void gaze_flags_to_inode(struct inode *inode,
+				const struct gaze_attr *a)
 {
+	u32 flags = a->flags;
 	unsigned int s = 0;
 	size_t i;
 
@@ -42,6 +44,7 @@ static void gaze_flags_to_inode(struct inode *inode, u32 flags)
 			s |= gaze_flag_map[i].s;
 	inode_set_flags(inode, s, S_APPEND | S_IMMUTABLE | S_NOATIME | S_SYNC);
 	WRITE_ONCE(GAZE_I(inode)->flags, flags);
+	WRITE_ONCE(GAZE_I(inode)->cl_log, a->compress_log_cluster);
 }
 
 void gaze_attr_to_inode(struct inode *inode, const struct gaze_attr *a)
@@ -56,7 +59,7 @@ void gaze_attr_to_inode(struct inode *inode, const struct gaze_attr *a)
 	gaze_set_mtime(inode, (struct timespec64){ a->mtime, a->mtime_nsec });
 	gaze_set_ctime(inode, (struct timespec64){ a->ctime, a->ctime_nsec });
 	inode->i_generation = a->generation;
-	gaze_flags_to_inode(inode, a->flags);
+	gaze_flags_to_inode(inode, a);
 }
 
 /* the VFS inode's three times, for a gaze_ns_setattr() */
@@ -153,7 +156,7 @@ void gaze_refresh_flags(struct inode *inode)
 	ret = gaze_ns_getattr(GAZE_FS(inode->i_sb), inode->i_ino, &a);
 	gaze_nofs_end(nofs);
 	if (!ret)
-		gaze_flags_to_inode(inode, a.flags);
+		gaze_flags_to_inode(inode, &a);
 }
 
 int gaze_fileattr_get(struct dentry *dentry, struct fileattr *fa)
@@ -218,7 +221,7 @@ int gaze_fileattr_set(gaze_idmap_t *idmap, struct dentry *dentry,
 		gaze_refresh(inode, true);
 		return gaze_error(inode->i_sb, ret, "setflags");
 	}
-	gaze_flags_to_inode(inode, a.flags);
+	gaze_flags_to_inode(inode, &a);
 	return 0;
 }
 

@@ -120,17 +120,13 @@ static bool gaze_resv_marked(struct folio *folio)
  * where the data would compress again, as ZFS counts a write at its
  * uncompressed size; before refusing, the writer writes back its own
  * file once or twice, which gives back holds of clusters already dirty.
- * The dirty cap counts the holds too.  Every inode with clusters has the
- * superblock's cluster size (kernel/core/compress.c).
+ * The dirty cap counts the holds too.  The cluster size is the inode's
+ * (gi->cl_log), which the core sets once and never changes, so a mark
+ * is given back to the cluster it was taken for.
  */
 static u32 gaze_resv_cl_log(struct inode *inode)
 {
-	return GAZE_FS(inode->i_sb)->sb.compress_log_cluster;
-}
-
-static bool gaze_resv_has_cl(struct inode *inode)
-{
-	return READ_ONCE(GAZE_I(inode)->flags) & GAZE_ATTR_CLUSTERS;
+	return READ_ONCE(GAZE_I(inode)->cl_log);
 }
 
 /* one more page on cluster cl's hold, if it has one */
@@ -646,7 +642,7 @@ int gaze_resv_write_begin(struct address_space *mapping, pgoff_t index,
 	}
 	if (!gaze_resv_wanted(mapping, index))
 		return 0;
-	if (gaze_resv_has_cl(inode))
+	if (gaze_resv_cl_log(inode))
 		return gaze_resv_cl_begin(inode, index, selective, held);
 	if (!selective)
 		/* the logical rule only (as F2FS counts a block at

@@ -307,6 +307,7 @@ static struct inode *gaze_alloc_inode(struct super_block *sb)
 	if (!gi)
 		return NULL;
 	gi->flags = 0;
+	gi->cl_log = 0;
 	xa_init(&gi->resv_cl);
 	return &gi->vfs;
 }
