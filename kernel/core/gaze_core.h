@@ -820,6 +820,8 @@ u64 gaze_gc_cost(struct gaze_fs *fs, u32 valid);
  * since each log opens zones of its own
  */
 int gaze_gc_room(struct gaze_fs *fs, u32 valid);
+/* FREE zones the staged jobs in flight may still open (0 when none) */
+u64 gaze_gc_jobs_zones(struct gaze_fs *fs);
 /*
  * The best victim by policy (GAZE_GC_GREEDY: fewest valid blocks;
  * GAZE_GC_COST_BENEFIT: highest (1 - u) * age / (1 + u)) among all
@@ -1095,6 +1097,11 @@ void gaze_resv_snapshot(struct gaze_fs *fs, u64 *user_free, u64 *phys);
  * nr beyond the GC's wb level (gaze_gc_levels): writeback should reclaim
  * ahead, through the pipeline */
 bool gaze_space_wb_short(struct gaze_fs *fs, u64 nr);
+/* any context: without the gain of the jobs in flight, the FREE and
+ * PREFREE zones and the data log's open zone hold fewer than nr blocks
+ * beyond the GC's fg level: a write of nr blocks now would run the
+ * core's own foreground GC (the baseline mover under fs->lock) */
+bool gaze_space_fg_short(struct gaze_fs *fs, u64 nr);
 /*
  * fs->lock: refreshes those counts.  space.c calls it wherever they
  * change; gcpipe.c calls it after changing fs->gcp_zone/gcp_gain (begin

@@ -249,6 +249,17 @@ gc_log_zones(struct gaze_fs *fs, int type, u64 blocks)
 	return blocks > room ? DIV_ROUND_UP(blocks - room, gc_cap(fs)) : 0;
 }
 
+/* FREE zones the jobs in flight, and `valid` more blocks, may open */
+static u64
+gc_room_zones(struct gaze_fs *fs, u64 valid, u32 *jobs)
+{
+	u64 data = valid + gaze_gcp_pending_valid(fs, jobs);
+
+	return gc_log_zones(fs, GAZE_LOG_DATA_COLD, data) +
+	       gc_log_zones(fs, GAZE_LOG_NODE_WARM,
+			    gc_node_cost(fs, data) + 8 * *jobs);
+}
+
 /*
  * Moved data goes to the cold data log, the owner nodes it rewrites to
  * the node logs (file nodes warm, directory inodes hot), and each log
@@ -260,19 +271,26 @@ gc_log_zones(struct gaze_fs *fs, int type, u64 blocks)
 int
 gaze_gc_room(struct gaze_fs *fs, u32 valid)
 {
-	u64 data, zones;
+	u64 zones;
 	u32 jobs;
 
-	data = valid + gaze_gcp_pending_valid(fs, &jobs);
-	zones = gc_log_zones(fs, GAZE_LOG_DATA_COLD, data) +
-		gc_log_zones(fs, GAZE_LOG_NODE_WARM,
-			     gc_node_cost(fs, data) + 8 * jobs);
+	zones = gc_room_zones(fs, valid, &jobs);
 	/* a directory's inode, when the hot node log is a log of its own */
 	if (gaze_log_of_type(fs, GAZE_LOG_NODE_HOT) !=
 	    gaze_log_of_type(fs, GAZE_LOG_NODE_WARM) &&
 	    gaze_space_log_room(fs, GAZE_LOG_NODE_HOT) < 8)
 		zones++;
 	return zones <= gaze_space_free_zones(fs) ? 0 : -ENOSPC;
+}
+
+u64
+gaze_gc_jobs_zones(struct gaze_fs *fs)
+{
+	u64 zones;
+	u32 jobs;
+
+	zones = gc_room_zones(fs, 0, &jobs);
+	return jobs ? zones : 0;
 }
 
 int

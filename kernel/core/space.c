@@ -105,6 +105,10 @@ struct gaze_space {		/* every field: fs->lock */
 	u64	pub_phys;
 	u64	pub_wb;		/* pub_phys below this: writeback wants room
 				 * (the GC's wb level above the floor) */
+	u64	pub_room;	/* pub_phys without the in-flight GC's gain,
+				 * less the zones its jobs may still open */
+	u64	pub_fg;		/* pub_room below this: the core's own
+				 * foreground GC would run (fg level) */
 };
 
 static const u8 space_log_map[GAZE_MAX_LOGS + 1][GAZE_NR_LOG_TYPES] = {
@@ -989,11 +993,18 @@ space_gcp_gain(struct gaze_fs *fs, u64 *pinned_prefree)
 	return gain;
 }
 
+/* blocks in the zones of a count beyond the floor */
+static u64
+space_zones_above(u64 zones, u32 floor, const struct gaze_space *sp)
+{
+	return zones > floor ? (zones - floor) * sp->zone_cap : 0;
+}
+
 void
 gaze_space_publish(struct gaze_fs *fs)
 {
 	struct gaze_space *sp = fs->space;
-	u64 user, used, phys = 0, gain, pinned, zones;
+	u64 user, used, head = 0, gain, pinned, zones, jz;
 	struct gaze_gc_levels lv;
 	u32 floor, li;
 
@@ -1005,18 +1016,26 @@ gaze_space_publish(struct gaze_fs *fs)
 
 	gain = space_gcp_gain(fs, &pinned);
 	zones = (u64)sp->nr_free + sp->nr_prefree;
-	zones = zones > pinned ? zones - pinned : 0;
 	floor = gaze_space_user_floor(fs);
-	if (zones > floor)
-		phys = (zones - floor) * sp->zone_cap;
 	li = (u32)gaze_log_of_type(fs, GAZE_LOG_DATA_WARM);
 	if (sp->logs[li].zone != SPACE_NO_ZONE &&
 	    sp->logs[li].offset < sp->zone_cap)
-		phys += sp->zone_cap - sp->logs[li].offset;
-	WRITE_ONCE(sp->pub_phys, phys + gain);
+		head = sp->zone_cap - sp->logs[li].offset;
+	/*
+	 * The room as the core counts it (PREFREE zones, pinned or not),
+	 * less the FREE zones the jobs in flight may still open for what
+	 * they move: what writes may take without the core's own GC
+	 */
+	jz = gaze_gc_jobs_zones(fs);
+	WRITE_ONCE(sp->pub_room, space_zones_above(zones > jz ? zones - jz : 0,
+						   floor, sp) + head);
+	/* an emptied zone a job still pins is in its gain: count it once */
+	zones = zones > pinned ? zones - pinned : 0;
+	WRITE_ONCE(sp->pub_phys, space_zones_above(zones, floor, sp) + head +
+		   gain);
 	gaze_gc_levels(fs, 0, 0, &lv);
-	WRITE_ONCE(sp->pub_wb, (u64)(lv.wb > floor ? lv.wb - floor : 0) *
-		   sp->zone_cap);
+	WRITE_ONCE(sp->pub_wb, space_zones_above(lv.wb, floor, sp));
+	WRITE_ONCE(sp->pub_fg, space_zones_above(lv.fg, floor, sp));
 }
 
 bool
@@ -1024,6 +1043,13 @@ gaze_space_wb_short(struct gaze_fs *fs, u64 nr)
 {
 	return READ_ONCE(fs->space->pub_phys) <
 	       READ_ONCE(fs->space->pub_wb) + nr;
+}
+
+bool
+gaze_space_fg_short(struct gaze_fs *fs, u64 nr)
+{
+	return READ_ONCE(fs->space->pub_room) <
+	       READ_ONCE(fs->space->pub_fg) + nr;
 }
 
 void

@@ -355,6 +355,10 @@ bool gaze_gcp_active(struct gaze_sb_info *sbi);
  */
 int gaze_gcp_reclaim(struct gaze_sb_info *sbi, u32 zone, int why,
 		     u32 *victim, u64 *moved);
+/* the same, nobody waiting: the job frees itself at its end */
+int gaze_gcp_reclaim_async(struct gaze_sb_info *sbi, u32 zone, int why);
+/* waits until no job is in flight */
+void gaze_gcp_drain(struct gaze_sb_info *sbi);
 /* the same in two halves: submit with fs->lock held, wait without it */
 struct gaze_gcp_mjob *gaze_gcp_submit(struct gaze_sb_info *sbi,
 				      struct gaze_fs *fs, u32 zone, int why);

@@ -39,9 +39,11 @@
  * Lifetime: gaze_gcp_init at fill_super (pool, private inode) and
  * gaze_gcp_exit at put_super; gaze_gcp_start / gaze_gcp_stop start and
  * stop the threads on read-write instances (with the background GC
- * thread).  Jobs are only submitted by callers holding write access
- * (sb_start_write), so freeze waits for them and nothing is written
- * while frozen; stop refuses new jobs and waits for those in flight.
+ * thread).  Jobs are submitted by callers holding write access
+ * (sb_start_write), or by writeback (gaze_gcp_reclaim_async, whose jobs
+ * nobody waits for), so freeze_fs waits for those still in flight
+ * (gaze_gcp_drain) and nothing is written while frozen; stop refuses
+ * new jobs and waits for those in flight.
  */
 #include <linux/kthread.h>
 #include <linux/pagemap.h>
@@ -71,6 +73,7 @@ struct gaze_gcp_mjob {
 	bool			fed;	/* preread is done with it; gcp->lock */
 	int			err;	/* our first error; gcp->lock */
 	int			ret;	/* gaze_gcp_end's result */
+	bool			detached; /* nobody waits: freed at its end */
 	struct completion	done;
 };
 
@@ -458,7 +461,14 @@ static void gaze_gcp_job_end(struct gaze_gcp *g, struct gaze_gcp_mjob *j)
 	spin_lock(&g->lock);
 	g->njobs--;
 	spin_unlock(&g->lock);
-	complete(&j->done);		/* j may be gone after this */
+	if (j->detached) {
+		if (j->ret && j->ret != -ENOENT && j->ret != -EBUSY)
+			pr_warn_ratelimited("gaze: %s: gc of zone %u: %d\n",
+					    sbi->sb->s_id, j->job.zone, j->ret);
+		kfree(j);
+	} else {
+		complete(&j->done);	/* j may be gone after this */
+	}
 	gaze_gc_running_end(sbi);	/* wakes gc_progress */
 	wake_up_all(&g->wq);
 }
@@ -735,6 +745,47 @@ int gaze_gcp_reclaim(struct gaze_sb_info *sbi, u32 zone, int why,
 	return gaze_gcp_wait(sbi, j, victim, moved);
 }
 
+static bool gaze_gcp_idle(struct gaze_gcp *g)
+{
+	bool ok;
+
+	spin_lock(&g->lock);
+	ok = !g->njobs;
+	spin_unlock(&g->lock);
+	return ok;
+}
+
+/*
+ * A job nobody waits for (writeback reclaiming ahead, resv.c): it frees
+ * itself at its end and only logs an error.  detached is set under
+ * fs->lock, which gaze_gcp_job_end holds, so the job cannot end first.
+ */
+int gaze_gcp_reclaim_async(struct gaze_sb_info *sbi, u32 zone, int why)
+{
+	struct gaze_fs *fs = READ_ONCE(sbi->fs);
+	struct gaze_gcp_mjob *j;
+	unsigned int nofs;
+
+	nofs = gaze_nofs_begin();
+	mutex_lock(&fs->lock);
+	j = gaze_gcp_submit(sbi, fs, zone, why);
+	if (!IS_ERR(j))
+		j->detached = true;
+	mutex_unlock(&fs->lock);
+	gaze_nofs_end(nofs);
+	return PTR_ERR_OR_ZERO(j);
+}
+
+/* waits until no job is in flight (freeze; new ones are the caller's
+ * to prevent) */
+void gaze_gcp_drain(struct gaze_sb_info *sbi)
+{
+	struct gaze_gcp *g = sbi->gcp;
+
+	if (g)
+		wait_event(g->wq, gaze_gcp_idle(g));
+}
+
 bool gaze_gcp_active(struct gaze_sb_info *sbi)
 {
 	struct gaze_gcp *g = sbi->gcp;
@@ -922,16 +973,6 @@ fail:
 		g->thr[i] = NULL;
 	}
 	return -ENOMEM;
-}
-
-static bool gaze_gcp_idle(struct gaze_gcp *g)
-{
-	bool ok;
-
-	spin_lock(&g->lock);
-	ok = !g->njobs;
-	spin_unlock(&g->lock);
-	return ok;
 }
 
 void gaze_gcp_stop(struct gaze_sb_info *sbi)

@@ -400,45 +400,64 @@ static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
  * Writeback room, before a batch's blocks go to the core (whose own
  * foreground GC is the baseline mover under fs->lock, while every other
  * writeback and GC stage waits).  Without the pipeline: the baseline's
- * foreground GC a step at a time (gaze_resv_fg_steps).  With it: while
- * the published space is short of the GC's wb level
- * (gaze_space_wb_short: a level the data can reach, gcpolicy.c), it
- * kicks the GC thread and reclaims the best foreground victim through
- * the pipeline itself (fs->lock per batch only), or waits for the
- * reclaims in flight, up to GAZE_WB_ROOM_ROUNDS times; a victim not
- * worth a move (-ENOENT) ends it, leaving real need to the core.
+ * foreground GC a step at a time (gaze_resv_fg_steps).  With it, two
+ * levels (gcpolicy.c gaze_gc_levels, published by space.c):
+ *  - when no reclaim is in flight and the room counting the gain of the
+ *    jobs in flight is short of the GC's wb level (gaze_space_wb_short),
+ *    it kicks the GC thread and starts a reclaim of the best foreground
+ *    victim that nobody waits for (gcpipe.c gaze_gcp_reclaim_async),
+ *    at most GAZE_WB_ROOM_JOBS for one batch;
+ *  - it waits only while the room without their gain, less the zones
+ *    they may still open, is short of the fg level, where the core's
+ *    own foreground GC would start (gaze_space_fg_short), and reclaims
+ *    are in flight: until they make that room or end (30 s at most).
+ *    So the pipeline moves while writeback writes, and the core's mover
+ *    does not run beside jobs in flight (it would hold fs->lock, which
+ *    their stages need).  A victim not worth a move (-ENOENT) ends it,
+ *    leaving real need to the core.
+ * Waiting for each reclaim instead kept writeback from writing while
+ * the pipeline moved (two or three reclaims in a row of 4-6 s each on
+ * zones of 1 GiB, since one rarely makes a whole zone of room); two
+ * reclaims in flight instead of one measured no better (doc/design.md).
  * Called when a writeback batch begins (file.c gaze_wb_add), with only
  * its first folio locked, so that writers of the pages the batch would
- * gather do not wait for the reclaims made here; GC never touches file
- * pages in the page cache (it reads blocks into its pool), so it cannot
- * wait on that folio.
+ * gather do not wait here; GC never touches file pages in the page
+ * cache (it reads blocks into its pool), so it cannot wait on that
+ * folio.
  */
-#define GAZE_WB_ROOM_ROUNDS	8
+#define GAZE_WB_ROOM_JOBS	8	/* reclaims started per batch */
+#define GAZE_WB_ROOM_WAITS	600	/* x GAZE_RESV_WAIT: 30 s */
 
 void gaze_resv_wb_room(struct gaze_sb_info *sbi, u32 nr)
 {
 	struct gaze_fs *fs = READ_ONCE(sbi->fs);
-	unsigned int rounds;
+	unsigned int jobs = 0, waits = 0;
 	int ret;
 
 	if (!gaze_gcp_active(sbi)) {
 		gaze_resv_fg_steps(sbi, fs, (u64)nr + 2);
 		return;
 	}
-	for (rounds = 0; rounds < GAZE_WB_ROOM_ROUNDS; rounds++) {
-		if (!gaze_space_wb_short(fs, nr))
+	for (;;) {
+		if (!atomic_read(&sbi->gc_running) &&
+		    jobs < GAZE_WB_ROOM_JOBS && gaze_space_wb_short(fs, nr)) {
+			jobs++;
+			gaze_bggc_kick(sbi);
+			ret = gaze_gcp_reclaim_async(sbi, GAZE_GCP_ANY,
+						     GAZE_GC_FG);
+			if (!ret)
+				continue;	/* its gain counts now */
+			/* busy, or no room beside the jobs in flight */
+			if (ret != -EAGAIN && ret != -EBUSY && ret != -ENOSPC)
+				return;	/* nothing worth it, or an error */
+		}
+		if (!gaze_space_fg_short(fs, nr) ||
+		    !atomic_read(&sbi->gc_running) ||
+		    waits++ >= GAZE_WB_ROOM_WAITS)
 			return;
-		gaze_bggc_kick(sbi);
-		ret = gaze_gcp_reclaim(sbi, GAZE_GCP_ANY, GAZE_GC_FG, NULL,
-				       NULL);
-		if (!ret)
-			continue;
-		/* busy, or no room beside the jobs in flight: wait for them */
-		if (ret != -EAGAIN && ret != -EBUSY &&
-		    (ret != -ENOSPC || !atomic_read(&sbi->gc_running)))
-			return;		/* nothing worth it, or an error */
 		wait_event_timeout(sbi->gc_progress,
-				   !gaze_space_wb_short(fs, nr),
+				   !gaze_space_fg_short(fs, nr) ||
+				   !atomic_read(&sbi->gc_running),
 				   GAZE_RESV_WAIT);
 	}
 }

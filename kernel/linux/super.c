@@ -282,11 +282,25 @@ static int gaze_write_inode(struct inode *inode, struct writeback_control *wbc)
 /*
  * freeze: the VFS has written back every dirty page and called sync_fs
  * (a checkpoint) before this; the GC thread is stopped so nothing moves
- * while frozen, and started again at thaw.  Called with s_umount held.
+ * while frozen, and started again at thaw.  Reclaims writeback started
+ * without waiting for them (resv.c) may still be moving: they end, and
+ * a checkpoint records what they moved.  Called with s_umount held.
  */
 static int gaze_freeze_fs(struct super_block *sb)
 {
-	gaze_bggc_stop(GAZE_SB(sb));
+	struct gaze_sb_info *sbi = GAZE_SB(sb);
+	unsigned int nofs;
+	int ret;
+
+	gaze_bggc_stop(sbi);
+	gaze_gcp_drain(sbi);
+	nofs = gaze_nofs_begin();
+	ret = gaze_fs_sync(sbi->fs);
+	gaze_nofs_end(nofs);
+	if (ret) {
+		gaze_bggc_start(sbi);
+		return gaze_error(sb, ret, "freeze");
+	}
 	return 0;
 }
 

@@ -10,14 +10,19 @@
  * 64, some with a zone capacity below the zone size, twice each:
  *   greedy   the core alone: writeback's own foreground GC (gcpolicy.c,
  *            the baseline mover, greedy victims);
- *   module   driven as the module drives it: before each writeback
- *            batch, while gaze_space_wb_short says the published room
- *            is below the GC's wb level, a foreground job through the
- *            four stages (resv.c gaze_resv_wb_room); a background step
- *            after that or every 16 batches (gc.c: gaze_gc_bg_wanted,
- *            GAZE_GC_BG jobs, the settling checkpoint); then the
- *            batch through gaze_file_write_vec, whose own foreground GC
- *            runs as in the module.
+ *   module   driven as the module drives it (resv.c gaze_resv_wb_room):
+ *            before each writeback batch, when no job is in flight and
+ *            gaze_space_wb_short says the published room (with the
+ *            jobs' gain) is below the GC's wb level, a foreground job
+ *            is started and left in flight; the batch waits only while gaze_space_fg_short
+ *            says the room without that gain is below the fg level and
+ *            jobs are in flight, and the jobs move a batch of 64 blocks
+ *            per wait and GC_RATE batches per writeback batch, as the
+ *            module's stage threads move them while writeback goes on;
+ *            a background step after that or every 16 batches (gc.c:
+ *            gaze_gc_bg_wanted, GAZE_GC_BG jobs, the settling
+ *            checkpoint); then the batch through gaze_file_write_vec,
+ *            whose own foreground GC runs as in the module.
  * A file of 70% (or 85%) of the usable blocks is written, then blocks
  * chosen at random are overwritten in sorted batches of 256 (as
  * writeback sends dirty pages) until three times the main area has been
@@ -52,7 +57,8 @@ struct run {
 	bool	module;		/* driven as the module drives it */
 	/* results */
 	double	wa;
-	u64	user, moved, reclaimed, staged, declined, bad, fg, last;
+	u64	user, moved, reclaimed, staged, declined, bad, fg, last,
+		mover;
 	u64	min_fg, min_last;
 	u64	freed[4];
 };
@@ -84,24 +90,164 @@ bg_step(struct gaze_fs *fs)
 	return ret;
 }
 
+/*
+ * The module's jobs in flight, which its stage threads move while
+ * writeback goes on: here each advances a batch at a time, the oldest
+ * first, GC_RATE batches per writeback batch and one per wait.
+ */
+#define GC_RATE		3u	/* GC batches (64 blocks) per 256 written */
+#define WB_JOBS		8u	/* resv.c: GAZE_WB_ROOM_JOBS */
+
+struct ajob {
+	struct gaze_gcp_job	job;
+	struct gaze_gcp_batch	*b;
+	u8			*pages;
+	u64			seq;	/* order of submission */
+	bool			on;
+};
+
+static struct ajob ajobs[GAZE_GCP_MAX_JOBS];
+static u64 ajob_seq;
+
+static void
+ajobs_init(void)
+{
+	u32 i;
+
+	for (i = 0; i < GAZE_GCP_MAX_JOBS; i++) {
+		ajobs[i].b = calloc(1, sizeof(*ajobs[i].b));
+		ajobs[i].b->gap = malloc(BS);
+		ajobs[i].pages = malloc((size_t)GAZE_GCP_BATCH * BS);
+		ajobs[i].on = false;
+	}
+}
+
+static void
+ajobs_free(void)
+{
+	u32 i;
+
+	for (i = 0; i < GAZE_GCP_MAX_JOBS; i++) {
+		free(ajobs[i].b->gap);
+		free(ajobs[i].b);
+		free(ajobs[i].pages);
+	}
+}
+
+static bool
+ajobs_on(void)
+{
+	u32 i;
+
+	for (i = 0; i < GAZE_GCP_MAX_JOBS; i++)
+		if (ajobs[i].on)
+			return true;
+	return false;
+}
+
+/* gaze_gcp_reclaim_async: 0, or gaze_gcp_begin's error */
+static int
+ajob_start(struct gaze_fs *fs, int why)
+{
+	struct ajob *a = NULL;
+	u32 i;
+	int r;
+
+	for (i = 0; i < GAZE_GCP_MAX_JOBS && !a; i++)
+		if (!ajobs[i].on)
+			a = &ajobs[i];
+	if (!a)
+		return -EBUSY;
+	mutex_lock(&fs->lock);
+	r = gaze_gcp_begin(fs, GAZE_GCP_ANY, why, &a->job);
+	mutex_unlock(&fs->lock);
+	if (r)
+		return r;
+	a->b->gap_max = GAZE_GCP_GAP;
+	a->seq = ajob_seq++;
+	a->on = true;
+	return 0;
+}
+
+/* one batch of the oldest job through the four stages; *any: one ran */
+static int
+ajob_step(struct gaze_fs *fs, bool *any)
+{
+	struct ajob *a = NULL;
+	struct gaze_gcp_batch *b;
+	int ret, end;
+	u32 i;
+
+	for (i = 0; i < GAZE_GCP_MAX_JOBS; i++)
+		if (ajobs[i].on && (!a || ajobs[i].seq < a->seq))
+			a = &ajobs[i];
+	*any = a != NULL;
+	if (!a)
+		return 0;
+	b = a->b;
+	mutex_lock(&fs->lock);
+	ret = gaze_gcp_preread(fs, &a->job, b, GAZE_GCP_BATCH);
+	mutex_unlock(&fs->lock);
+	if (!ret && b->nr) {
+		for (i = 0; i < b->nr; i++)
+			b->ent[i].buf = b->ent[i].act == GAZE_GCP_NODE ? NULL :
+					a->pages + (size_t)i * BS;
+		gaze_gcp_read(fs, b);
+		mutex_lock(&fs->lock);
+		ret = gaze_gcp_prewrite(fs, b);
+		if (!ret)
+			ret = gaze_gcp_write(fs, b);
+		mutex_unlock(&fs->lock);
+		if (!ret && !a->job.scanned)
+			return 0;
+	}
+	mutex_lock(&fs->lock);
+	end = gaze_gcp_end(fs, &a->job);
+	mutex_unlock(&fs->lock);
+	a->on = false;
+	/* as gcpipe.c's detached jobs: a victim gone or busy is no error */
+	return end == -ENOENT || end == -EBUSY ? 0 : end;
+}
+
+static int
+ajobs_advance(struct gaze_fs *fs, u32 batches, bool *any)
+{
+	int ret = 0;
+
+	*any = false;
+	while (batches-- && !ret) {
+		ret = ajob_step(fs, any);
+		if (!*any)
+			break;
+	}
+	return ret;
+}
+
 /* gaze_resv_wb_room with the pipeline on; *kick: the GC thread was woken */
 static int
 wb_room(struct gaze_fs *fs, u32 nr, bool *kick)
 {
-	u32 rounds;
+	u32 jobs = 0;
+	bool any;
 	int r;
 
-	for (rounds = 0; rounds < 8; rounds++) {
-		if (!gaze_space_wb_short(fs, nr))
+	for (;;) {
+		if (!ajobs_on() && jobs < WB_JOBS &&
+		    gaze_space_wb_short(fs, nr)) {
+			jobs++;
+			*kick = true;
+			r = ajob_start(fs, GAZE_GC_FG);
+			if (!r)
+				continue;	/* its gain counts now */
+			if (r != -EBUSY && r != -ENOSPC && r != -EAGAIN)
+				return r == -ENOENT ? 0 : r;
+		}
+		if (!gaze_space_fg_short(fs, nr) || !ajobs_on())
 			return 0;
-		*kick = true;
-		r = pipe_zone(fs, GAZE_GC_FG, GAZE_GCP_ANY, NULL, NULL, NULL);
-		if (r == -ENOENT || r == -ENOSPC)
-			return 0;
+		r = ajobs_advance(fs, 1, &any);	/* waiting: they move */
 		if (r)
 			return r;
 	}
-	return 0;
 }
 
 static u32 *gens;	/* generation of each file block (model) */
@@ -143,6 +289,8 @@ overwrite(struct gaze_fs *fs, struct run *rn, u32 ino, u64 nblk, u64 total)
 		if (!ret)
 			ret = gaze_file_write_vec(fs, ino, fblks, n, bufs,
 						  (fblks[n - 1] + 1) * BS);
+		if (!ret && rn->module)
+			ret = ajobs_advance(fs, GC_RATE, &kick);
 		if (ret) {
 			printf("# batch %llu: %d\n", (unsigned long long)k,
 			       ret);
@@ -152,6 +300,10 @@ overwrite(struct gaze_fs *fs, struct run *rn, u32 ino, u64 nblk, u64 total)
 			gens[fblks[i]]++;
 		done += n;
 	}
+	/* the jobs still in flight end (unmount waits for them) */
+	for (kick = true; kick; )
+		if (ajobs_advance(fs, 1, &kick) && !ret)
+			ret = -EIO;
 	free(pages);
 	return ret;
 }
@@ -210,6 +362,7 @@ run_one(struct run *rn)
 	rn->wa = rn->user ? (double)(rn->user + rn->moved) / rn->user : 0;
 	rn->reclaimed = g->zones_reclaimed;
 	rn->staged = g->zones_reclaimed - g->zones_mover;
+	rn->mover = g->zones_mover;
 	rn->min_fg = g->freed_min_fg;
 	rn->min_last = g->freed_min_last;
 	rn->last = g->last_runs;
@@ -222,14 +375,15 @@ run_one(struct run *rn)
 	printf("# %u zones of %u blocks (capacity %u; %u main, %u logs), "
 	       "%u%% full, %s: ret %d, WA %.3f "
 	       "(%llu user, %llu moved), %llu zones reclaimed (%llu staged, "
-	       "%llu fg, %llu last resort), freed <1/8 %llu <1/4 %llu <1/2 "
+	       "%llu by the mover, %llu fg, %llu last resort), freed <1/8 %llu <1/4 %llu <1/2 "
 	       "%llu >=1/2 %llu, least freed fg %llu last %llu of %u, "
 	       "fg declined %llu, %llu bad blocks\n", rn->zones, ZB, rn->cap,
 	       fs->lay.main_zone_count, le32_to_cpu(fs->sb.nr_logs), rn->pct,
 	       rn->module ? "module" : "greedy", ret, rn->wa,
 	       (unsigned long long)rn->user, (unsigned long long)rn->moved,
 	       (unsigned long long)rn->reclaimed,
-	       (unsigned long long)rn->staged, (unsigned long long)rn->fg,
+	       (unsigned long long)rn->staged, (unsigned long long)rn->mover,
+	       (unsigned long long)rn->fg,
 	       (unsigned long long)rn->last,
 	       (unsigned long long)rn->freed[0],
 	       (unsigned long long)rn->freed[1],
@@ -312,14 +466,17 @@ main(int argc, char **argv)
 {
 	unsigned int i;
 
+	ajobs_init();
 	/* one geometry by hand: test_geom ZONES CAPACITY PCT */
 	if (argc == 4) {
 		geometry((u32)atoi(argv[1]), (u32)atoi(argv[2]),
 			 (u32)atoi(argv[3]));
+		ajobs_free();
 		return tap_done();
 	}
 	for (i = 0; i < sizeof(geoms) / sizeof(geoms[0]); i++)
 		if (tap_share(i))
 			geometry(geoms[i].zones, geoms[i].cap, geoms[i].pct);
+	ajobs_free();
 	return tap_done();
 }
