@@ -12,7 +12,12 @@
 #      every block checksummed) of 1.5 times the usable space (GEOM_IO_PCT,
 #      default 150), then sync;
 #      meanwhile the gc-stats ioctl is called every second and must
-#      answer within one (GC never holds it up);
+#      answer within one (GC never holds it up), and every 5 s the
+#      filesystem is frozen for a second, during which the device's
+#      count of written sectors must not move (the GC thread stops, and
+#      reclaims writeback left in flight end, before the freeze; on 16
+#      zones writeback seldom leaves one in flight, so this rarely meets
+#      one);
 #   4. gc-stats: zones were reclaimed, none in the foreground freed less
 #      than an eighth of a zone (the least a foreground reclaim may), and
 #      write amplification stays below WA_MAX (the userspace test
@@ -83,6 +88,26 @@ print(n, int(slow * 1000))
 EOP
 python3 $W/poll.py $M $W/stop >$W/poll 2>&1 &
 POLL=$!
+# and every few seconds a freeze: between fsfreeze -f and -u nothing may
+# reach the device
+STAT=/sys/block/$(basename $D)/stat
+(
+	nf=0 bad=0
+	while [ ! -e $W/stop ]; do
+		sleep 5
+		[ -e $W/stop ] && break
+		fsfreeze -f $M || { bad=$((bad + 1)); continue; }
+		w0=$(awk '{ print $7 }' $STAT)
+		sleep 1
+		w1=$(awk '{ print $7 }' $STAT)
+		fsfreeze -u $M || bad=$((bad + 1))
+		nf=$((nf + 1))
+		[ "$w0" = "$w1" ] || { bad=$((bad + 1));
+			echo "written while frozen: sectors $w0 -> $w1"; }
+	done
+	echo "$nf $bad"
+) >$W/freeze 2>&1 &
+FREEZE=$!
 IO=$((USABLE * ${GEOM_IO_PCT:-150} / 100))
 t0=$(date +%s)
 $FIO --rw=randwrite --norandommap --random_generator=tausworthe64 \
@@ -92,12 +117,18 @@ sync
 t1=$(date +%s)
 touch $W/stop
 wait $POLL
+wait $FREEZE
 [ $rc -eq 0 ] || fail "fio random overwrites"
+read NF BADF <<EOF_F
+$(tail -1 $W/freeze)
+EOF_F
+[ "${NF:-0}" -gt 0 ] && [ "${BADF:-1}" -eq 0 ] ||
+	fail "fsfreeze during the overwrites: $(cat $W/freeze)"
 KIBS=$(cut -d';' -f48 $W/out)
 read POLLS SLOW <$W/poll || fail "GAZE_IOC_GC_STATS failed: $(cat $W/poll)"
 [ "$SLOW" -lt 1000 ] ||
 	fail "GAZE_IOC_GC_STATS took $SLOW ms while GC ran"
-ok "$IO MiB of random 4 KiB overwrites in $((t1 - t0)) s with the sync ($KIBS KiB/s during fio); gc-stats answered $POLLS times, slowest $SLOW ms"
+ok "$IO MiB of random 4 KiB overwrites in $((t1 - t0)) s with the sync ($KIBS KiB/s during fio); gc-stats answered $POLLS times, slowest $SLOW ms; frozen $NF times, nothing written while frozen"
 
 run "$GAZECTL" gc-stats --json $M
 [ $rc -eq 0 ] || fail "gc-stats --json"
