@@ -728,8 +728,15 @@ int gaze_gcp_wait(struct gaze_sb_info *sbi, struct gaze_gcp_mjob *j,
 	return ret;
 }
 
-int gaze_gcp_reclaim(struct gaze_sb_info *sbi, u32 zone, int why,
-		     u32 *victim, u64 *moved)
+/*
+ * Takes fs->lock and submits.  detached: nobody waits for the job, which
+ * frees itself at its end and only logs an error (gaze_gcp_job_end);
+ * the flag is set under fs->lock, which gaze_gcp_job_end holds, so the
+ * job cannot end first, and the caller must not touch it afterwards.
+ */
+static struct gaze_gcp_mjob *gaze_gcp_submit_one(struct gaze_sb_info *sbi,
+						 u32 zone, int why,
+						 bool detached)
 {
 	struct gaze_fs *fs = READ_ONCE(sbi->fs);
 	struct gaze_gcp_mjob *j;
@@ -738,11 +745,27 @@ int gaze_gcp_reclaim(struct gaze_sb_info *sbi, u32 zone, int why,
 	nofs = gaze_nofs_begin();
 	mutex_lock(&fs->lock);
 	j = gaze_gcp_submit(sbi, fs, zone, why);
+	if (!IS_ERR(j))
+		j->detached = detached;
 	mutex_unlock(&fs->lock);
 	gaze_nofs_end(nofs);
+	return j;
+}
+
+int gaze_gcp_reclaim(struct gaze_sb_info *sbi, u32 zone, int why,
+		     u32 *victim, u64 *moved)
+{
+	struct gaze_gcp_mjob *j = gaze_gcp_submit_one(sbi, zone, why, false);
+
 	if (IS_ERR(j))
 		return PTR_ERR(j);
 	return gaze_gcp_wait(sbi, j, victim, moved);
+}
+
+/* writeback reclaiming ahead (resv.c) */
+int gaze_gcp_reclaim_async(struct gaze_sb_info *sbi, u32 zone, int why)
+{
+	return PTR_ERR_OR_ZERO(gaze_gcp_submit_one(sbi, zone, why, true));
 }
 
 static bool gaze_gcp_idle(struct gaze_gcp *g)
@@ -753,27 +776,6 @@ static bool gaze_gcp_idle(struct gaze_gcp *g)
 	ok = !g->njobs;
 	spin_unlock(&g->lock);
 	return ok;
-}
-
-/*
- * A job nobody waits for (writeback reclaiming ahead, resv.c): it frees
- * itself at its end and only logs an error.  detached is set under
- * fs->lock, which gaze_gcp_job_end holds, so the job cannot end first.
- */
-int gaze_gcp_reclaim_async(struct gaze_sb_info *sbi, u32 zone, int why)
-{
-	struct gaze_fs *fs = READ_ONCE(sbi->fs);
-	struct gaze_gcp_mjob *j;
-	unsigned int nofs;
-
-	nofs = gaze_nofs_begin();
-	mutex_lock(&fs->lock);
-	j = gaze_gcp_submit(sbi, fs, zone, why);
-	if (!IS_ERR(j))
-		j->detached = true;
-	mutex_unlock(&fs->lock);
-	gaze_nofs_end(nofs);
-	return PTR_ERR_OR_ZERO(j);
 }
 
 /* waits until no job is in flight (freeze; new ones are the caller's
