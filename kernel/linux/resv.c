@@ -415,10 +415,6 @@ static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
  *    does not run beside jobs in flight (it would hold fs->lock, which
  *    their stages need).  A victim not worth a move (-ENOENT) ends it,
  *    leaving real need to the core.
- * Waiting for each reclaim instead kept writeback from writing while
- * the pipeline moved (two or three reclaims in a row of 4-6 s each on
- * zones of 1 GiB, since one rarely makes a whole zone of room); two
- * reclaims in flight instead of one measured no better (doc/design.md).
  * Called when a writeback batch begins (file.c gaze_wb_add), with only
  * its first folio locked, so that writers of the pages the batch would
  * gather do not wait here; GC never touches file pages in the page
