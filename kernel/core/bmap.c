@@ -136,14 +136,23 @@ bmap_window_end(u64 fblk)
 	return bmap_node_end(&p, p.height - 1);
 }
 
+/* how bmap_slot finds a node that is not in the cache */
+enum bmap_mode {
+	BMAP_READ,	/* reads it (and its neighbours ahead) */
+	BMAP_CREATE,	/* reads it; a missing one is made */
+	BMAP_CACHED,	/* -EAGAIN, with *hole_end past its range */
+};
+
 /*
  * gaze_bmap_slot; without create, a missing node also gives *hole_end
  * (when not NULL): the first file block past that node's whole range
  */
 static int
-bmap_slot(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, bool create,
-	  struct gaze_mbuf **owner, u32 *ofs, u64 *hole_end)
+bmap_slot_mode(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
+	       enum bmap_mode mode, struct gaze_mbuf **owner, u32 *ofs,
+	       u64 *hole_end)
 {
+	bool create = mode == BMAP_CREATE;
 	struct gaze_inode *in = imb->data;
 	u32 ino = le32_to_cpu(in->hdr.nid);
 	struct gaze_mbuf *parent = imb, *child;
@@ -170,10 +179,16 @@ bmap_slot(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, bool create,
 		magic = lvl + 1 == p.height ? GAZE_MAGIC_DNODE :
 			GAZE_MAGIC_INODE_IND;
 		nid = le32_to_cpu(*ptr);
-		if (nid && !create && magic == GAZE_MAGIC_DNODE)
+		if (nid && mode == BMAP_READ && magic == GAZE_MAGIC_DNODE)
 			gaze_node_readahead(fs, ptr, bmap_siblings(&p, lvl),
 					    magic);
-		if (nid) {
+		if (nid && mode == BMAP_CACHED) {
+			err = gaze_node_get_cached(fs, nid, magic, &child);
+			if (err == -EAGAIN && hole_end)
+				*hole_end = bmap_node_end(&p, lvl);
+			if (err)
+				goto out_put;
+		} else if (nid) {
 			err = gaze_node_get_ref(fs, nid, magic, &child);
 			if (err)
 				goto out_put;
@@ -210,6 +225,14 @@ bmap_slot(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, bool create,
 out_put:
 	gaze_bmap_release(fs, imb, parent);
 	return err;
+}
+
+static int
+bmap_slot(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, bool create,
+	  struct gaze_mbuf **owner, u32 *ofs, u64 *hole_end)
+{
+	return bmap_slot_mode(fs, imb, fblk, create ? BMAP_CREATE : BMAP_READ,
+			      owner, ofs, hole_end);
 }
 
 int
@@ -564,15 +587,16 @@ gaze_bmap_run(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk, u64 max,
 
 /*
  * Walks file blocks [from, to) node by node (a missing node skipped
- * whole): counts the mapped blocks in
- * *mapped and, with clear, turns them into holes (fallocate's punch and
- * zero range).  A missing node is skipped whole.  Nodes left empty stay
- * (truncate and evict free them).
+ * whole): counts the mapped blocks in *mapped and, with clear, turns
+ * them into holes (fallocate's punch and zero range).  Nodes left empty
+ * stay (truncate and evict free them).  With unknown, nothing is read:
+ * the blocks under a node that is not in the cache are counted there.
  */
-int
-gaze_bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
-		bool clear, u64 *mapped)
+static int
+bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
+	   bool clear, u64 *mapped, u64 *unknown)
 {
+	enum bmap_mode mode = unknown ? BMAP_CACHED : BMAP_READ;
 	struct gaze_mbuf *owner;
 	__le64 *addrs;
 	u64 fblk = from, end;
@@ -580,11 +604,17 @@ gaze_bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
 	int err = 0;
 
 	*mapped = 0;
+	if (unknown)
+		*unknown = 0;
 	to = min_t(u64, to, GAZE_BMAP_MAX_BLOCKS);
 	while (fblk < to && !err) {
 		end = bmap_window_end(fblk);
-		err = bmap_slot(fs, imb, fblk, false, &owner, &ofs, &end);
+		err = bmap_slot_mode(fs, imb, fblk, mode, &owner, &ofs, &end);
 		end = min(end, to);
+		if (err == -EAGAIN && unknown) {
+			*unknown += end - fblk;	/* not in the cache */
+			err = 0;
+		}
 		if (err || !owner) {
 			fblk = end;
 			continue;
@@ -606,6 +636,20 @@ gaze_bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
 		fblk = end;
 	}
 	return err;
+}
+
+int
+gaze_bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
+		bool clear, u64 *mapped)
+{
+	return bmap_range(fs, imb, from, to, clear, mapped, NULL);
+}
+
+int
+gaze_bmap_range_cached(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from,
+		       u64 to, u64 *mapped, u64 *unknown)
+{
+	return bmap_range(fs, imb, from, to, false, mapped, unknown);
 }
 
 /*

@@ -644,6 +644,9 @@ int gaze_nid_free(struct gaze_fs *fs, u32 nid);
  * INODE_IND/XATTR); ref held.  -ENOENT if the nid has no block. */
 int gaze_node_get(struct gaze_fs *fs, u32 nid, u32 magic,
 		  struct gaze_mbuf **mbp);
+/* gaze_node_get without I/O: -EAGAIN when the node is not in the cache */
+int gaze_node_get_cached(struct gaze_fs *fs, u32 nid, u32 magic,
+			 struct gaze_mbuf **mbp);
 /* gaze_node_get for a nid another node points at (a direct or indirect
  * node of a file, an xattr node): a free nid there is damage, so
  * -EFSCORRUPTED where gaze_node_get says -ENOENT */
@@ -1301,7 +1304,11 @@ int gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
  * listed (block 0, which its bytes in the inode become, only when
  * listed: it is, unless a write far past them leaves page 0 clean).
  * One map walk per run: a file written in order costs its map nodes,
- * not its pages.
+ * not its pages.  Nothing is read from the device (stat stays cheap, and
+ * is not charged the map's reads): under a map node that is not in the
+ * cache, dirty pages below the inode's size count as overwrites and
+ * those past it as holes, so there st_blocks is an estimate until
+ * writeback, as btrfs's count of all delalloc bytes is.
  */
 int gaze_file_dirty_blocks(struct gaze_fs *fs, u32 ino, const u64 *runs,
 			   u32 nruns, u64 size, u64 *blocks, u64 *holes);
@@ -1606,6 +1613,10 @@ int gaze_bmap_prealloc(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from,
  * *mapped; clear: unmaps them */
 int gaze_bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
 		    bool clear, u64 *mapped);
+/* gaze_bmap_range's count without I/O: the blocks under map nodes that
+ * are not in the cache go to *unknown instead */
+int gaze_bmap_range_cached(struct gaze_fs *fs, struct gaze_mbuf *imb,
+			   u64 from, u64 to, u64 *mapped, u64 *unknown);
 
 /* dir.c */
 int gaze_name_check(const char *name, u32 len);

@@ -849,12 +849,38 @@ gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
 	return gaze_ns_leave(fs, imb, false, err);
 }
 
+/*
+ * Holes among file blocks [from, to) as the cached map shows them; under
+ * a node that is not in the cache, blocks below eof (the last one the
+ * inode's size covers) count as mapped, those past it as holes.
+ */
+static int
+dirty_holes(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
+	    u64 eof, u64 *holes)
+{
+	u64 mid = clamp(eof, from, to), mapped, unknown;
+	int err = 0;
+
+	if (from < mid) {
+		err = gaze_bmap_range_cached(fs, imb, from, mid, &mapped,
+					     &unknown);
+		*holes += mid - from - mapped - unknown;
+	}
+	if (!err && mid < to) {
+		err = gaze_bmap_range_cached(fs, imb, mid, to, &mapped,
+					     &unknown);
+		*holes += to - mid - mapped;
+	}
+	return err;
+}
+
 int
 gaze_file_dirty_blocks(struct gaze_fs *fs, u32 ino, const u64 *runs,
 		       u32 nruns, u64 size, u64 *blocks, u64 *holes)
 {
+	struct gaze_inode *in;
 	struct gaze_mbuf *imb;
-	u64 mapped;
+	u64 eof;
 	bool inl;
 	u32 i;
 	int err;
@@ -864,19 +890,21 @@ gaze_file_dirty_blocks(struct gaze_fs *fs, u32 ino, const u64 *runs,
 	err = ns_enter_map(fs, ino, &imb);
 	if (!imb)
 		return err;
-	*blocks = le64_to_cpu(((struct gaze_inode *)imb->data)->blocks);
+	in = imb->data;
+	*blocks = le64_to_cpu(in->blocks);
+	eof = (le64_to_cpu(in->size) + GAZE_BLOCK_SIZE - 1) >> GAZE_BLOCK_SHIFT;
 	inl = err == -ENODATA;
 	err = 0;
 	for (i = 0; i < nruns && !err; i++) {
-		mapped = 0;
 		/* an inline file stays inline while it fits */
 		if (inl && size <= GAZE_INLINE_SIZE)
 			break;
-		if (!inl)
-			err = gaze_bmap_range(fs, imb, runs[2 * i],
-					      runs[2 * i] + runs[2 * i + 1],
-					      false, &mapped);
-		*holes += runs[2 * i + 1] - mapped;
+		if (inl)
+			*holes += runs[2 * i + 1];
+		else
+			err = dirty_holes(fs, imb, runs[2 * i],
+					  runs[2 * i] + runs[2 * i + 1], eof,
+					  holes);
 	}
 	return gaze_ns_leave(fs, imb, false, err);
 }

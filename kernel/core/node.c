@@ -218,29 +218,39 @@ gaze_node_readahead(struct gaze_fs *fs, const __le32 *nids, u32 n,
 }
 
 int
-gaze_node_get(struct gaze_fs *fs, u32 nid, u32 magic, struct gaze_mbuf **mbp)
+gaze_node_get_cached(struct gaze_fs *fs, u32 nid, u32 magic,
+		     struct gaze_mbuf **mbp)
 {
 	const struct gaze_mhdr *h;
 	struct gaze_mbuf *mb;
-	u64 addr;
-	int ret;
 
 	if (nid <= GAZE_NID_RESERVED || nid >= le32_to_cpu(fs->sb.max_nid)) {
 		gaze_err("nid %u is out of range", nid);
 		return -EFSCORRUPTED;
 	}
 	mb = gaze_mbuf_lookup(fs, GAZE_MB_NODE, nid, 0);
-	if (mb) {
-		h = mb->data;
-		if (le32_to_cpu(h->magic) != magic) {
-			gaze_err("node %u is not of the expected type",
-				 nid);
-			gaze_mbuf_put(fs, mb);
-			return -EFSCORRUPTED;
-		}
-		*mbp = mb;
-		return 0;
+	if (!mb)
+		return -EAGAIN;
+	h = mb->data;
+	if (le32_to_cpu(h->magic) != magic) {
+		gaze_err("node %u is not of the expected type", nid);
+		gaze_mbuf_put(fs, mb);
+		return -EFSCORRUPTED;
 	}
+	*mbp = mb;
+	return 0;
+}
+
+int
+gaze_node_get(struct gaze_fs *fs, u32 nid, u32 magic, struct gaze_mbuf **mbp)
+{
+	struct gaze_mbuf *mb;
+	u64 addr;
+	int ret;
+
+	ret = gaze_node_get_cached(fs, nid, magic, mbp);
+	if (ret != -EAGAIN)
+		return ret;
 	ret = gaze_imap_get(fs, nid, &addr);
 	if (ret)
 		return ret;

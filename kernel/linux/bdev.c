@@ -58,7 +58,9 @@ struct gaze_plug {
 	u32			lost_nr;	/* and its length; also read
 						 * without the lock (a hint:
 						 * gaze_bdev_lost_pending) */
-	struct list_head	defers;	/* struct gaze_defer, one per writer */
+	struct list_head	defers;	/* struct gaze_defer, one per writer,
+					 * on every kind of device */
+	struct cgroup_subsys_state *blkcg;	/* bio's (wbc_init_bio) */
 	struct delayed_work	work;	/* submits a plug left waiting */
 };
 
@@ -107,9 +109,12 @@ static u32 gaze_write_max_blocks(struct block_device *bdev)
 	return clamp_t(u32, n, 1, BIO_MAX_VECS);
 }
 
-/* one synchronous bio per BIO_MAX_VECS blocks (writes: see above) */
+/*
+ * one synchronous bio per BIO_MAX_VECS blocks (writes: see above); wbc:
+ * writeback's, whose cgroup the bios are charged to, or NULL
+ */
 static int gaze_bdev_rw(struct block_device *bdev, blk_opf_t opf, u64 blk,
-			u32 nr, void *buf)
+			u32 nr, void *buf, struct writeback_control *wbc)
 {
 	bool write = op_is_write(opf & REQ_OP_MASK);
 	u32 max = write ? gaze_write_max_blocks(bdev) : BIO_MAX_VECS;
@@ -126,6 +131,8 @@ static int gaze_bdev_rw(struct block_device *bdev, blk_opf_t opf, u64 blk,
 		/* at most a few bounce pages per bio: cap n accordingly */
 		bio = bio_alloc(bdev, n, opf, GFP_NOIO);
 		bio->bi_iter.bi_sector = blk << GAZE_SECT_SHIFT;
+		if (wbc)
+			wbc_init_bio(wbc, bio);
 		for (i = 0; i < n; i++) {
 			u8 *b = p + (size_t)i * GAZE_BLOCK_SIZE;
 			struct page *pg;
@@ -179,7 +186,7 @@ static int gaze_bdev_rw(struct block_device *bdev, blk_opf_t opf, u64 blk,
 
 int gaze_bdev_read(struct block_device *bdev, u64 blk, u32 nr, void *buf)
 {
-	return gaze_bdev_rw(bdev, REQ_OP_READ, blk, nr, buf);
+	return gaze_bdev_rw(bdev, REQ_OP_READ, blk, nr, buf, NULL);
 }
 
 /*
@@ -188,7 +195,8 @@ int gaze_bdev_read(struct block_device *bdev, u64 blk, u32 nr, void *buf)
  * A buffer that is not one whole page goes block by block.
  */
 static int gaze_bdev_rwv(struct block_device *bdev, blk_opf_t opf, u64 blk,
-			 u32 nr, void *const *bufs)
+			 u32 nr, void *const *bufs,
+			 struct writeback_control *wbc)
 {
 	u32 max = op_is_write(opf & REQ_OP_MASK) ?
 		  gaze_write_max_blocks(bdev) : BIO_MAX_VECS;
@@ -204,6 +212,8 @@ static int gaze_bdev_rwv(struct block_device *bdev, blk_opf_t opf, u64 blk,
 		n = min_t(u32, nr, max);
 		bio = bio_alloc(bdev, n, opf, GFP_NOIO);
 		bio->bi_iter.bi_sector = blk << GAZE_SECT_SHIFT;
+		if (wbc)
+			wbc_init_bio(wbc, bio);
 		for (i = 0; i < n; i++) {
 			if (bio_add_page(bio, gaze_buf_page(bufs[i]),
 					 GAZE_BLOCK_SIZE, 0) !=
@@ -224,7 +234,7 @@ static int gaze_bdev_rwv(struct block_device *bdev, blk_opf_t opf, u64 blk,
 	return ret;
 slow:
 	for (i = 0; i < nr && !ret; i++)
-		ret = gaze_bdev_rw(bdev, opf, blk + i, 1, bufs[i]);
+		ret = gaze_bdev_rw(bdev, opf, blk + i, 1, bufs[i], wbc);
 	return ret;
 }
 
@@ -351,8 +361,6 @@ void gaze_bdev_defer_begin(struct gaze_dev *dev, struct gaze_defer *df)
 	df->task = current;
 	df->pos = 0;
 	memset(df->taken, 0, df->nr * sizeof(*df->taken));
-	if (!b->zoned)
-		return;
 	mutex_lock(&b->plug.lock);
 	list_add(&df->list, &b->plug.defers);
 	mutex_unlock(&b->plug.lock);
@@ -362,11 +370,31 @@ void gaze_bdev_defer_end(struct gaze_dev *dev, struct gaze_defer *df)
 {
 	struct gaze_bdev *b = GAZE_BDEV(dev);
 
-	if (!b->zoned)
-		return;
 	mutex_lock(&b->plug.lock);
 	list_del(&df->list);
 	mutex_unlock(&b->plug.lock);
+}
+
+/*
+ * Cgroup writeback: every write this task makes inside its writeback
+ * batch (its data, the clusters compressed from it) is charged to the
+ * cgroup that dirtied the pages (wbc), not to the flusher's.  NULL
+ * outside writeback.
+ */
+static struct writeback_control *gaze_defer_wbc(struct gaze_bdev *b)
+{
+	struct writeback_control *wbc = NULL;
+	struct gaze_defer *df;
+
+	mutex_lock(&b->plug.lock);
+	list_for_each_entry(df, &b->plug.defers, list) {
+		if (df->task == current) {
+			wbc = df->wbc;
+			break;
+		}
+	}
+	mutex_unlock(&b->plug.lock);
+	return wbc;
 }
 
 /* index in this task's writeback batch of bufs[0..nr), or -1 */
@@ -401,6 +429,7 @@ static int gaze_plug_take(struct gaze_bdev *b, u64 blk, u32 nr,
 			  void *const *bufs)
 {
 	struct gaze_plug *p = &b->plug;
+	struct cgroup_subsys_state *blkcg;
 	struct gaze_defer *df;
 	int j, ret = 0;
 	u32 k, max;
@@ -414,7 +443,10 @@ static int gaze_plug_take(struct gaze_bdev *b, u64 blk, u32 nr,
 	j = gaze_plug_match(p, bufs, nr, &df);
 	if (j < 0)
 		goto out_unlock;
-	if (p->bio && (blk != p->next || p->nr + nr > max))
+	/* one bio, one cgroup to charge it to */
+	blkcg = gaze_wbc_blkcg(df->wbc);
+	if (p->bio && (blk != p->next || p->nr + nr > max ||
+		       blkcg != p->blkcg))
 		ret = gaze_plug_submit(b);
 	if (!ret)
 		ret = p->err;
@@ -424,6 +456,9 @@ static int gaze_plug_take(struct gaze_bdev *b, u64 blk, u32 nr,
 		p->bio = bio_alloc(b->bdev, BIO_MAX_VECS,
 				   REQ_OP_WRITE | REQ_SYNC, GFP_NOIO);
 		p->bio->bi_iter.bi_sector = blk << GAZE_SECT_SHIFT;
+		if (df->wbc)
+			wbc_init_bio(df->wbc, p->bio);
+		p->blkcg = blkcg;
 	}
 	for (k = 0; k < nr; k++) {
 		struct folio *folio = df->folios[j + k];
@@ -484,7 +519,7 @@ static int gaze_zbd_write(struct gaze_dev *d, u64 blk, u32 nr,
 	if (ret)
 		return ret;
 	return gaze_bdev_rw(GAZE_BDEV(d)->bdev, REQ_OP_WRITE | REQ_SYNC, blk,
-			    nr, (void *)buf);
+			    nr, (void *)buf, gaze_defer_wbc(GAZE_BDEV(d)));
 }
 
 static int gaze_zbd_readv(struct gaze_dev *d, u64 blk, u32 nr,
@@ -495,7 +530,8 @@ static int gaze_zbd_readv(struct gaze_dev *d, u64 blk, u32 nr,
 	if (ret)
 		return ret;
 	gaze_plug_drain_read(GAZE_BDEV(d), blk, nr);
-	return gaze_bdev_rwv(GAZE_BDEV(d)->bdev, REQ_OP_READ, blk, nr, bufs);
+	return gaze_bdev_rwv(GAZE_BDEV(d)->bdev, REQ_OP_READ, blk, nr, bufs,
+			     NULL);
 }
 
 static int gaze_zbd_writev(struct gaze_dev *d, u64 blk, u32 nr,
@@ -511,7 +547,7 @@ static int gaze_zbd_writev(struct gaze_dev *d, u64 blk, u32 nr,
 	if (ret)
 		return ret;
 	return gaze_bdev_rwv(GAZE_BDEV(d)->bdev, REQ_OP_WRITE | REQ_SYNC, blk,
-			     nr, bufs);
+			     nr, bufs, gaze_defer_wbc(GAZE_BDEV(d)));
 }
 
 static u8 gaze_zbd_cond(u8 cond)
@@ -723,12 +759,14 @@ static int gaze_emu_do_write(struct gaze_dev *d, u64 blk, u32 nr,
 			     const void *buf, void *const *bufs)
 {
 	struct gaze_bdev *b = GAZE_BDEV(d);
+	struct writeback_control *wbc;
 	bool seq;
 	int ret;
 
 	ret = gaze_bdev_range(d, blk, nr);
 	if (ret || !nr)
 		return ret;
+	wbc = gaze_defer_wbc(b);
 	mutex_lock(&b->lock);
 	ret = gaze_zsm_write_prep(&b->zsm, blk, nr);
 	seq = b->zsm.zones[blk / d->zone_blocks].type == GAZE_ZT_SEQ;
@@ -741,10 +779,10 @@ static int gaze_emu_do_write(struct gaze_dev *d, u64 blk, u32 nr,
 	}
 	if (bufs)
 		ret = gaze_bdev_rwv(b->bdev, REQ_OP_WRITE | REQ_SYNC, blk, nr,
-				    bufs);
+				    bufs, wbc);
 	else
 		ret = gaze_bdev_rw(b->bdev, REQ_OP_WRITE | REQ_SYNC, blk, nr,
-				   (void *)buf);
+				   (void *)buf, wbc);
 	if (!ret && seq)
 		gaze_zsm_write_done(&b->zsm, blk, nr);
 	mutex_unlock(&b->lock);
@@ -773,7 +811,8 @@ static int gaze_emu_readv(struct gaze_dev *d, u64 blk, u32 nr,
 	valid = gaze_zsm_valid(&b->zsm, blk / zb);
 	mutex_unlock(&b->lock);
 	if (off + nr <= zb && off + nr <= valid)
-		return gaze_bdev_rwv(b->bdev, REQ_OP_READ, blk, nr, bufs);
+		return gaze_bdev_rwv(b->bdev, REQ_OP_READ, blk, nr, bufs,
+				     NULL);
 	for (i = 0; i < nr && !ret; i++)
 		ret = gaze_emu_read(d, blk + i, 1, bufs[i]);
 	return ret;

@@ -28,6 +28,9 @@
  *   gaze_zone_mgmt        blkdev_zone_mgmt without a gfp mask (6.10)
  *   GAZE_ENCODE_FH        ->encode_fh, which exportfs calls without a
  *                         NULL check since 6.7
+ *   gaze_wbc_account      wbc_account_cgroup_owner (a folio in 6.12)
+ *   gaze_wbc_blkcg        the blkcg a writeback_control charges, NULL
+ *                         without CONFIG_CGROUP_WRITEBACK
  */
 #ifndef GAZE_COMPAT_H
 #define GAZE_COMPAT_H
@@ -427,5 +430,34 @@ static inline int gaze_zone_mgmt(struct block_device *bdev, enum req_op op,
 #else
 #define GAZE_ENCODE_FH	NULL
 #endif
+
+/* ---------------------------------------------------------------- */
+/* cgroup writeback                                                  */
+/* ---------------------------------------------------------------- */
+
+/*
+ * Who dirtied a folio that writeback writes (foreign inode detection).
+ * Debian 12's 6.12 headers take the folio, 6.1's its page.
+ */
+static inline void gaze_wbc_account(struct writeback_control *wbc,
+				    struct folio *folio, size_t bytes)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	wbc_account_cgroup_owner(wbc, folio, bytes);
+#else
+	wbc_account_cgroup_owner(wbc, &folio->page, bytes);
+#endif
+}
+
+/* the blkcg wbc_init_bio charges a bio to, or NULL (the submitter's) */
+static inline struct cgroup_subsys_state *
+gaze_wbc_blkcg(struct writeback_control *wbc)
+{
+#ifdef CONFIG_CGROUP_WRITEBACK
+	return wbc && wbc->wb ? wbc->wb->blkcg_css : NULL;
+#else
+	return NULL;
+#endif
+}
 
 #endif /* GAZE_COMPAT_H */

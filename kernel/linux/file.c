@@ -487,6 +487,7 @@ static int gaze_write_folio(struct folio *folio,
 	}
 	if (wrote)
 		*wrote = true;
+	gaze_wbc_account(wbc, folio, len);
 	gaze_resv_release(folio);	/* the block is allocated now */
 	folio_start_writeback(folio);
 	folio_unlock(folio);
@@ -573,8 +574,10 @@ static void gaze_wb_done(struct gaze_wb *wb, int ret)
 	for (i = 0; i < wb->nr; i++) {
 		struct folio *folio = wb->folios[i];
 
-		if (!ret)
+		if (!ret) {
+			gaze_wbc_account(wb->wbc, folio, folio_size(folio));
 			gaze_resv_release(folio);	/* allocated now */
+		}
 		else if (ret == -ENOSPC || ret == -ENOMEM)
 			folio_redirty_for_writepage(wb->wbc, folio);
 		else
@@ -694,6 +697,7 @@ static int gaze_writepages(struct address_space *mapping,
 	}
 	wb->inode = mapping->host;
 	wb->wbc = wbc;
+	wb->defer.wbc = wbc;
 	wb->defer.bufs = wb->bufs;
 	wb->defer.folios = wb->folios;
 	wb->defer.taken = wb->taken;

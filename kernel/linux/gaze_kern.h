@@ -219,10 +219,13 @@ int gaze_bdev_read(struct block_device *bdev, u64 blk, u32 nr, void *buf);
  * by this task of some of bufs (in order) may be deferred to the plug on
  * zoned devices; taken[i] then says the plug ends folios[i]'s writeback
  * (the caller started it before the core call) and holds a reference.
+ * On every device, each write this task makes in between is charged to
+ * wbc's cgroup (cgroup writeback: SB_I_CGROUPWB).
  */
 struct gaze_defer {
 	struct list_head	list;	/* on the plug, under its lock */
 	struct task_struct	*task;
+	struct writeback_control *wbc;	/* its cgroup pays for the writes */
 	void *const		*bufs;
 	struct folio		**folios;
 	bool			*taken;

@@ -584,6 +584,8 @@ static int gaze_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_op = &gaze_sops;
 	sb->s_export_op = &gaze_export_ops;
 	sb->s_xattr = gaze_xattr_handlers;
+	/* writeback charges each cgroup for what it dirtied (bdev.c) */
+	sb->s_iflags |= SB_I_CGROUPWB;
 	if (!o->noacl)
 		sb->s_flags |= SB_POSIXACL;
 	maxbytes = GAZE_BMAP_MAX_BLOCKS << GAZE_BLOCK_SHIFT;
