@@ -7,7 +7,8 @@
 # the options; files and directories (small and 5 MiB, written with dd and
 # cat) survive umount + mount (sha256sum); O_DIRECT reads and writes;
 # fstrim resets the zones a deleted file left FREE; ro refuses writes,
-# remount rw and ro work; an unknown option is refused and named; df is sane; rmmod.
+# remount rw and ro work; cgroup writeback charges the cgroup that
+# dirtied the data; an unknown option is refused and named; df is sane; rmmod.
 #   DEV=nvme    the emulated NVMe ZNS namespace (nvme0n1)
 #   DEV=nullb   null_blk zoned with conventional zones (nullb0)
 #   DEV=virtio  a regular virtio disk (vda): emulated zones
@@ -225,6 +226,49 @@ cmp -s $M/big2 $W/big || fail "5 MiB file written after remount,rw differs"
 run umount $M
 [ $rc -eq 0 ] || fail "umount"
 ok "writes made after remount,rw persist"
+
+# --- cgroup writeback (fstests generic/563) ---------------------------
+# Data a task in one cgroup dirtied is charged to that cgroup when the
+# root cgroup's sync writes it back, not to the flusher; and stat of a
+# file with dirty pages whose map is not in memory (after a mount) reads
+# nothing from the device, and st_blocks stays the same over writeback.
+CG=/sys/fs/cgroup
+mountpoint -q $CG || mount -t cgroup2 none $CG || fail "mount cgroup2"
+echo +io >$CG/cgroup.subtree_control 2>/dev/null
+grep -qw io $CG/cgroup.subtree_control || fail "cgroup2 has no io controller"
+mkdir -p $CG/gza $CG/gzb || fail "mkdir cgroups"
+DEVNO=$((0x$(stat -L -c %t $D))):$((0x$(stat -L -c %T $D)))
+# cgio CGROUP KEY: KEY's count for $D in the cgroup's io.stat (0: none)
+cgio() {
+	v=$(sed -n "s/^$DEVNO .* $2=\([0-9]*\).*/\1/p" $CG/$1/io.stat)
+	echo ${v:-0}
+}
+dd if=/dev/urandom of=$W/cg bs=1M count=16 status=none
+run mount -t gaze $D $M
+[ $rc -eq 0 ] || fail "mount for cgroup writeback"
+cp $W/cg $M/cg && sync || fail "writing the 16 MiB file"
+run umount $M
+[ $rc -eq 0 ] || fail "umount"
+run mount -t gaze $D $M
+[ $rc -eq 0 ] || fail "mount for cgroup writeback"
+run sh -c "echo \$\$ >$CG/gza/cgroup.procs && exec dd if=$W/cg of=$M/cg bs=4k conv=notrunc status=none"
+[ $rc -eq 0 ] || fail "overwrite in cgroup gza: exit $rc $(cat $W/err)"
+run sh -c "echo \$\$ >$CG/gzb/cgroup.procs && exec stat -c %b $M/cg"
+[ $rc -eq 0 ] || fail "stat in cgroup gzb: exit $rc"
+b0=$(cat $W/out)
+sync
+wa=$(cgio gza wbytes) rb=$(cgio gzb rbytes) wb=$(cgio gzb wbytes)
+[ $wa -ge $((15 * 1048576)) ] ||
+	fail "16 MiB dirtied in cgroup gza, synced from the root cgroup: gza charged $wa bytes written"
+[ $rb -eq 0 ] && [ $wb -eq 0 ] ||
+	fail "stat in cgroup gzb of a file with dirty pages: gzb charged $rb bytes read, $wb written"
+b1=$(stat -c %b $M/cg)
+[ "$b0" = "$b1" ] || fail "st_blocks $b0 with the overwrite dirty, $b1 after writeback"
+cmp -s $M/cg $W/cg || fail "the overwritten file differs"
+run umount $M
+[ $rc -eq 0 ] || fail "umount"
+rmdir $CG/gza $CG/gzb
+ok "cgroup writeback: gza charged $wa bytes for its 16 MiB, stat in gzb read nothing, st_blocks $b1 before and after"
 
 # --- mount options ---------------------------------------------------
 mark
