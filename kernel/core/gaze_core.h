@@ -1106,6 +1106,24 @@ bool gaze_space_wb_short(struct gaze_fs *fs, u64 nr);
  * core's own foreground GC (the baseline mover under fs->lock) */
 bool gaze_space_fg_short(struct gaze_fs *fs, u64 nr);
 /*
+ * Writeback's room, one step (any context): what a writeback batch of nr
+ * blocks does next with the pipeline on (the module's resv.c
+ * gaze_resv_wb_room, and tests/core/test_geom.c as a model of it).
+ * in_flight: a reclaim is in flight; may_start: the batch may start one
+ * (fewer than GAZE_WB_ROOM_JOBS started, and the last start was not
+ * refused: gaze_wb_room_busy).
+ *   GAZE_WB_START  start a reclaim nobody waits for, then step again
+ *   GAZE_WB_WAIT   wait for the jobs in flight to make room, then again
+ *   GAZE_WB_GO     write
+ */
+enum gaze_wb_step { GAZE_WB_GO, GAZE_WB_START, GAZE_WB_WAIT };
+#define GAZE_WB_ROOM_JOBS	8	/* reclaims one batch starts */
+enum gaze_wb_step gaze_wb_room_step(struct gaze_fs *fs, u64 nr,
+				    bool in_flight, bool may_start);
+/* a reclaim start refused for now (busy, or no room beside the jobs in
+ * flight): the batch may still wait; any other error ends the steps */
+bool gaze_wb_room_busy(int err);
+/*
  * fs->lock: refreshes those counts.  space.c calls it wherever they
  * change; gcpipe.c calls it after changing fs->gcp_zone/gcp_gain (begin
  * and end of a job).

@@ -1052,6 +1052,28 @@ gaze_space_fg_short(struct gaze_fs *fs, u64 nr)
 	       READ_ONCE(fs->space->pub_fg) + nr;
 }
 
+/*
+ * Starts only while no reclaim is in flight (one job at a time keeps the
+ * pipeline's stages on one victim, and its gain already counts in the
+ * wb test), and waits only where the core's own foreground GC would run
+ * beside the jobs: see resv.c gaze_resv_wb_room.
+ */
+enum gaze_wb_step
+gaze_wb_room_step(struct gaze_fs *fs, u64 nr, bool in_flight, bool may_start)
+{
+	if (!in_flight && may_start && gaze_space_wb_short(fs, nr))
+		return GAZE_WB_START;
+	if (in_flight && gaze_space_fg_short(fs, nr))
+		return GAZE_WB_WAIT;
+	return GAZE_WB_GO;
+}
+
+bool
+gaze_wb_room_busy(int err)
+{
+	return err == -EAGAIN || err == -EBUSY || err == -ENOSPC;
+}
+
 void
 gaze_space_wb_begin(struct gaze_fs *fs, u32 over)
 {

@@ -400,8 +400,9 @@ static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
  * Writeback room, before a batch's blocks go to the core (whose own
  * foreground GC is the baseline mover under fs->lock, while every other
  * writeback and GC stage waits).  Without the pipeline: the baseline's
- * foreground GC a step at a time (gaze_resv_fg_steps).  With it, two
- * levels (gcpolicy.c gaze_gc_levels, published by space.c):
+ * foreground GC a step at a time (gaze_resv_fg_steps).  With it, the
+ * core's gaze_wb_room_step decides, on two levels (gcpolicy.c
+ * gaze_gc_levels, published by space.c):
  *  - when no reclaim is in flight and the room counting the gain of the
  *    jobs in flight is short of the GC's wb level (gaze_space_wb_short),
  *    it kicks the GC thread and starts a reclaim of the best foreground
@@ -421,13 +422,13 @@ static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
  * cache (it reads blocks into its pool), so it cannot wait on that
  * folio.
  */
-#define GAZE_WB_ROOM_JOBS	8	/* reclaims started per batch */
 #define GAZE_WB_ROOM_WAITS	600	/* x GAZE_RESV_WAIT: 30 s */
 
 void gaze_resv_wb_room(struct gaze_sb_info *sbi, u32 nr)
 {
 	struct gaze_fs *fs = READ_ONCE(sbi->fs);
 	unsigned int jobs = 0, waits = 0;
+	bool may_start = true;
 	int ret;
 
 	if (!gaze_gcp_active(sbi)) {
@@ -435,26 +436,32 @@ void gaze_resv_wb_room(struct gaze_sb_info *sbi, u32 nr)
 		return;
 	}
 	for (;;) {
-		if (!atomic_read(&sbi->gc_running) &&
-		    jobs < GAZE_WB_ROOM_JOBS && gaze_space_wb_short(fs, nr)) {
+		switch (gaze_wb_room_step(fs, nr,
+					  atomic_read(&sbi->gc_running),
+					  may_start &&
+					  jobs < GAZE_WB_ROOM_JOBS)) {
+		case GAZE_WB_START:
 			jobs++;
 			gaze_bggc_kick(sbi);
 			ret = gaze_gcp_reclaim_async(sbi, GAZE_GCP_ANY,
 						     GAZE_GC_FG);
-			if (!ret)
-				continue;	/* its gain counts now */
-			/* busy, or no room beside the jobs in flight */
-			if (ret != -EAGAIN && ret != -EBUSY && ret != -ENOSPC)
+			/* started: its gain counts now; refused: may wait */
+			if (ret && !gaze_wb_room_busy(ret))
 				return;	/* nothing worth it, or an error */
-		}
-		if (!gaze_space_fg_short(fs, nr) ||
-		    !atomic_read(&sbi->gc_running) ||
-		    waits++ >= GAZE_WB_ROOM_WAITS)
+			may_start = !ret;
+			break;
+		case GAZE_WB_WAIT:
+			if (waits++ >= GAZE_WB_ROOM_WAITS)
+				return;
+			may_start = true;
+			wait_event_timeout(sbi->gc_progress,
+					   !gaze_space_fg_short(fs, nr) ||
+					   !atomic_read(&sbi->gc_running),
+					   GAZE_RESV_WAIT);
+			break;
+		default:
 			return;
-		wait_event_timeout(sbi->gc_progress,
-				   !gaze_space_fg_short(fs, nr) ||
-				   !atomic_read(&sbi->gc_running),
-				   GAZE_RESV_WAIT);
+		}
 	}
 }
 

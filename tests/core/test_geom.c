@@ -10,13 +10,15 @@
  * 64, some with a zone capacity below the zone size, twice each:
  *   greedy   the core alone: writeback's own foreground GC (gcpolicy.c,
  *            the baseline mover, greedy victims);
- *   module   driven as the module drives it (resv.c gaze_resv_wb_room):
- *            before each writeback batch, when no job is in flight and
+ *   module   driven as the module drives it (resv.c gaze_resv_wb_room,
+ *            by the same core step, space.c gaze_wb_room_step): before
+ *            each writeback batch, when no job is in flight and
  *            gaze_space_wb_short says the published room (with the
  *            jobs' gain) is below the GC's wb level, a foreground job
- *            is started and left in flight; the batch waits only while gaze_space_fg_short
- *            says the room without that gain is below the fg level and
- *            jobs are in flight, and the jobs move a batch of 64 blocks
+ *            is started and left in flight; the batch waits only while
+ *            gaze_space_fg_short says the room without that gain is
+ *            below the fg level and jobs are in flight, and the jobs
+ *            move a batch of 64 blocks
  *            per wait and GC_RATE batches per writeback batch, as the
  *            module's stage threads move them while writeback goes on;
  *            a background step after that or every 16 batches (gc.c:
@@ -96,7 +98,6 @@ bg_step(struct gaze_fs *fs)
  * first, GC_RATE batches per writeback batch and one per wait.
  */
 #define GC_RATE		3u	/* GC batches (64 blocks) per 256 written */
-#define WB_JOBS		8u	/* resv.c: GAZE_WB_ROOM_JOBS */
 
 struct ajob {
 	struct gaze_gcp_job	job;
@@ -223,30 +224,39 @@ ajobs_advance(struct gaze_fs *fs, u32 batches, bool *any)
 	return ret;
 }
 
-/* gaze_resv_wb_room with the pipeline on; *kick: the GC thread was woken */
+/*
+ * gaze_resv_wb_room with the pipeline on, through the same core step
+ * (gaze_wb_room_step); waiting is the jobs moving a batch.  *kick: the
+ * GC thread was woken.
+ */
 static int
 wb_room(struct gaze_fs *fs, u32 nr, bool *kick)
 {
+	bool may_start = true, any;
 	u32 jobs = 0;
-	bool any;
 	int r;
 
 	for (;;) {
-		if (!ajobs_on() && jobs < WB_JOBS &&
-		    gaze_space_wb_short(fs, nr)) {
+		switch (gaze_wb_room_step(fs, nr, ajobs_on(),
+					  may_start &&
+					  jobs < GAZE_WB_ROOM_JOBS)) {
+		case GAZE_WB_START:
 			jobs++;
 			*kick = true;
 			r = ajob_start(fs, GAZE_GC_FG);
-			if (!r)
-				continue;	/* its gain counts now */
-			if (r != -EBUSY && r != -ENOSPC && r != -EAGAIN)
+			if (r && !gaze_wb_room_busy(r))
 				return r == -ENOENT ? 0 : r;
-		}
-		if (!gaze_space_fg_short(fs, nr) || !ajobs_on())
+			may_start = !r;
+			break;
+		case GAZE_WB_WAIT:
+			may_start = true;
+			r = ajobs_advance(fs, 1, &any);	/* they move */
+			if (r)
+				return r;
+			break;
+		default:
 			return 0;
-		r = ajobs_advance(fs, 1, &any);	/* waiting: they move */
-		if (r)
-			return r;
+		}
 	}
 }
 
