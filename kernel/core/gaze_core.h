@@ -1398,6 +1398,19 @@ int gaze_xattr_get(struct gaze_fs *fs, u32 ino, const char *name, void *buf,
 /* NUL-separated names; returns total length or -errno (-ERANGE) */
 int gaze_xattr_list(struct gaze_fs *fs, u32 ino, char *buf, u32 size);
 int gaze_xattr_remove(struct gaze_fs *fs, u32 ino, const char *name);
+/*
+ * Where inode ino keeps its xattrs (FIEMAP_FLAG_XATTR): the bytes used in
+ * the inode (its i_xattr area) and whether it has an xattr node.  An
+ * address is the block's on the device, 0 while the block has changes
+ * not yet written (its next place is not known before it is written).
+ */
+struct gaze_xattr_place {
+	u32	inline_used;	/* bytes of i_xattr in use */
+	bool	node;		/* an xattr node of its own */
+	u64	inode_addr;
+	u64	node_addr;
+};
+int gaze_xattr_place(struct gaze_fs *fs, u32 ino, struct gaze_xattr_place *p);
 /* checkpoint hook: writes dirty directory blocks (GAZE_MB_FBLK) */
 int gaze_dir_flush(struct gaze_fs *fs);
 

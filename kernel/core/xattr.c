@@ -486,6 +486,35 @@ out_put:
 	return err ? err : (int)total;
 }
 
+/* a metadata block's place on the device, 0 while it has unwritten changes */
+static u64
+xattr_block_place(const struct gaze_mbuf *mb)
+{
+	return mb->flags & GAZE_MBF_DIRTY ? 0 : mb->blkaddr;
+}
+
+int
+gaze_xattr_place(struct gaze_fs *fs, u32 ino, struct gaze_xattr_place *p)
+{
+	struct gaze_mbuf *imb, *xmb = NULL;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	err = gaze_ns_enter(fs, ino, false, &imb);
+	if (err)
+		return err;
+	p->inline_used = le16_to_cpu(((struct gaze_inode *)imb->data)->
+				     inline_xattr_used);
+	p->inode_addr = xattr_block_place(imb);
+	err = xattr_block_get(fs, imb, &xmb);
+	if (!err && xmb) {
+		p->node = true;
+		p->node_addr = xattr_block_place(xmb);
+		gaze_mbuf_put(fs, xmb);
+	}
+	return gaze_ns_leave(fs, imb, false, err);
+}
+
 int
 gaze_xattr_remove(struct gaze_fs *fs, u32 ino, const char *name)
 {

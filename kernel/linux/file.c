@@ -1287,14 +1287,61 @@ static int gaze_fiemap_walk(struct inode *inode, struct fiemap_extent_info *fi,
 				w.past ? 0 : FIEMAP_EXTENT_LAST);
 }
 
+/*
+ * FIEMAP_FLAG_XATTR: where the xattrs are.  Those in the inode are one
+ * DATA_INLINE | NOT_ALIGNED extent at logical 0, at their bytes in the
+ * inode's block; an xattr node is one block at logical 4096.  A block
+ * with changes not yet written has no place yet: UNKNOWN | DELALLOC at
+ * physical 0, as for data.  The range asked is ignored, as on ext4.
+ */
+static int gaze_fiemap_xattr(struct inode *inode,
+			     struct fiemap_extent_info *fi)
+{
+	struct gaze_xattr_place p;
+	unsigned int nofs;
+	u32 flags;
+	int ret;
+
+	nofs = gaze_nofs_begin();
+	ret = gaze_xattr_place(gaze_ifs(inode), inode->i_ino, &p);
+	gaze_nofs_end(nofs);
+	if (ret)
+		return gaze_error(inode->i_sb, ret, "fiemap");
+	if (p.inline_used) {
+		flags = FIEMAP_EXTENT_DATA_INLINE | FIEMAP_EXTENT_NOT_ALIGNED;
+		if (!p.inode_addr)
+			flags |= FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC;
+		if (!p.node)
+			flags |= FIEMAP_EXTENT_LAST;
+		ret = fiemap_fill_next_extent(fi, 0, p.inode_addr ?
+			(p.inode_addr << GAZE_BLOCK_SHIFT) +
+			offsetof(struct gaze_inode, i_xattr) : 0,
+			p.inline_used, flags);
+		if (ret)
+			return ret;
+	}
+	if (!p.node)
+		return 0;
+	flags = FIEMAP_EXTENT_LAST;
+	if (!p.node_addr)
+		flags |= FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC;
+	return fiemap_fill_next_extent(fi, GAZE_BLOCK_SIZE,
+				       p.node_addr << GAZE_BLOCK_SHIFT,
+				       GAZE_BLOCK_SIZE, flags);
+}
+
 static int gaze_fiemap(struct inode *inode, struct fiemap_extent_info *fi,
 		       u64 start, u64 len)
 {
 	int ret;
 
-	ret = fiemap_prep(inode, fi, start, &len, 0);
+	ret = fiemap_prep(inode, fi, start, &len, FIEMAP_FLAG_XATTR);
 	if (ret)
 		return ret;
+	if (fi->fi_flags & FIEMAP_FLAG_XATTR) {
+		ret = gaze_fiemap_xattr(inode, fi);
+		return ret == 1 ? 0 : ret;
+	}
 	inode_lock_shared(inode);
 	ret = gaze_fiemap_walk(inode, fi, start >> GAZE_BLOCK_SHIFT,
 			       DIV_ROUND_UP(start + len, GAZE_BLOCK_SIZE));

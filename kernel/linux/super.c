@@ -794,7 +794,10 @@ static struct file_system_type gaze_fs_type = {
 	.init_fs_context	= gaze_init_fs_context,
 	.parameters		= gaze_param_specs,
 	.kill_sb		= kill_block_super,
-	.fs_flags		= FS_REQUIRES_DEV,
+	/* idmapped mounts: every inode operation maps ids through the
+	 * mount's idmapping (gaze_new_attr, setattr_prepare/copy,
+	 * generic_fillattr, the ACL helpers) */
+	.fs_flags		= FS_REQUIRES_DEV | FS_ALLOW_IDMAP,
 };
 MODULE_ALIAS_FS("gaze");
 

@@ -4,13 +4,27 @@
 # /init of the test guest.  Kernel command line: gz.cmd=SCRIPT (host
 # path), gz.out=DIR (host directory shared read-write as tag "out").
 # Mounts the host's / read-only over 9p, tmpfs on the scratch paths, the
-# out dir at its host path, then runs SCRIPT chrooted, prints
+# out dir at its host path, then runs SCRIPT with that root (moved onto
+# / in a mount namespace of its own, not chrooted), prints
 # GZ_EXIT_CODE=rc and powers off.  With gz.root=ram the root is already
 # in this initramfs, under /newroot (tests/bench/vm-bundle.sh), and an
 # out dir that cannot be mounted is only a warning: the results are on
 # the console.
-/bin/busybox --install -s /bin
 export PATH=/bin
+if [ "${1:-}" = --enter ]; then
+	# --enter ROOT OUTD SCRIPT: PID 1's child, in a mount namespace of
+	# its own (below): ROOT moved onto / as switch_root does, so that
+	# the script's root is its namespace's root.  A chrooted process may
+	# not create a user namespace (EPERM), which fstests' idmapped mount
+	# tests and unshare -U need.
+	mountpoint -q "$2" || mount --rbind "$2" "$2" || exit 96
+	cd "$2" && mount --move . / || exit 96
+	exec chroot . /usr/bin/env -i \
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root TERM=dumb GZ_OUT="$3" /bin/sh -c \
+		"cd \"\$GZ_OUT\" && set -a && { [ ! -f .gz-env ] || . ./.gz-env; } && set +a && exec /bin/sh \"$4\""
+fi
+/bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
@@ -75,10 +89,7 @@ fi
 # the host's run-guest.sh reads this line: from here on, a kernel
 # complaint is the test's, not the boot's
 echo "gz: starting $CMD"
-chroot $R /usr/bin/env -i \
-	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-	HOME=/root TERM=dumb GZ_OUT="$OUTD" /bin/sh -c \
-	"cd \"\$GZ_OUT\" && set -a && { [ ! -f .gz-env ] || . ./.gz-env; } && set +a && exec /bin/sh \"$CMD\"" \
+unshare -m --propagation private /init --enter $R "$OUTD" "$CMD" \
 	</dev/console >/dev/console 2>&1
 rc=$?
 umount "$R$OUTD" 2>/dev/null

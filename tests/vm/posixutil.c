@@ -44,6 +44,8 @@
  *   posixutil fiemap FILE [START LEN]
  *                  FS_IOC_FIEMAP (FIEMAP_FLAG_SYNC): one line per extent,
  *                  "LOGICAL PHYSICAL LENGTH FLAGS" (bytes; flags in hex)
+ *   posixutil fiemapx FILE     the same with FIEMAP_FLAG_XATTR: where the
+ *                  file's xattrs are
  *   posixutil dioalign FILE    statx STATX_DIOALIGN: "MEM OFFSET"
  *   posixutil attrs FILE       statx: the attributes set, then the ones
  *                  the filesystem supports, each a list of a i d c
@@ -338,6 +340,8 @@ fiemap_cmd(int argc, char **argv)
 	fm->fm_start = argc > 4 ? strtoull(argv[3], NULL, 0) : 0;
 	fm->fm_length = argc > 4 ? strtoull(argv[4], NULL, 0) : ~0ull;
 	fm->fm_flags = FIEMAP_FLAG_SYNC;
+	if (!strcmp(argv[1], "fiemapx"))
+		fm->fm_flags |= FIEMAP_FLAG_XATTR;
 	fm->fm_extent_count = max;
 	if (ioctl(fd, FS_IOC_FIEMAP, fm))
 		return fail("FS_IOC_FIEMAP");
@@ -782,7 +786,8 @@ main(int argc, char **argv)
 		return shutdown_cmd(argv[2], argv[3]);
 	if (!strcmp(cmd, "dio") && argc == 6)
 		return dio_cmd(argv);
-	if (!strcmp(cmd, "fiemap") && (argc == 3 || argc == 5))
+	if ((!strcmp(cmd, "fiemap") && (argc == 3 || argc == 5)) ||
+	    (!strcmp(cmd, "fiemapx") && argc == 3))
 		return fiemap_cmd(argc, argv);
 	if (!strcmp(cmd, "attrs") && argc == 3)
 		return attrs_cmd(argv[2]);

@@ -491,6 +491,31 @@ must $PU fiemap $M/fmi
 truncate -s 1G $M/fmh
 must $PU fiemap $M/fmh
 [ ! -s $W/out ] || fail "fiemap of a hole: $(cat $W/out)"
+# FIEMAP_FLAG_XATTR (fstests generic/425): xattrs kept in the inode are
+# one DATA_INLINE extent in the inode's block, then a node of their own
+touch $M/fmx
+must setfattr -n user.small -v gazeinlinexattr $M/fmx
+sync
+must $PU fiemapx $M/fmx
+read -r lo ph len fl <$W/out
+[ "$(wc -l <$W/out)" = 1 ] && [ $((0x$fl & 0x201)) = $((0x201)) ] ||
+	fail "fiemap of inline xattrs: $(cat $W/out) (one DATA_INLINE | LAST extent)"
+dd if=$D bs=4096 skip=$((ph / 4096)) count=1 iflag=direct status=none |
+	grep -aq gazeinlinexattr || fail "fiemap of inline xattrs: the block at $ph does not hold them"
+i=0
+while [ $i -lt 100 ]; do
+	must setfattr -n user.big$i -v gazenodexattr$i $M/fmx
+	i=$((i + 1))
+done
+sync
+must $PU fiemapx $M/fmx
+tail -1 $W/out >$W/out.last
+read -r lo ph len fl <$W/out.last
+[ "$(wc -l <$W/out)" -le 2 ] && [ "$len" = 4096 ] && [ $((0x$fl & 0x201)) = 1 ] ||
+	fail "fiemap of an xattr node: $(cat $W/out) (last: one block, LAST, not inline)"
+n=$(dd if=$D bs=4096 skip=$((ph / 4096)) count=1 iflag=direct status=none | tr '\0' '\n' | grep -ac gazenodexattr)
+[ "$n" -ge 50 ] || fail "fiemap of an xattr node: the block at $ph holds $n of the 100 values"
+ok "FIEMAP_FLAG_XATTR: inline xattrs in the inode's block, then an xattr node of its own"
 # delayed allocation: pages dirty over holes have no place until
 # writeback; FIEMAP without FIEMAP_FLAG_SYNC (filefrag -v) says so, as
 # fstests' _require_scratch_delalloc asks; a block written back before
