@@ -17,8 +17,9 @@ if [ "${1:-}" = --enter ]; then
 	# the script's root is its namespace's root.  A chrooted process may
 	# not create a user namespace (EPERM), which fstests' idmapped mount
 	# tests and unshare -U need.
-	mountpoint -q "$2" || mount --rbind "$2" "$2" || exit 96
-	cd "$2" && mount --move . / || exit 96
+	# (a bind of ROOT onto itself: only a mount can move, and with
+	# gz.root=ram ROOT is a directory)
+	mount --rbind "$2" "$2" && cd "$2" && mount --move . / || exit 96
 	exec chroot . /usr/bin/env -i \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root TERM=dumb GZ_OUT="$3" /bin/sh -c \
