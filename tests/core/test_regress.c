@@ -258,9 +258,77 @@ test_cp_earlier_fs_in_conv_zone(void)
 	gaze_dev_close(d);
 }
 
+/*
+ * namei.c gaze_file_dirty_blocks (stat's count of dirty pages over
+ * holes): it used to read the file's map nodes, under fs->lock, charged
+ * to whoever ran stat (fstests generic/563).  It reads nothing now: under
+ * a node not in the cache, blocks below the inode's size count as
+ * mapped and those past it as holes; with the nodes cached it is exact.
+ */
+static void
+test_dirty_blocks_no_reads(void)
+{
+	struct gaze_dev *d = dev_new(24);
+	struct gaze_fs *fs = fs_new(d, false);
+	struct gaze_attr a = attr_of(0100644);
+	struct gaze_emu_stats s0, s1;
+	static u8 blk[4096];
+	/* the whole file, and 100 blocks past its end */
+	const u64 runs[4] = { 0, 2000, 2100, 100 };
+	u64 blocks, holes, fblk, addr;
+	u32 ino, nr;
+	s64 r = 0;
+	int err;
+
+	memset(blk, 0x3c, sizeof(blk));
+	err = gaze_ns_mknod(fs, GAZE_ROOT_INO, "sparse", 6, &a, &ino);
+	/* blocks 0-999 and 1500-1999: a hole of 500 under map nodes */
+	for (fblk = 0; fblk < 2000 && !err && r >= 0; fblk++)
+		if (fblk < 1000 || fblk >= 1500)
+			r = gaze_file_write(fs, ino, blk, sizeof(blk),
+					    fblk * sizeof(blk));
+	tap_ok(!err && r == sizeof(blk), "a sparse file of 1500 blocks: %d %lld",
+	       err, (long long)r);
+	err = gaze_fs_close(fs);
+	fs = NULL;
+	err = err ? err : gaze_fs_open(d, 0, &fs);	/* a cold cache */
+	if (err) {
+		tap_ok(0, "reopen: %d", err);
+		gaze_dev_close(d);
+		return;
+	}
+	/* the inode is read at lookup, as the module's iget reads it */
+	err = gaze_ns_getattr(fs, ino, &a);
+	gaze_emu_stats(d, &s0);
+	err = err ? err : gaze_file_dirty_blocks(fs, ino, runs, 2,
+						 2000 * sizeof(blk), &blocks,
+						 &holes);
+	gaze_emu_stats(d, &s1);
+	tap_ok(!err && s1.reads == s0.reads,
+	       "after a mount: no device read (%llu) (%d)",
+	       (unsigned long long)(s1.reads - s0.reads), err);
+	tap_ok(holes == 100 && blocks > 1500,
+	       "after a mount: %llu holes (want 100: the 500 under nodes not in the cache count as mapped), %llu blocks",
+	       (unsigned long long)holes, (unsigned long long)blocks);
+	for (fblk = 0; fblk < 2000 && !err; fblk += nr)
+		err = gaze_file_map(fs, ino, fblk, 2000 - fblk, &addr, &nr);
+	gaze_emu_stats(d, &s0);
+	err = err ? err : gaze_file_dirty_blocks(fs, ino, runs, 2,
+						 2000 * sizeof(blk), &blocks,
+						 &holes);
+	gaze_emu_stats(d, &s1);
+	tap_ok(!err && s1.reads == s0.reads && holes == 600,
+	       "map nodes cached: %llu holes (want 600), %llu reads (%d)",
+	       (unsigned long long)holes,
+	       (unsigned long long)(s1.reads - s0.reads), err);
+	gaze_fs_close(fs);
+	gaze_dev_close(d);
+}
+
 int
 main(void)
 {
+	test_dirty_blocks_no_reads();
 	test_enospc_write_keeps_size();
 	test_balance_error_not_op_result();
 	test_fsync_after_clean_unmount();
