@@ -832,6 +832,13 @@ static int gaze_fsync(struct file *file, loff_t start, loff_t end,
 	ret = file_write_and_wait_range(file, start, end);
 	if (ret || sb_rdonly(inode->i_sb))
 		return ret;
+	/* times lazytime kept in memory (the VFS marked the inode dirty
+	 * for them): to the core (gaze_write_inode), then to the disk */
+	if (!datasync) {
+		ret = sync_inode_metadata(inode, 1);
+		if (ret)
+			return ret;
+	}
 	/* another file's data write failed since: the nodes wait for that */
 	ret = gaze_lost_recover(inode->i_sb);
 	if (ret)

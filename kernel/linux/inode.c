@@ -299,6 +299,9 @@ int gaze_setattr(gaze_idmap_t *idmap, struct dentry *dentry,
 	if (valid & ATTR_CTIME)
 		mask |= GAZE_SET_CTIME;
 	if (mask) {
+		/* a change of the inode takes the times the VFS holds with
+		 * it, those lazytime kept in memory too (generic/622) */
+		mask |= GAZE_SET_ATIME | GAZE_SET_MTIME | GAZE_SET_CTIME;
 		a.ino = inode->i_ino;
 		a.mode = inode->i_mode;
 		a.uid = i_uid_read(inode);

@@ -710,6 +710,25 @@ must mount -t gaze $D $M
 [ -f $M/sd_log ] && [ "$(stat -c %s $M/sd_log)" = 0 ] ||
 	fail "shutdown logflush: sd_log $(stat -c %s $M/sd_log 2>&1)"
 ok "shutdown logflush: the checkpoint has the new file, its unwritten data is lost"
+# lazytime (fstests generic/622): an atime kept only in memory reaches
+# the disk with the next change of the inode (chmod), and with fsync
+echo lazy >$M/lz1
+echo lazy >$M/lz2
+sync
+must umount $M
+must mount -t gaze -o lazytime,strictatime $D $M
+sleep 1.1
+cat $M/lz1 $M/lz2 >/dev/null
+x1=$(stat -c %X $M/lz1)
+x2=$(stat -c %X $M/lz2)
+must chmod 600 $M/lz1
+must $PU fsync $M/lz2
+must $PU shutdown $M logflush
+must umount $M
+must mount -t gaze $D $M
+[ "$(stat -c %X $M/lz1)" = "$x1" ] && [ "$(stat -c %X $M/lz2)" = "$x2" ] ||
+	fail "lazytime atime after a shutdown: $(stat -c %X $M/lz1) $(stat -c %X $M/lz2), want $x1 (chmod) $x2 (fsync)"
+ok "lazytime: an atime kept in memory is on disk after a chmod of the inode, and after fsync"
 head -c 4000000 /dev/urandom >$M/sd_orph
 sync
 f0=$(stat -f -c %f $M)
