@@ -379,13 +379,17 @@ void gaze_bdev_defer_end(struct gaze_dev *dev, struct gaze_defer *df)
  * Cgroup writeback: every write this task makes inside its writeback
  * batch (its data, the clusters compressed from it) is charged to the
  * cgroup that dirtied the pages (wbc), not to the flusher's.  NULL
- * outside writeback.
+ * outside writeback.  An empty list is read without the lock (the GC's
+ * and the checkpoint's writes, with no writeback running): only this
+ * task's own entry matters, and this task added it before its writes.
  */
 static struct writeback_control *gaze_defer_wbc(struct gaze_bdev *b)
 {
 	struct writeback_control *wbc = NULL;
 	struct gaze_defer *df;
 
+	if (list_empty_careful(&b->plug.defers))
+		return NULL;
 	mutex_lock(&b->plug.lock);
 	list_for_each_entry(df, &b->plug.defers, list) {
 		if (df->task == current) {

@@ -455,8 +455,9 @@ void gaze_resv_wb_room(struct gaze_sb_info *sbi, u32 nr)
 				return;
 			may_start = true;
 			wait_event_timeout(sbi->gc_progress,
-					   !gaze_space_fg_short(fs, nr) ||
-					   !atomic_read(&sbi->gc_running),
+					   gaze_wb_room_step(fs, nr,
+						atomic_read(&sbi->gc_running),
+						false) != GAZE_WB_WAIT,
 					   GAZE_RESV_WAIT);
 			break;
 		default:
