@@ -682,7 +682,7 @@ static int gaze_writepages(struct address_space *mapping,
 			   struct writeback_control *wbc)
 {
 	struct gaze_sb_info *sbi = GAZE_SB(mapping->host->i_sb);
-	unsigned int tries = 0;
+	struct gaze_enospc_wait ew = { 0 };
 	struct gaze_wb *wb;
 	int ret, ret2;
 
@@ -711,7 +711,7 @@ again:
 		ret = ret2;
 	/* refused pages stay dirty (gaze_wb_refused): once more after GC */
 	if (wb->refused && !ret && wbc->sync_mode == WB_SYNC_ALL) {
-		if (gaze_resv_enospc_wait(sbi, tries++))
+		if (gaze_resv_enospc_wait(sbi, &ew))
 			goto again;
 		mapping_set_error(mapping, wb->refused);
 	}
@@ -909,6 +909,8 @@ static long gaze_fallocate(struct file *file, int mode, loff_t off,
 		inode_dio_wait(inode);
 	old = i_size_read(inode);
 	filemap_invalidate_lock(mapping);
+	if (!(mode & FALLOC_FL_KEEP_SIZE) && !shift)
+		gaze_zero_eof_tail(inode, end);
 	ret = filemap_write_and_wait_range(mapping, off, LLONG_MAX);
 	if (ret)
 		goto out_inval;
@@ -1104,6 +1106,54 @@ static loff_t gaze_seek_data_hole(struct file *file, loff_t off, int whence)
 	return vfs_setpos(file, pos, inode->i_sb->s_maxbytes);
 }
 
+/*
+ * A shared mapping may write into the EOF folio past i_size (the fault
+ * maps the whole page); those bytes are not file data, and the device
+ * holds zeros there (writeback never writes past the size, and the core
+ * zeroes a cut block's tail).  Before the size grows to `to` (truncate
+ * up, a write past EOF, an extending fallocate), the cached EOF folio's
+ * tail is zeroed, so the bytes that become file data read as zeros
+ * (generic/363).  Called with i_rwsem held, before the size changes; a
+ * folio under writeback is waited for (its bytes are stable).
+ */
+void gaze_zero_eof_tail(struct inode *inode, loff_t to)
+{
+	loff_t size = i_size_read(inode);
+	struct folio *folio;
+
+	if (to <= size || !offset_in_page(size))
+		return;
+	folio = __filemap_get_folio(inode->i_mapping, size >> PAGE_SHIFT,
+				    FGP_LOCK, 0);
+	if (IS_ERR_OR_NULL(folio))
+		return;		/* not cached: the device's zeros are read */
+	folio_wait_writeback(folio);
+	if (folio_test_uptodate(folio))
+		folio_zero_segment(folio, offset_in_folio(folio, size),
+				   folio_size(folio));
+	folio_unlock(folio);
+	folio_put(folio);
+}
+
+/* generic_file_write_iter, with the EOF folio's tail zeroed first when
+ * the write starts past the size (gaze_zero_eof_tail) */
+static ssize_t gaze_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	ssize_t ret;
+
+	inode_lock(inode);
+	ret = generic_write_checks(iocb, from);
+	if (ret > 0) {
+		gaze_zero_eof_tail(inode, iocb->ki_pos);
+		ret = __generic_file_write_iter(iocb, from);
+	}
+	inode_unlock(inode);
+	if (ret > 0)
+		ret = generic_write_sync(iocb, ret);
+	return ret;
+}
+
 static loff_t gaze_file_llseek(struct file *file, loff_t off, int whence)
 {
 	if (whence == SEEK_DATA || whence == SEEK_HOLE)
@@ -1114,7 +1164,7 @@ static loff_t gaze_file_llseek(struct file *file, loff_t off, int whence)
 const struct file_operations gaze_file_operations = {
 	.llseek		= gaze_file_llseek,
 	.read_iter	= gaze_read_iter,
-	.write_iter	= generic_file_write_iter,
+	.write_iter	= gaze_file_write_iter,
 	.mmap		= gaze_file_mmap,
 	.open		= generic_file_open,
 	.fsync		= gaze_fsync,

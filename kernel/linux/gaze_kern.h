@@ -324,6 +324,8 @@ int gaze_acl_init(struct inode *inode, struct posix_acl *dacl,
 int gaze_shutdown(struct super_block *sb, u32 how);
 /* file.c: the O_DIRECT alignment (offset, length, buffer) in bytes */
 unsigned int gaze_dio_align(struct inode *inode);
+/* file.c: zeroes the cached EOF folio past i_size before it grows to `to` */
+void gaze_zero_eof_tail(struct inode *inode, loff_t to);
 
 /* gc.c: background GC thread; start is a no-op when the option is off
  * or it runs already; the caller starts it only on a read-write instance */
@@ -397,9 +399,15 @@ void gaze_resv_evict(struct inode *inode);
  * when the free zones run low, else by the baseline's foreground GC a
  * zone per fs->lock hold (resv.c) */
 void gaze_resv_wb_room(struct gaze_sb_info *sbi, u32 nr);
-/* data integrity writeback met ENOSPC for the tries-th time: true after
- * waiting for the reclaims in flight, when another try may succeed */
-bool gaze_resv_enospc_wait(struct gaze_sb_info *sbi, unsigned int tries);
+/* data integrity writeback met ENOSPC (again): true after waiting for
+ * the reclaims in flight, when another try may succeed; w counts the
+ * tries, and the rounds that only waited for a reclaim in flight */
+struct gaze_enospc_wait {
+	unsigned int tries;
+	unsigned int waits;
+};
+bool gaze_resv_enospc_wait(struct gaze_sb_info *sbi,
+			   struct gaze_enospc_wait *w);
 /* the page's reservation, if any, is given back (page locked) */
 void gaze_resv_release(struct folio *folio);
 void gaze_invalidate_folio(struct folio *folio, size_t offset, size_t len);

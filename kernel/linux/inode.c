@@ -273,6 +273,8 @@ int gaze_setattr(gaze_idmap_t *idmap, struct dentry *dentry,
 			gaze_drain_mapping(inode);
 			truncate_setsize(inode, attr->ia_size);
 		}
+		/* growing: mmap's bytes past the old size are not data */
+		gaze_zero_eof_tail(inode, attr->ia_size);
 		nofs = gaze_nofs_begin();
 		ret = gaze_file_truncate_trim(fs, inode->i_ino, attr->ia_size,
 					      attr->ia_size <= old);

@@ -469,22 +469,33 @@ void gaze_resv_wb_room(struct gaze_sb_info *sbi, u32 nr)
 /*
  * Writeback's ENOSPC while reclaims run is often their timing, not a full
  * filesystem: the pages hold reservations on the logical rule, and the
- * zones the core lacks are the ones a job in flight is emptying, or
+ * zones the core lacks are the ones a job in flight is emptying (its
+ * victim is pinned, so the core's own foreground GC cannot take it), or
  * PREFREE ones the next checkpoints settle.  Data integrity writeback
  * (file.c gaze_writepages) kicks the GC, makes room as writeback does,
- * waits for the reclaims in flight and tries again, up to
- * GAZE_WB_ENOSPC_TRIES times (about 2 s at most if GC keeps running).
+ * waits for the reclaims in flight and tries again.  A round that ends
+ * with no reclaim in flight is a try (GAZE_WB_ENOSPC_TRIES of them: the
+ * space is not coming); a round that ends with one still running only
+ * waited for it, however slow the machine, up to GAZE_WB_ENOSPC_WAITS
+ * rounds (60 s) in all.
  */
 #define GAZE_WB_ENOSPC_TRIES	40
+#define GAZE_WB_ENOSPC_WAITS	1200	/* x GAZE_RESV_WAIT */
 
-bool gaze_resv_enospc_wait(struct gaze_sb_info *sbi, unsigned int tries)
+bool gaze_resv_enospc_wait(struct gaze_sb_info *sbi,
+			   struct gaze_enospc_wait *w)
 {
-	if (tries >= GAZE_WB_ENOSPC_TRIES)
+	if (w->tries >= GAZE_WB_ENOSPC_TRIES ||
+	    w->waits >= GAZE_WB_ENOSPC_WAITS)
 		return false;
 	gaze_bggc_kick(sbi);
 	gaze_resv_wb_room(sbi, 1);
 	wait_event_timeout(sbi->gc_progress, !atomic_read(&sbi->gc_running),
 			   GAZE_RESV_WAIT);
+	if (atomic_read(&sbi->gc_running))
+		w->waits++;
+	else
+		w->tries++;
 	return true;
 }
 

@@ -6,6 +6,9 @@
  *   posixutil pwrite FILE OFFSET STRING
  *   posixutil append FILE STRING                 O_APPEND write
  *   posixutil mmapwrite FILE OFFSET STRING       MAP_SHARED store + msync
+ *   posixutil eofmmap FILE truncate|pwrite|pwritein|falloc clean|dirty
+ *                  bytes a shared mapping wrote past EOF must not become
+ *                  data when the size grows (see eofmmap_cmd)
  *   posixutil fsync FILE
  *   posixutil getxattr PATH NAME                 value on stdout
  *   posixutil listxattr PATH                     names, one a line
@@ -121,6 +124,82 @@ fail(const char *what)
 }
 
 #define HANDLE_MAX	128
+
+/* the bytes [from, to) of fd must all be zero; 0 or 1 with a message */
+static int
+zeros_check(int fd, long from, long to, const char *when)
+{
+	char buf[8192];
+	ssize_t n = pread(fd, buf, (size_t)(to - from), from);
+	long i;
+
+	if (n != to - from)
+		return fail("pread");
+	for (i = 0; i < n; i++)
+		if (buf[i]) {
+			fprintf(stderr, "posixutil: eofmmap: byte %ld is 0x%02x %s, want 0 (mmap's bytes past the old EOF became data)\n",
+				from + i, (unsigned char)buf[i], when);
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * eofmmap FILE truncate|pwrite|pwritein|falloc clean|dirty (fstests
+ * generic/363): a 100-byte file (fsync'd first when clean), 3,996 bytes
+ * written through a shared mapping past its EOF in the same page, then
+ * the size grown by ftruncate to 8192, a pwrite at 6000 (pwritein: at
+ * 200, in the EOF page) or fallocate(0, 8192): the bytes from 100 to the
+ * write (or 4096) must read as zeros, from the cache and, after fsync
+ * and a cache drop, from the device.
+ */
+static int
+eofmmap_cmd(char **argv)
+{
+	const char *how = argv[3];
+	long to = 4096;
+	char a[100];
+	char *p;
+	int fd, ret;
+
+	memset(a, 'A', sizeof(a));
+	fd = open(argv[2], O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return fail(argv[2]);
+	if (pwrite(fd, a, sizeof(a), 0) != (ssize_t)sizeof(a))
+		return fail("pwrite");
+	if (!strcmp(argv[4], "clean") && fsync(fd))
+		return fail("fsync");
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return fail("mmap");
+	memset(p + 100, 0x6d, 4096 - 100);
+	munmap(p, 4096);
+	if (!strcmp(how, "truncate"))
+		ret = ftruncate(fd, 8192);
+	else if (!strcmp(how, "pwrite"))
+		ret = pwrite(fd, "Z", 1, 6000) == 1 ? 0 : -1;
+	else if (!strcmp(how, "pwritein")) {
+		ret = pwrite(fd, "Z", 1, 200) == 1 ? 0 : -1;
+		to = 200;
+	} else if (!strcmp(how, "falloc"))
+		ret = fallocate(fd, 0, 0, 8192);
+	else {
+		fprintf(stderr, "posixutil: eofmmap: %s?\n", how);
+		return 2;
+	}
+	if (ret)
+		return fail(how);
+	if (zeros_check(fd, 100, to, "in the cache"))
+		return 1;
+	if (fsync(fd))
+		return fail("fsync");
+	if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+		return fail("fadvise");
+	if (zeros_check(fd, 100, to, "from the device"))
+		return 1;
+	return close(fd) ? fail("close") : 0;
+}
 
 static int
 handle_cmd(const char *path, const char *out)
@@ -724,6 +803,8 @@ main(int argc, char **argv)
 		close(fd);
 		return 0;
 	}
+	if (!strcmp(cmd, "eofmmap") && argc == 5)
+		return eofmmap_cmd(argv);
 	if (!strcmp(cmd, "fsync") && argc == 3) {
 		fd = open(argv[2], O_RDONLY);
 		if (fd < 0)

@@ -235,6 +235,13 @@ both 'head -c 8192 /dev/zero > %P/mm'
 both "$PU mmapwrite %P/mm 4090 MMAP-SPANS-A-PAGE-BOUNDARY"
 same mm
 ok "shared writable mmap"
+# fstests generic/363: mmap's bytes past EOF are not data once it grows
+for how in truncate pwrite pwritein falloc; do
+	for st in clean dirty; do
+		must $PU eofmmap $M/eof-$how-$st $how $st
+	done
+done
+ok "bytes written through mmap past EOF read as zeros after truncate up, pwrite past EOF and an extending fallocate"
 must $PU fsync $M/rand
 must $PU fsync $M/d1
 ok "fsync of a file and a directory"
