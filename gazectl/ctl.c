@@ -399,6 +399,8 @@ gc_stats_text(const struct gaze_ioc_gc_stats *s)
 	       n ? (double)s->reclaim_ns_total / n / 1e6 : 0.0,
 	       gc_quantile_us(s, 0.50) / 1e3, gc_quantile_us(s, 0.99) / 1e3,
 	       s->reclaim_ns_max / 1e6);
+	printf("GC lock held:      at most %.3f ms in one go (baseline mover"
+	       " and background steps)\n", s->gc_hold_ns_max / 1e6);
 	for (i = 0; i < GAZE_GC_STAGES; i++)
 		printf("stage %-9s    busy %.3f ms, waiting %.3f ms, %" PRIu64
 		       " blocks, deepest queue %u\n", ctl_stage_names[i],
@@ -456,6 +458,7 @@ gc_stats_json(const struct gaze_ioc_gc_stats *s)
 	gaze_json_u64(&j, "zones_reclaimed", s->zones_reclaimed);
 	gaze_json_u64(&j, "zones_foreground", s->zones_foreground);
 	gaze_json_u64(&j, "zones_mover", s->zones_mover);
+	gaze_json_u64(&j, "gc_hold_ns_max", s->gc_hold_ns_max);
 	gaze_json_u64(&j, "blocks_moved", s->blocks_moved);
 	gaze_json_u64(&j, "blocks_user", s->blocks_user);
 	gaze_json_double(&j, "write_amplification", gc_wa(s));

@@ -300,6 +300,10 @@ struct gaze_gc_stats {
 	/* least blocks a GAZE_GC_FG / GAZE_GC_LAST reclaim freed (0: none
 	 * yet): at least gaze_gc_min_gain's, the tests check */
 	u64	freed_min_fg, freed_min_last;
+	/* the longest hold of fs->lock by the baseline's foreground GC in
+	 * one go (a whole run inside an operation, or one step of a
+	 * stepped run) or by a background step */
+	u64	hold_ns_max;
 };
 
 #define GAZE_GCP_MAX_JOBS_	4	/* = GAZE_GCP_MAX_JOBS */
@@ -353,6 +357,12 @@ struct gaze_fs {
 						 * step; 0: the default
 						 * (tests set it lower) */
 	int			gc_policy;	/* GAZE_GC_*, or _POLICY_DEFAULT */
+	bool			gc_fg_stepped;	/* the caller makes room
+						 * a step at a time before
+						 * each operation: its own
+						 * balance takes only what
+						 * it cannot go on without
+						 * (gaze_gc_balance) */
 	u32			*orphans;	/* orphan.c: inode numbers */
 	u32			nr_orphans, orphan_cap;
 	/* gcpipe.c: zones pinned by in-flight jobs (GAZE_GCP_NONE: free
@@ -875,10 +885,13 @@ int gaze_gc_mv_step(struct gaze_fs *fs);
  * need_blocks takes beyond its log's open zone, reclaims GAZE_GC_FG
  * victims (GAZE_GC_LAST ones when a writer has no other way on) and
  * writes the checkpoints that turn PREFREE zones FREE, until fg_batch
- * above that or nothing more can be gained.  Called by namespace
- * operations at consistent points, never from inside an allocation;
- * returns 0 or a hard error (not -ENOSPC: the allocation that follows
- * decides that).
+ * above that or nothing more can be gained.  With fs->gc_fg_stepped
+ * (the module, which runs that policy a step at a time before the
+ * operation, gaze_gc_fg_start below), only until FREE zones are above
+ * the floor by what the write needs: the whole run holds fs->lock.
+ * Called by namespace operations at consistent points, never from
+ * inside an allocation; returns 0 or a hard error (not -ENOSPC: the
+ * allocation that follows decides that).
  */
 int gaze_gc_balance(struct gaze_fs *fs, u64 need_blocks);
 /*

@@ -406,6 +406,16 @@ gc_avail(struct gaze_fs *fs)
 	return gaze_space_free_zones(fs) + gaze_space_nr_prefree(fs);
 }
 
+/* a hold of fs->lock by GC that began at t0 ended: the longest counts */
+static void
+gc_hold_note(struct gaze_fs *fs, u64 t0)
+{
+	u64 ns = gaze_time_ns() - t0;
+
+	if (ns > fs->gc.hold_ns_max)
+		fs->gc.hold_ns_max = ns;
+}
+
 /* a zone of the run moved: victims too full to pay for their move count
  * as strikes */
 static void
@@ -455,6 +465,15 @@ gc_fg_start(struct gaze_fs *fs, u32 base, u32 need, u32 batch,
 	return true;
 }
 
+/* only what the write cannot go on without: FREE zones above the floor
+ * by its need, no batch */
+static bool
+gc_fg_start_min(struct gaze_fs *fs, u64 need_blocks, struct gaze_gc_fg_run *r)
+{
+	return gc_fg_start(fs, gaze_space_user_floor(fs) + 1,
+			   gc_need_zones(fs, need_blocks), 0, r);
+}
+
 bool
 gaze_gc_fg_start(struct gaze_fs *fs, u64 need_blocks, struct gaze_gc_fg_run *r)
 {
@@ -469,14 +488,13 @@ gaze_gc_fg_start(struct gaze_fs *fs, u64 need_blocks, struct gaze_gc_fg_run *r)
 	 */
 	gaze_gcp_pending_valid(fs, &jobs);
 	if (jobs)
-		return gc_fg_start(fs, lv.floor + 1,
-				   gc_need_zones(fs, need_blocks), 0, r);
+		return gc_fg_start_min(fs, need_blocks, r);
 	return gc_fg_start(fs, lv.fg, gc_need_zones(fs, need_blocks),
 			   lv.fg_batch, r);
 }
 
-int
-gaze_gc_fg_step(struct gaze_fs *fs, struct gaze_gc_fg_run *r, bool *done)
+static int
+gc_fg_step(struct gaze_fs *fs, struct gaze_gc_fg_run *r, bool *done)
 {
 	int ret;
 
@@ -515,16 +533,30 @@ gaze_gc_fg_step(struct gaze_fs *fs, struct gaze_gc_fg_run *r, bool *done)
 	return gc_checkpoint(fs);
 }
 
+/* one step of a stepped run: a hold of fs->lock of its own */
+int
+gaze_gc_fg_step(struct gaze_fs *fs, struct gaze_gc_fg_run *r, bool *done)
+{
+	u64 t0 = gaze_time_ns();
+	int ret = gc_fg_step(fs, r, done);
+
+	gc_hold_note(fs, t0);
+	return ret;
+}
+
+/* a whole run in one hold of fs->lock */
 static int
 gc_fg_run(struct gaze_fs *fs, struct gaze_gc_fg_run *r)
 {
+	u64 t0 = gaze_time_ns();
 	bool done = false;
 	int ret = 0;
 
 	fs->gc_active = true;
 	while (!done && !ret)
-		ret = gaze_gc_fg_step(fs, r, &done);
+		ret = gc_fg_step(fs, r, &done);
 	fs->gc_active = false;
+	gc_hold_note(fs, t0);
 	return ret;
 }
 
@@ -532,8 +564,13 @@ int
 gaze_gc_balance(struct gaze_fs *fs, u64 need_blocks)
 {
 	struct gaze_gc_fg_run r;
+	bool start;
 
-	if (!gaze_gc_fg_start(fs, need_blocks, &r))
+	if (fs->gc_fg_stepped)
+		start = gc_fg_start_min(fs, need_blocks, &r);
+	else
+		start = gaze_gc_fg_start(fs, need_blocks, &r);
+	if (!start)
 		return 0;
 	return gc_fg_run(fs, &r);
 }
@@ -571,6 +608,7 @@ gaze_gc_background(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
 		   u32 flags, bool *more)
 {
 	int ret = 0;
+	u64 t0;
 
 	*more = false;
 	if ((fs->flags & GAZE_FS_RDONLY) || fs->gc_active)
@@ -583,6 +621,7 @@ gaze_gc_background(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
 			ret = gc_checkpoint(fs);
 		return ret;
 	}
+	t0 = gaze_time_ns();
 	fs->gc_active = true;
 	ret = fs->gc_mv.zone ? gaze_gc_mv_step(fs) : gc_one(fs, GAZE_GC_BG);
 	if (ret == 1) {
@@ -598,6 +637,7 @@ gaze_gc_background(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
 	if (!ret && gaze_space_nr_prefree(fs))
 		ret = gc_checkpoint(fs);
 	fs->gc_active = false;
+	gc_hold_note(fs, t0);
 	return ret;
 }
 

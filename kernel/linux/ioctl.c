@@ -525,6 +525,7 @@ static void gaze_gc_stats_fill(struct gaze_fs *fs, struct gaze_ioc_gc_stats *s)
 	}
 	s->fg_declined = g->fg_declined;
 	s->zones_mover = g->zones_mover;
+	s->gc_hold_ns_max = g->hold_ns_max;
 	BUILD_BUG_ON(sizeof(*s) != 648);
 }
 

@@ -161,7 +161,11 @@ struct gaze_ioc_gc_stats {
 	/* zones the baseline mover reclaimed (under fs->lock, a zone at a
 	 * time), whatever the switches: the rest went through the stages */
 	__u64	zones_mover;
-	__u64	reserved_out[1];
+	/* the longest time the baseline's foreground GC (a run inside an
+	 * operation, or one step of a stepped run) or a background step
+	 * held the filesystem's lock in one go; other tasks' writeback
+	 * waits that long (older modules leave it 0: it was reserved_out) */
+	__u64	gc_hold_ns_max;
 };
 
 /* ---- GAZE_IOC_TUNE: list, read and set tunables --------------------------- */

@@ -24,7 +24,8 @@
  *            a background step after that or every 16 batches (gc.c:
  *            gaze_gc_bg_wanted, GAZE_GC_BG jobs, the settling
  *            checkpoint); then the batch through gaze_file_write_vec,
- *            whose own foreground GC runs as in the module.
+ *            whose own foreground GC runs as in the module (only what
+ *            the batch cannot go on without: fs->gc_fg_stepped).
  * A file of 70% (or 85%) of the usable blocks is written, then blocks
  * chosen at random are overwritten in sorted batches of 256 (as
  * writeback sends dirty pages) until three times the main area has been
@@ -350,6 +351,8 @@ run_one(struct run *rn)
 		exit(1);
 	}
 	fs = format(d, 0, GAZE_GC_COST_BENEFIT);
+	/* the module makes room before each operation (super.c) */
+	fs->gc_fg_stepped = rn->module;
 	user = le64_to_cpu(fs->sb.user_blocks);
 	nblk = user * rn->pct / 100;
 	total = (u64)PASSES * fs->lay.main_zone_count *

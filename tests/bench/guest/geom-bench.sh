@@ -148,10 +148,11 @@ print("mibs=%.3f wa=%.3f mib=%.1f secs=%.1f sync_s=%.1f p99_us=%.1f max_us=%.1f"
 import json, sys
 d = json.load(sys.stdin)
 f = d["reclaims_by_freed"]
-print("gc_zones=%d gc_fg=%d gc_mover=%d freed=%d/%d/%d/%d declined=%d blocked_s=%.1f gc_wa=%.3f" % (
+print("gc_zones=%d gc_fg=%d gc_mover=%d freed=%d/%d/%d/%d declined=%d blocked_s=%.1f gc_wa=%.3f hold_s=%.1f" % (
     d["zones_reclaimed"], d["zones_foreground"], d["zones_mover"],
     f["lt_1_8"], f["lt_1_4"], f["lt_1_2"], f["ge_1_2"], d["fg_declined"],
-    d["blocked_ns_total"] / 1e9, d["write_amplification"]))' <$W/out)
+    d["blocked_ns_total"] / 1e9, d["write_amplification"],
+    d.get("gc_hold_ns_max", 0) / 1e9))' <$W/out)
 	fi
 	echo "RESULT g geom=$GEOM config=$name fsync=$fs $r $g"
 }

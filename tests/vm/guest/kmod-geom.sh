@@ -140,12 +140,15 @@ SMALL=$(get 'd["fg_reclaims_by_freed"]["lt_1_8"]')
 MOVER=$(get 'd["zones_mover"]')
 FREED=$(get '" ".join("%s=%d" % kv for kv in d["reclaims_by_freed"].items())')
 DECL=$(get 'd["fg_declined"]')
+HOLD=$(get 'd["gc_hold_ns_max"]')
 [ "$Z" -gt 0 ] || fail "no zone was reclaimed: $(cat $W/stats)"
 [ "$SMALL" -eq 0 ] ||
 	fail "$SMALL foreground reclaims freed less than 1/8 zone: $(cat $W/stats)"
 python3 -c "import sys; sys.exit(0 if $WA <= $WA_MAX else 1)" ||
 	fail "write amplification $WA above $WA_MAX: $(cat $W/stats)"
-ok "gc-stats: $Z zones reclaimed ($MOVER by the baseline mover), freed $FREED, $DECL declined, WA $WA (at most $WA_MAX)"
+[ "$MOVER" -eq 0 ] || [ "$HOLD" -gt 0 ] ||
+	fail "the baseline mover reclaimed $MOVER zones, but gc_hold_ns_max is 0"
+ok "gc-stats: $Z zones reclaimed ($MOVER by the baseline mover), freed $FREED, $DECL declined, WA $WA (at most $WA_MAX); GC held the lock $((HOLD / 1000000)) ms at most in one go"
 
 run umount $M
 [ $rc -eq 0 ] || fail "umount"
