@@ -633,12 +633,46 @@ static int gaze_wb_flush(struct gaze_wb *wb)
 	return 0;
 }
 
+/*
+ * Room for a whole batch before it is gathered (resv.c gaze_resv_wb_room),
+ * with no folio locked: a run of the baseline's foreground GC there moves
+ * zones, minutes on zones of a gigabyte, and a writer or another
+ * writeback of this very folio (the flusher beside an fsync of the same
+ * file) waited for it on the folio lock, long enough for the hung-task
+ * detector.  write_cache_pages handed the folio locked, its dirty bit
+ * cleared for I/O, and holds a reference.  Relocked, it is written
+ * unless truncation took it meanwhile (false, unlocked): after any
+ * writeback of it that began meanwhile, with its dirty bit cleared again
+ * if a writer dirtied it (the write then carries that data too, and the
+ * reservation the page still holds is spent once).
+ */
+static bool gaze_wb_room_unlocked(struct folio *folio,
+				  struct writeback_control *wbc,
+				  struct inode *inode)
+{
+	struct address_space *mapping = folio->mapping;
+
+	folio_unlock(folio);
+	gaze_resv_wb_room(GAZE_SB(inode->i_sb),
+			  (u32)clamp_t(long, wbc->nr_to_write, 1, GAZE_WB_MAX));
+	folio_lock(folio);
+	if (folio->mapping != mapping) {
+		folio_unlock(folio);
+		return false;
+	}
+	folio_wait_writeback(folio);
+	if (folio_test_dirty(folio))
+		folio_clear_dirty_for_io(folio);
+	return true;
+}
+
 static int gaze_wb_add(struct folio *folio, struct writeback_control *wbc,
 		       void *data)
 {
 	struct gaze_wb *wb = data;
 	struct inode *inode = wb->inode;
-	loff_t pos = folio_pos(folio), isize = i_size_read(inode);
+	bool room = false;
+	loff_t pos, isize;
 	size_t len;
 	int ret;
 
@@ -650,6 +684,9 @@ static int gaze_wb_add(struct folio *folio, struct writeback_control *wbc,
 			return ret;
 		}
 	}
+again:
+	pos = folio_pos(folio);
+	isize = i_size_read(inode);
 	if (pos >= isize || isize <= GAZE_INLINE_SIZE ||
 	    folio_test_highmem(folio)) {
 		ret = gaze_wb_flush(wb);
@@ -659,16 +696,13 @@ static int gaze_wb_add(struct folio *folio, struct writeback_control *wbc,
 		}
 		return gaze_write_folio(folio, wbc, &wb->wrote, &wb->refused);
 	}
-	/*
-	 * Room for a whole batch before it is gathered, with only this
-	 * folio locked: a reclaim made here takes seconds on zones of a
-	 * gigabyte, and writers of the pages the batch gathers next must
-	 * not wait for it on their folio locks (resv.c).
-	 */
-	if (!wb->nr)
-		gaze_resv_wb_room(GAZE_SB(inode->i_sb),
-				  (u32)clamp_t(long, wbc->nr_to_write, 1,
-					       GAZE_WB_MAX));
+	/* room when a batch begins; the size may have changed meanwhile */
+	if (!wb->nr && !room) {
+		if (!gaze_wb_room_unlocked(folio, wbc, inode))
+			return 0;
+		room = true;
+		goto again;
+	}
 	len = min_t(loff_t, PAGE_SIZE, isize - pos);
 	if (len < PAGE_SIZE)
 		folio_zero_segment(folio, len, PAGE_SIZE);

@@ -416,11 +416,11 @@ static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
  *    does not run beside jobs in flight (it would hold fs->lock, which
  *    their stages need).  A victim not worth a move (-ENOENT) ends it,
  *    leaving real need to the core.
- * Called when a writeback batch begins (file.c gaze_wb_add), with only
- * its first folio locked, so that writers of the pages the batch would
- * gather do not wait here; GC never touches file pages in the page
- * cache (it reads blocks into its pool), so it cannot wait on that
- * folio.
+ * Called when a writeback batch begins (file.c gaze_wb_room_unlocked),
+ * with no folio locked, so that neither writers nor another writeback
+ * of the pages the batch would gather wait here (with the batch's first
+ * folio locked, the flusher once waited on it more than 120 s while an
+ * fsync's writeback ran the baseline's GC on 1 GiB zones).
  */
 #define GAZE_WB_ROOM_WAITS	600	/* x GAZE_RESV_WAIT: 30 s */
 

@@ -175,4 +175,7 @@ for fs in $FSYNCS; do
 		fi
 	fi
 done
+# a hung-task report's stack is below the console's log level: from the
+# kernel's ring, for the report
+dmesg | grep -A 30 "blocked for more than" | sed 's/^/HUNG /'
 say "done"
