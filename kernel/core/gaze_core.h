@@ -358,11 +358,14 @@ struct gaze_fs {
 						 * (tests set it lower) */
 	int			gc_policy;	/* GAZE_GC_*, or _POLICY_DEFAULT */
 	bool			gc_fg_stepped;	/* the caller makes room
-						 * a step at a time before
-						 * each operation: its own
-						 * balance takes only what
-						 * it cannot go on without
-						 * (gaze_gc_balance) */
+						 * before each operation:
+						 * its own balance takes
+						 * only what it cannot go
+						 * on without
+						 * (gaze_gc_balance).  Set
+						 * once after open, before
+						 * any operation; then
+						 * only read */
 	u32			*orphans;	/* orphan.c: inode numbers */
 	u32			nr_orphans, orphan_cap;
 	/* gcpipe.c: zones pinned by in-flight jobs (GAZE_GCP_NONE: free
@@ -886,9 +889,10 @@ int gaze_gc_mv_step(struct gaze_fs *fs);
  * victims (GAZE_GC_LAST ones when a writer has no other way on) and
  * writes the checkpoints that turn PREFREE zones FREE, until fg_batch
  * above that or nothing more can be gained.  With fs->gc_fg_stepped
- * (the module, which runs that policy a step at a time before the
- * operation, gaze_gc_fg_start below), only until FREE zones are above
- * the floor by what the write needs: the whole run holds fs->lock.
+ * (the module, which makes room before the operation: the pipeline, or
+ * this policy a step at a time, gaze_gc_fg_start below), only until
+ * FREE zones are above the floor by what the write needs: the whole
+ * run holds fs->lock.
  * Called by namespace operations at consistent points, never from
  * inside an allocation; returns 0 or a hard error (not -ENOSPC: the
  * allocation that follows decides that).

@@ -638,13 +638,13 @@ static int gaze_wb_flush(struct gaze_wb *wb)
  * with no folio locked: a run of the baseline's foreground GC there moves
  * zones, minutes on zones of a gigabyte, and a writer or another
  * writeback of this very folio (the flusher beside an fsync of the same
- * file) waited for it on the folio lock, long enough for the hung-task
- * detector.  write_cache_pages handed the folio locked, its dirty bit
- * cleared for I/O, and holds a reference.  Relocked, it is written
- * unless truncation took it meanwhile (false, unlocked): after any
- * writeback of it that began meanwhile, with its dirty bit cleared again
- * if a writer dirtied it (the write then carries that data too, and the
- * reservation the page still holds is spent once).
+ * file) must not wait for it on the folio lock.  write_cache_pages
+ * handed the folio locked, its dirty bit cleared for I/O, and holds a
+ * reference.  Relocked, it is written unless truncation took it
+ * meanwhile (false, unlocked): after any writeback of it that began
+ * meanwhile, with its dirty bit cleared again if a writer dirtied it
+ * (the write then carries that data too, and the reservation the page
+ * still holds is spent once).
  */
 static bool gaze_wb_room_unlocked(struct folio *folio,
 				  struct writeback_control *wbc,

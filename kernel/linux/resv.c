@@ -418,9 +418,9 @@ static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
  *    leaving real need to the core.
  * Called when a writeback batch begins (file.c gaze_wb_room_unlocked),
  * with no folio locked, so that neither writers nor another writeback
- * of the pages the batch would gather wait here (with the batch's first
- * folio locked, the flusher once waited on it more than 120 s while an
- * fsync's writeback ran the baseline's GC on 1 GiB zones).
+ * of the pages the batch would gather (the flusher beside an fsync of
+ * the same file) wait here on a folio lock; on 1 GiB zones the
+ * baseline's run here lasts minutes.
  */
 #define GAZE_WB_ROOM_WAITS	600	/* x GAZE_RESV_WAIT: 30 s */
 

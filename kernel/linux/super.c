@@ -137,15 +137,15 @@ static void gaze_cache_size(struct gaze_fs *fs)
 }
 
 /*
- * What the module sets on each core instance it opens for writing: the
- * cache size, and that writeback and writers make room a step at a time
- * before they call the core (resv.c gaze_resv_fg_steps, letting go of
- * fs->lock between steps), so that the core's own balance inside an
- * operation, which holds fs->lock for its whole run, takes only what
- * the operation cannot go on without (its full run, to the fg level
- * and a batch above, can move three zones in one hold: minutes on zones
- * of a gigabyte, and the baseline's benchmark at 32 x 1 GiB had
- * hung-task warnings on a kworker).
+ * What the module sets on each core instance it opens: the cache size,
+ * and that writeback and waiting writers make room before they call the
+ * core (resv.c: reclaims through the pipeline, or the baseline's
+ * foreground GC a step at a time, letting go of fs->lock between
+ * steps), so that the core's own balance inside an operation, which
+ * holds fs->lock for its whole run, takes only what the operation
+ * cannot go on without (its full run, to the fg level and a batch
+ * above, moves up to three zones in one hold: minutes on zones of a
+ * gigabyte).
  */
 static void gaze_fs_setup(struct gaze_fs *fs)
 {
