@@ -66,6 +66,9 @@
 #   --passes N        g: usable space written per run, at most (default 2)
 #   --g-secs N        g: seconds of overwrites per run, at most (default
 #                     300)
+#   --g-jobs N        g: N fio jobs, each overwriting its own file of
+#                     1/N of the size (default 1); the table names the
+#                     geometry NxMIB/Nj
 #   --g-no-a          g: leave out the single reclaims
 #   --report          boot nothing: print the tables again from the
 #                     consoles of the last run (vm-out/bench-gc/*/)
@@ -81,7 +84,7 @@ export GAZE_BUILDDIR=${GAZE_BUILDDIR:-$SRC/build}
 ZONES_A=() NZ=64 CONFIGS_SEL= NO_F2FS=0 FIO_MIB=1024 FIO_ZONE=16
 FIO_SECS=60 FIO_RAMP=15 FIO_PCT=70 MEM=2G SEL=() REPORT=0
 GEOMS=16x256,64x256,32x1024,16x2048,64x256c192 G_CONFIGS= FSYNCS=0,256
-PASSES=2 G_SECS=300 G_NO_A=0
+PASSES=2 G_SECS=300 G_NO_A=0 G_JOBS=1
 usage() { sed -n '4,/^# Exit/p' "$0" | sed 's/^# \?//'; exit "${1:-2}"; }
 num() { [[ $2 =~ ^[0-9]+$ ]] && [ "$2" -gt 0 ] || { echo "vm-gc: $1: '$2' is not a positive number" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
@@ -92,6 +95,7 @@ while [ $# -gt 0 ]; do
 	--fsyncs) FSYNCS=${2:-}; shift ;;
 	--passes) num "$1" "${2:-}"; PASSES=$2; shift ;;
 	--g-secs) num "$1" "${2:-}"; G_SECS=$2; shift ;;
+	--g-jobs) num "$1" "${2:-}"; G_JOBS=$2; shift ;;
 	--g-no-a) G_NO_A=1 ;;
 	all) SEL+=(a b c d) ;;
 	--zone-mib) num "$1" "${2:-}"; ZONES_A+=("$2"); shift ;;
@@ -407,8 +411,10 @@ if has g; then
 				"$(vda "$zmib")" -e GEOM="$geo" "${capo[@]}"
 		fi
 		nrun=$(( ($(wc -w <<<"$G_CONF") + 1) * $(wc -w <<<"${FSYNCS//,/ }") ))
-		GUEST_SCRIPT=geom-bench.sh guest "g-$geo" g $((nz * zmib)) \
-			"$zmib" "$(vda "$zmib")" -e GEOM="$geo" \
+		gname=$geo
+		[ "$G_JOBS" -gt 1 ] && gname=$geo/${G_JOBS}j
+		GUEST_SCRIPT=geom-bench.sh guest "g-${gname/\//-}" g $((nz * zmib)) \
+			"$zmib" "$(vda "$zmib")" -e GEOM="$gname" -e JOBS="$G_JOBS" \
 			-t $((nrun * (G_SECS + 900) + 600)) \
 			-e CONFIGS="$G_CONF" -e FSYNCS="${FSYNCS//,/ }" \
 			-e FIO_PCT="$FIO_PCT" -e PASSES="$PASSES" \

@@ -10,7 +10,9 @@
 # on), a file of FIO_PCT% of the smaller of GAZE's and F2FS's available
 # space written sequentially, then random overwrites until PASSES times
 # the usable space is written or FIO_SECS pass, whichever comes first,
-# then sync.  Prints
+# then sync.  With JOBS > 1, JOBS fio jobs each write their own file of
+# 1/JOBS of that size (laid down together, so their blocks share
+# zones), and the overwrites are shared out between them.  Prints
 #   RESULT g geom=NAME config=NAME fsync=N mibs=X wa=X mib=N secs=S
 #            sync_s=S gc_zones=N gc_fg=N gc_mover=N freed=a/b/c/d
 #            declined=N blocked_s=S p99_us=X max_us=X
@@ -18,7 +20,7 @@
 # devices wrote, namespace and F2FS's metadata disk, / what fio wrote)
 # and "# ..." comments.  Environment: GEOM (a name for the table),
 # CONFIGS (NAME:PIPELINE:POOL:SELBLOCK ...), FSYNCS, FIO_PCT, PASSES,
-# FIO_SECS, NO_F2FS; GAZE_BUILDDIR (gaze.ko in kmod/, mkfs.gaze,
+# FIO_SECS, JOBS, NO_F2FS; GAZE_BUILDDIR (gaze.ko in kmod/, mkfs.gaze,
 # gazectl).
 set -u
 . "$GAZE_SRCDIR/tests/bench/guest/lib.sh"
@@ -31,6 +33,7 @@ FSYNCS=${FSYNCS:-0}
 FIO_PCT=${FIO_PCT:-70}
 PASSES=${PASSES:-2}
 FIO_SECS=${FIO_SECS:-300}
+JOBS=${JOBS:-1}
 NO_F2FS=${NO_F2FS:-0}
 W=/tmp/geom
 M=$W/mnt
@@ -103,21 +106,23 @@ GZ_MIB=$(avail_mib)
 umount $M || die "umount gaze"
 SAME=$GZ_MIB
 [ -n "${F2_MIB:-}" ] && [ "$F2_MIB" -lt "$SAME" ] && SAME=$F2_MIB
-FILE=$((SAME * FIO_PCT / 100))
-IO=$((SAME * PASSES))
-say "$GEOM: available GAZE ${GZ_MIB} MiB, F2FS ${F2_MIB:-n/a} MiB: file $FILE MiB ($FIO_PCT% of $SAME), then up to $IO MiB of 4 KiB overwrites or ${FIO_SECS} s"
+FILE=$((SAME * FIO_PCT / 100 / JOBS))
+IO=$((SAME * PASSES / JOBS))
+say "$GEOM: available GAZE ${GZ_MIB} MiB, F2FS ${F2_MIB:-n/a} MiB: $JOBS file(s) of $FILE MiB ($FIO_PCT% of $SAME in all), then up to $IO MiB of 4 KiB overwrites per job or ${FIO_SECS} s"
+# every job its own file, f.0 f.1 ...; one report for them all
+FILES="--directory=$M --filename_format=f.\$jobnum --numjobs=$JOBS --group_reporting"
 
 one() # NAME FSYNC (mounted)
 {
 	name=$1
 	fs=$2
-	run fio --name=fill --filename=$M/f --size=${FILE}m --rw=write \
+	run fio --name=fill $FILES --size=${FILE}m --rw=write \
 		--bs=1m --ioengine=psync --end_fsync=1
 	[ $rc -eq 0 ] || die "$name: fill"
 	[ $name = f2fs ] || "$CTL" gc-stats --reset $M >/dev/null
 	z0=$(wsec nvme0n1) v0=$(wsec vda)
 	s=$(now)
-	run fio --name=g --filename=$M/f --size=${FILE}m --rw=randwrite \
+	run fio --name=g $FILES --size=${FILE}m --rw=randwrite \
 		--bs=4k --ioengine=psync --norandommap \
 		--random_generator=tausworthe64 --io_size=${IO}m \
 		--runtime=$FIO_SECS --fsync=$fs --output-format=json \
