@@ -922,6 +922,11 @@ struct gaze_gc_fg_run {
 };
 bool gaze_gc_fg_start(struct gaze_fs *fs, u64 need_blocks,
 		      struct gaze_gc_fg_run *r);
+/* start only what gaze_gc_balance would run with fs->gc_fg_stepped (FREE
+ * zones above the floor by the write's need, no batch), so that a caller
+ * can run it a step at a time before the operation instead */
+bool gaze_gc_fg_start_min(struct gaze_fs *fs, u64 need_blocks,
+			  struct gaze_gc_fg_run *r);
 int gaze_gc_fg_step(struct gaze_fs *fs, struct gaze_gc_fg_run *r,
 		    bool *done);
 /* gaze_gc_bg_wanted / gaze_gc_background flags */

@@ -475,6 +475,13 @@ gc_fg_start_min(struct gaze_fs *fs, u64 need_blocks, struct gaze_gc_fg_run *r)
 }
 
 bool
+gaze_gc_fg_start_min(struct gaze_fs *fs, u64 need_blocks,
+		     struct gaze_gc_fg_run *r)
+{
+	return gc_fg_start_min(fs, need_blocks, r);
+}
+
+bool
 gaze_gc_fg_start(struct gaze_fs *fs, u64 need_blocks, struct gaze_gc_fg_run *r)
 {
 	struct gaze_gc_levels lv;

@@ -336,17 +336,20 @@ static u64 gaze_resv_need(struct gaze_fs *fs)
  * blocking is off (gc_running).  Errors are left to the core's own
  * balance in the write that follows, which meets them again.
  */
-static void gaze_resv_fg_steps(struct gaze_sb_info *sbi, struct gaze_fs *fs,
-			       u64 need)
+static void gaze_resv_fg_run(struct gaze_sb_info *sbi, struct gaze_fs *fs,
+			     u64 need, bool min)
 {
 	struct gaze_gc_fg_run r;
 	unsigned int nofs;
 	bool done = false;
+	bool start;
 	int ret = 0;
 
 	nofs = gaze_nofs_begin();
 	mutex_lock(&fs->lock);
-	if (!gaze_gc_fg_start(fs, need, &r))
+	start = min ? gaze_gc_fg_start_min(fs, need, &r) :
+		      gaze_gc_fg_start(fs, need, &r);
+	if (!start)
 		goto out_unlock;
 	gaze_gc_running_begin(sbi);
 	for (;;) {
@@ -365,6 +368,12 @@ static void gaze_resv_fg_steps(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 out_unlock:
 	mutex_unlock(&fs->lock);
 	gaze_nofs_end(nofs);
+}
+
+static void gaze_resv_fg_steps(struct gaze_sb_info *sbi, struct gaze_fs *fs,
+			       u64 need)
+{
+	gaze_resv_fg_run(sbi, fs, need, false);
 }
 
 /*
@@ -414,8 +423,11 @@ static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
  *    are in flight: until they make that room or end (30 s at most).
  *    So the pipeline moves while writeback writes, and the core's mover
  *    does not run beside jobs in flight (it would hold fs->lock, which
- *    their stages need).  A victim not worth a move (-ENOENT) ends it,
- *    leaving real need to the core.
+ *    their stages need).  A victim not worth a move (-ENOENT) ends it.
+ *  - when the wait runs out with jobs still in flight, what they did
+ *    not make the baseline's foreground GC moves a step at a time, as
+ *    much as the core's balance in the write would (gaze_gc_fg_start_min),
+ *    so that the stages are not kept from fs->lock for a whole zone.
  * Called when a writeback batch begins (file.c gaze_wb_room_unlocked),
  * with no folio locked, so that neither writers nor another writeback
  * of the pages the batch would gather (the flusher beside an fsync of
@@ -424,17 +436,14 @@ static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
  */
 #define GAZE_WB_ROOM_WAITS	600	/* x GAZE_RESV_WAIT: 30 s */
 
-void gaze_resv_wb_room(struct gaze_sb_info *sbi, u32 nr)
+/* the steps of gaze_resv_wb_room with the pipeline on */
+static void gaze_resv_wb_pipelined(struct gaze_sb_info *sbi,
+				   struct gaze_fs *fs, u32 nr)
 {
-	struct gaze_fs *fs = READ_ONCE(sbi->fs);
 	unsigned int jobs = 0, waits = 0;
 	bool may_start = true;
 	int ret;
 
-	if (!gaze_gcp_active(sbi)) {
-		gaze_resv_fg_steps(sbi, fs, (u64)nr + 2);
-		return;
-	}
 	for (;;) {
 		switch (gaze_wb_room_step(fs, nr,
 					  atomic_read(&sbi->gc_running),
@@ -464,6 +473,30 @@ void gaze_resv_wb_room(struct gaze_sb_info *sbi, u32 nr)
 			return;
 		}
 	}
+}
+
+void gaze_resv_wb_room(struct gaze_sb_info *sbi, u32 nr)
+{
+	struct gaze_fs *fs = READ_ONCE(sbi->fs);
+
+	if (!gaze_gcp_active(sbi)) {
+		gaze_resv_fg_steps(sbi, fs, (u64)nr + 2);
+		return;
+	}
+	/*
+	 * When the batch stops waiting with reclaims still in flight and
+	 * the room short (the wait ran out: on 16 zones of 2 GiB with the
+	 * page pool off one reclaim took minutes), the core's balance in
+	 * the write would move what is missing in one hold of fs->lock,
+	 * while the stages of the jobs in flight wait for the lock (at 16
+	 * x 2 GiB, pipeline alone: a hold of 237 s, hung-task warnings for
+	 * every stage thread).  Move it here a step at a time instead; the
+	 * core's balance then has nothing left to do.  With no job in
+	 * flight nobody's stage waits, and the core decides as before.
+	 */
+	gaze_resv_wb_pipelined(sbi, fs, nr);
+	if (atomic_read(&sbi->gc_running) && gaze_space_fg_short(fs, (u64)nr))
+		gaze_resv_fg_run(sbi, fs, (u64)nr + 2, true);
 }
 
 /*

@@ -21,6 +21,9 @@
  *            move a batch of 64 blocks
  *            per wait and GC_RATE batches per writeback batch, as the
  *            module's stage threads move them while writeback goes on;
+ *            when the batch stops waiting with jobs in flight and the
+ *            room short, the baseline's foreground GC a step at a time
+ *            (gaze_gc_fg_start_min);
  *            a background step after that or every 16 batches (gc.c:
  *            gaze_gc_bg_wanted, GAZE_GC_BG jobs, the settling
  *            checkpoint); then the batch through gaze_file_write_vec,
@@ -231,7 +234,7 @@ ajobs_advance(struct gaze_fs *fs, u32 batches, bool *any)
  * GC thread was woken.
  */
 static int
-wb_room(struct gaze_fs *fs, u32 nr, bool *kick)
+wb_room_jobs(struct gaze_fs *fs, u32 nr, bool *kick)
 {
 	bool may_start = true, any;
 	u32 jobs = 0;
@@ -259,6 +262,29 @@ wb_room(struct gaze_fs *fs, u32 nr, bool *kick)
 			return 0;
 		}
 	}
+}
+
+/* then, when the batch stopped waiting with jobs still in flight (the
+ * module's wait runs out; the model's jobs always end first), what they
+ * did not make, by the baseline's foreground GC a step at a time (resv.c
+ * gaze_resv_fg_run with min) */
+static int
+wb_room_steps(struct gaze_fs *fs, u32 nr)
+{
+	struct gaze_gc_fg_run r;
+	bool done = false;
+	int ret = 0;
+
+	if (!ajobs_on() || !gaze_space_fg_short(fs, nr) ||
+	    !gaze_gc_fg_start_min(fs, (u64)nr + 2, &r))
+		return 0;
+	while (!done && !ret) {
+		fs->gc_active = true;
+		ret = gaze_gc_fg_step(fs, &r, &done);
+		fs->gc_active = false;
+		gaze_space_publish(fs);
+	}
+	return ret;
 }
 
 static u32 *gens;	/* generation of each file block (model) */
@@ -294,9 +320,11 @@ overwrite(struct gaze_fs *fs, struct run *rn, u32 ino, u64 nblk, u64 total)
 			fill(bufs[i], 1, gens[fblks[i]] + 1, fblks[i]);
 		kick = false;
 		if (rn->module)
-			ret = wb_room(fs, n, &kick);
+			ret = wb_room_jobs(fs, n, &kick);
 		if (!ret && rn->module && (kick || k % 16 == 0))
 			ret = bg_step(fs);
+		if (!ret && rn->module)
+			ret = wb_room_steps(fs, n);
 		if (!ret)
 			ret = gaze_file_write_vec(fs, ino, fblks, n, bufs,
 						  (fblks[n - 1] + 1) * BS);
