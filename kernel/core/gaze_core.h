@@ -922,11 +922,17 @@ struct gaze_gc_fg_run {
 };
 bool gaze_gc_fg_start(struct gaze_fs *fs, u64 need_blocks,
 		      struct gaze_gc_fg_run *r);
-/* start only what gaze_gc_balance would run with fs->gc_fg_stepped (FREE
- * zones above the floor by the write's need, no batch), so that a caller
- * can run it a step at a time before the operation instead */
-bool gaze_gc_fg_start_min(struct gaze_fs *fs, u64 need_blocks,
-			  struct gaze_gc_fg_run *r);
+/*
+ * fs->lock: after writeback's room steps (gaze_wb_room_step) for a batch
+ * of nr blocks, with reclaims still in flight (in_flight) and the room
+ * still short of the fg level, starts the run the core's balance in the
+ * write would make (fs->gc_fg_stepped: FREE zones above the floor by the
+ * batch's need, no batch), for the caller to step with gaze_gc_fg_step
+ * while letting go of fs->lock between steps, so that the stages of the
+ * jobs in flight are not kept from the lock for a whole zone's move.
+ */
+bool gaze_wb_room_rest(struct gaze_fs *fs, u64 nr, bool in_flight,
+		       struct gaze_gc_fg_run *r);
 int gaze_gc_fg_step(struct gaze_fs *fs, struct gaze_gc_fg_run *r,
 		    bool *done);
 /* gaze_gc_bg_wanted / gaze_gc_background flags */

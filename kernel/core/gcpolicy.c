@@ -475,10 +475,13 @@ gc_fg_start_min(struct gaze_fs *fs, u64 need_blocks, struct gaze_gc_fg_run *r)
 }
 
 bool
-gaze_gc_fg_start_min(struct gaze_fs *fs, u64 need_blocks,
-		     struct gaze_gc_fg_run *r)
+gaze_wb_room_rest(struct gaze_fs *fs, u64 nr, bool in_flight,
+		  struct gaze_gc_fg_run *r)
 {
-	return gc_fg_start_min(fs, need_blocks, r);
+	/* nr + 2: what the core's balance asks for a batch of nr blocks
+	 * (namei.c ns_write_vec_room) */
+	return in_flight && gaze_space_fg_short(fs, nr) &&
+	       gc_fg_start_min(fs, nr + 2, r);
 }
 
 bool

@@ -334,10 +334,12 @@ static u64 gaze_resv_need(struct gaze_fs *fs)
  * zone's move (on zones of a gigabyte a whole run took minutes, and the
  * hung-task detector fired).  Writers wait while it runs when selective
  * blocking is off (gc_running).  Errors are left to the core's own
- * balance in the write that follows, which meets them again.
+ * balance in the write that follows, which meets them again.  rest:
+ * need is a writeback batch's blocks, and the run is the rest of its
+ * room after the pipeline's reclaims (gaze_wb_room_rest).
  */
-static void gaze_resv_fg_run(struct gaze_sb_info *sbi, struct gaze_fs *fs,
-			     u64 need, bool min)
+static void gaze_resv_fg_steps(struct gaze_sb_info *sbi, struct gaze_fs *fs,
+			       u64 need, bool rest)
 {
 	struct gaze_gc_fg_run r;
 	unsigned int nofs;
@@ -347,8 +349,11 @@ static void gaze_resv_fg_run(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 
 	nofs = gaze_nofs_begin();
 	mutex_lock(&fs->lock);
-	start = min ? gaze_gc_fg_start_min(fs, need, &r) :
-		      gaze_gc_fg_start(fs, need, &r);
+	if (rest)
+		start = gaze_wb_room_rest(fs, need,
+					  atomic_read(&sbi->gc_running), &r);
+	else
+		start = gaze_gc_fg_start(fs, need, &r);
 	if (!start)
 		goto out_unlock;
 	gaze_gc_running_begin(sbi);
@@ -368,12 +373,6 @@ static void gaze_resv_fg_run(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 out_unlock:
 	mutex_unlock(&fs->lock);
 	gaze_nofs_end(nofs);
-}
-
-static void gaze_resv_fg_steps(struct gaze_sb_info *sbi, struct gaze_fs *fs,
-			       u64 need)
-{
-	gaze_resv_fg_run(sbi, fs, need, false);
 }
 
 /*
@@ -402,7 +401,7 @@ static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
 	mutex_lock(&fs->lock);
 	need = gaze_resv_need(fs);
 	mutex_unlock(&fs->lock);
-	gaze_resv_fg_steps(sbi, fs, need);
+	gaze_resv_fg_steps(sbi, fs, need, false);
 }
 
 /*
@@ -426,7 +425,7 @@ static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
  *    their stages need).  A victim not worth a move (-ENOENT) ends it.
  *  - when the wait runs out with jobs still in flight, what they did
  *    not make the baseline's foreground GC moves a step at a time, as
- *    much as the core's balance in the write would (gaze_gc_fg_start_min),
+ *    much as the core's balance in the write would (gaze_wb_room_rest),
  *    so that the stages are not kept from fs->lock for a whole zone.
  * Called when a writeback batch begins (file.c gaze_wb_room_unlocked),
  * with no folio locked, so that neither writers nor another writeback
@@ -480,23 +479,23 @@ void gaze_resv_wb_room(struct gaze_sb_info *sbi, u32 nr)
 	struct gaze_fs *fs = READ_ONCE(sbi->fs);
 
 	if (!gaze_gcp_active(sbi)) {
-		gaze_resv_fg_steps(sbi, fs, (u64)nr + 2);
+		gaze_resv_fg_steps(sbi, fs, (u64)nr + 2, false);
 		return;
 	}
 	/*
-	 * When the batch stops waiting with reclaims still in flight and
-	 * the room short (the wait ran out: on 16 zones of 2 GiB with the
-	 * page pool off one reclaim took minutes), the core's balance in
-	 * the write would move what is missing in one hold of fs->lock,
-	 * while the stages of the jobs in flight wait for the lock (at 16
-	 * x 2 GiB, pipeline alone: a hold of 237 s, hung-task warnings for
-	 * every stage thread).  Move it here a step at a time instead; the
-	 * core's balance then has nothing left to do.  With no job in
-	 * flight nobody's stage waits, and the core decides as before.
+	 * When the wait runs out with reclaims still in flight and the room
+	 * short (with the page pool off one reclaim of a 2 GiB zone takes
+	 * minutes), the core's balance in the write would move what is
+	 * missing in one hold of fs->lock while the stages of those jobs
+	 * wait for the lock (237 s at 16 x 2 GiB, doc/testing.md).  It is
+	 * moved here a step at a time, and the core's balance then has
+	 * nothing left to do.  With no job in flight no stage waits, and
+	 * the core decides (gaze_wb_room_rest).
 	 */
 	gaze_resv_wb_pipelined(sbi, fs, nr);
-	if (atomic_read(&sbi->gc_running) && gaze_space_fg_short(fs, (u64)nr))
-		gaze_resv_fg_run(sbi, fs, (u64)nr + 2, true);
+	/* the published room first, without the lock: most batches go on */
+	if (gaze_space_fg_short(fs, nr))
+		gaze_resv_fg_steps(sbi, fs, nr, true);
 }
 
 /*

@@ -23,7 +23,7 @@
  *            module's stage threads move them while writeback goes on;
  *            when the batch stops waiting with jobs in flight and the
  *            room short, the baseline's foreground GC a step at a time
- *            (gaze_gc_fg_start_min);
+ *            (gaze_wb_room_rest);
  *            a background step after that or every 16 batches (gc.c:
  *            gaze_gc_bg_wanted, GAZE_GC_BG jobs, the settling
  *            checkpoint); then the batch through gaze_file_write_vec,
@@ -267,7 +267,7 @@ wb_room_jobs(struct gaze_fs *fs, u32 nr, bool *kick)
 /* then, when the batch stopped waiting with jobs still in flight (the
  * module's wait runs out; the model's jobs always end first), what they
  * did not make, by the baseline's foreground GC a step at a time (resv.c
- * gaze_resv_fg_run with min) */
+ * gaze_resv_fg_steps with rest) */
 static int
 wb_room_steps(struct gaze_fs *fs, u32 nr)
 {
@@ -275,8 +275,7 @@ wb_room_steps(struct gaze_fs *fs, u32 nr)
 	bool done = false;
 	int ret = 0;
 
-	if (!ajobs_on() || !gaze_space_fg_short(fs, nr) ||
-	    !gaze_gc_fg_start_min(fs, (u64)nr + 2, &r))
+	if (!gaze_wb_room_rest(fs, nr, ajobs_on(), &r))
 		return 0;
 	while (!done && !ret) {
 		fs->gc_active = true;
