@@ -26,7 +26,9 @@
  * references leaves the hash at once (so a new object of the same key can
  * be created) and is freed by the last gaze_mbuf_put().
  *
- * Locking: everything here is protected by fs->lock, held by the caller.
+ * Locking: everything here is protected by fs->lock, held by the caller,
+ * except gaze_miss_fetch, which runs without it on the caller's own
+ * struct gaze_miss.
  */
 #include "gaze_core.h"
 
@@ -269,12 +271,118 @@ static const struct {
 	[GAZE_MB_FBLK]		= { "directory block", gaze_dir_buf_verify },
 };
 
+void
+gaze_miss_init(struct gaze_miss *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->nowait = true;
+}
+
+void
+gaze_miss_exit(struct gaze_miss *m)
+{
+	gaze_free(m->buf);
+	m->buf = NULL;
+}
+
+/* the same block named at the same reset generation (nr aside) */
+static bool
+miss_same(const struct gaze_miss_key *a, const struct gaze_miss_key *b)
+{
+	return a->type == b->type && a->id == b->id && a->idx == b->idx &&
+	       a->blkaddr == b->blkaddr && a->reset_seq == b->reset_seq;
+}
+
+bool
+gaze_miss_fetch(struct gaze_fs *fs, struct gaze_miss *m, s64 err)
+{
+	u32 nr = m->want.nr;
+
+	if (err != -GAZE_EMISS)
+		return false;
+	m->have = false;
+	if (nr > m->cap) {
+		gaze_free(m->buf);
+		m->buf = gaze_alloc((size_t)nr << GAZE_BLOCK_SHIFT);
+		m->cap = m->buf ? nr : 0;
+	}
+	/* no buffer, or the read failed: read under the lock next time */
+	if (!m->buf ||
+	    fs->dev->ops->read(fs->dev, m->want.blkaddr, nr, m->buf)) {
+		m->nowait = false;
+	} else {
+		m->got = m->want;
+		m->have = true;
+	}
+	if (++m->tries >= GAZE_MISS_TRIES)
+		m->nowait = false;
+	return true;
+}
+
+/* names a miss; one named for the same first block keeps its run */
+static int
+miss_name(struct gaze_miss *m, const struct gaze_miss_key *k)
+{
+	if (!miss_same(&m->want, k) || m->want.nr < k->nr)
+		m->want = *k;
+	return -GAZE_EMISS;
+}
+
+/*
+ * A miss of a read-only operation (fs->miss, see struct gaze_miss): the
+ * block it fetched (*data), or -GAZE_EMISS once it is named; 0 with
+ * *data NULL: read it here
+ */
+static int
+cache_miss(struct gaze_fs *fs, u32 type, u32 id, u64 idx, u64 blkaddr,
+	   const void **data)
+{
+	struct gaze_miss *m = fs->miss;
+	struct gaze_miss_key k = {
+		.type = type, .id = id, .idx = idx, .blkaddr = blkaddr,
+		.reset_seq = fs->reset_seq, .nr = 1,
+	};
+
+	*data = NULL;
+	if (!m || !blkaddr)
+		return 0;
+	if (m->have && miss_same(&m->got, &k)) {
+		m->have = false;
+		*data = m->buf;
+		return 0;
+	}
+	return m->nowait ? miss_name(m, &k) : 0;
+}
+
+int
+gaze_miss_run(struct gaze_fs *fs, u32 nid, u64 first, u32 *nr,
+	      const void **data)
+{
+	struct gaze_miss *m = fs->miss;
+	struct gaze_miss_key k = {
+		.type = GAZE_MB_NODE, .id = nid, .idx = 0, .blkaddr = first,
+		.reset_seq = fs->reset_seq, .nr = *nr,
+	};
+
+	*data = NULL;
+	if (!m)
+		return 0;
+	if (m->have && m->got.nr > 1 && miss_same(&m->got, &k)) {
+		m->have = false;
+		*nr = min(*nr, m->got.nr);
+		*data = m->buf;
+		return 1;
+	}
+	return m->nowait ? miss_name(m, &k) : 0;
+}
+
 static int
 cache_read(struct gaze_fs *fs, u32 type, u32 id, u64 idx, u64 blkaddr,
 	   u32 expect, bool verify, struct gaze_mbuf **mbp)
 {
 	struct gaze_mbuf *mb = gaze_mbuf_lookup(fs, type, id, idx);
 	const char *why = NULL;
+	const void *fetched;
 	int ret;
 
 	if (mb) {
@@ -283,11 +391,18 @@ cache_read(struct gaze_fs *fs, u32 type, u32 id, u64 idx, u64 blkaddr,
 	}
 	if (WARN_ON(type >= ARRAY_SIZE(cache_ops) || !cache_ops[type].verify))
 		return -EINVAL;
+	ret = cache_miss(fs, type, id, idx, blkaddr, &fetched);
+	if (ret)
+		return ret;
 	ret = cache_insert(fs, type, id, idx, &mb);
 	if (ret)
 		return ret;
 	if (blkaddr) {
-		ret = fs->dev->ops->read(fs->dev, blkaddr, 1, mb->data);
+		if (fetched)
+			memcpy(mb->data, fetched, GAZE_BLOCK_SIZE);
+		else
+			ret = fs->dev->ops->read(fs->dev, blkaddr, 1,
+						 mb->data);
 		if (ret) {
 			gaze_err("read of block %llu failed: %d",
 				 (unsigned long long)blkaddr, ret);

@@ -82,6 +82,7 @@ cp_zone_switch(struct gaze_fs *fs, u32 zone)
 	if (ret)
 		return ret;
 	if (z.type == GAZE_ZT_SEQ && z.cond != GAZE_ZC_EMPTY) {
+		gaze_fs_zone_reset_note(fs);
 		ret = fs->dev->ops->reset(fs->dev, zone, 1);
 		if (ret)
 			return ret;

@@ -29,6 +29,14 @@
  * internal functions (gaze_mbuf_*, gaze_table_*, gaze_node_*, gaze_block_*)
  * expect the caller to hold it.  The module replaces this coarse rule with
  * finer ones when it needs to, writing the new rule here.
+ *
+ * Read-only lookups read metadata without fs->lock: gaze_ns_lookup,
+ * gaze_ns_getattr, gaze_ns_readlink, gaze_file_read, gaze_file_map,
+ * gaze_file_map_cluster, gaze_file_cluster_room, gaze_file_bmap,
+ * gaze_file_dirty_blocks, gaze_xattr_get and gaze_xattr_list run under
+ * fs->lock until they need a block the cache does not hold, then drop
+ * it, read that block and start again (struct gaze_miss, cache.c), so a
+ * cold lookup's device reads do not hold up every other operation.
  */
 #ifndef GAZE_CORE_H
 #define GAZE_CORE_H
@@ -236,6 +244,7 @@ struct gaze_mbuf {
 };
 
 struct gaze_cache;		/* cache.c private */
+struct gaze_miss;		/* cache.c: a read-only operation's miss */
 struct gaze_space;		/* space.c private */
 struct gaze_tables;		/* table.c private */
 struct gaze_cluster_enc;	/* compress.c: a cluster encoded outside the lock */
@@ -398,7 +407,24 @@ struct gaze_fs {
 	u64			rf_fsyncs;	/* fsyncs without one */
 	u64			rf_fsync_cps;	/* fsyncs that took a
 						 * checkpoint */
+	/*
+	 * Zone resets (and discards) since open: a block read without
+	 * fs->lock is the block its address named when the read was asked
+	 * for if no zone was reset meanwhile, since a block the filesystem
+	 * points at is not written again before a reset (struct
+	 * gaze_miss); fs->lock.
+	 */
+	u64			reset_seq;
+	struct gaze_miss	*miss;		/* the read-only operation
+						 * that holds fs->lock,
+						 * or NULL; fs->lock */
 };
+
+/* a zone is reset or discarded (fs->lock): see fs->reset_seq */
+static inline void gaze_fs_zone_reset_note(struct gaze_fs *fs)
+{
+	fs->reset_seq++;
+}
 
 /* fs->rf_log[] bits */
 #define GAZE_RF_TAIL	0x01	/* nodes written after the log's last
@@ -409,6 +435,69 @@ struct gaze_fs {
 /* ---------------------------------------------------------------- */
 /* cache.c: caller holds fs->lock                                    */
 /* ---------------------------------------------------------------- */
+/*
+ * Metadata read without fs->lock, for the read-only operations named at
+ * the top of this file.  Each runs its body as
+ *
+ *	gaze_miss_init(&m);
+ *	do
+ *		err = body(fs, &m, ...);	(fs->lock held inside, with
+ *						 fs->miss = &m)
+ *	while (gaze_miss_fetch(fs, &m, err));
+ *	gaze_miss_exit(&m);
+ *
+ * With fs->miss set, a cache miss that would read a block names it in m
+ * and fails with -GAZE_EMISS instead, before anything is inserted; the
+ * body has changed nothing (it only reads) and returns the error after
+ * dropping fs->lock.  gaze_miss_fetch then reads the block, without the
+ * lock, into m's buffer, and the body runs again: the same miss now
+ * takes the fetched block, provided it is still at the same address and
+ * fs->reset_seq did not move (a block the filesystem points at is not
+ * written again until its zone is reset, so the bytes read are the bytes
+ * that address held when the miss was named).  Anything else names a miss again; the fetched block
+ * stays for its own miss (a best-effort path, such as node readahead,
+ * may name a miss and go on without it).  Node readahead names its run
+ * of siblings the same way (gaze_miss_run), so the fetch reads the whole
+ * run in one request and the next try inserts it.  After
+ * GAZE_MISS_TRIES fetches, or when a fetch fails, the body runs once
+ * more with misses read under the lock as before (so it always ends,
+ * and a device error is met and reported where it always was).
+ */
+#define GAZE_EMISS		4090	/* never leaves the core */
+#define GAZE_MISS_TRIES		16
+
+struct gaze_miss_key {
+	u32	type, id;	/* a block's cache key, */
+	u64	idx;
+	u64	blkaddr;	/* its address */
+	u64	reset_seq;	/* and fs->reset_seq when it was named */
+	u32	nr;		/* blocks from blkaddr: 1, or a node
+				 * readahead run (the first is this key's) */
+};
+
+struct gaze_miss {
+	struct gaze_miss_key	want;	/* the last miss named */
+	struct gaze_miss_key	got;	/* the blocks in buf, if have */
+	void	*buf;		/* cap blocks */
+	u32	cap;
+	bool	have;		/* buf holds got, not yet used */
+	bool	nowait;		/* misses are named (else read) */
+	u32	tries;
+};
+
+void gaze_miss_init(struct gaze_miss *m);
+/*
+ * Node readahead of *nr blocks from first, the first node nid, in a
+ * read-only operation: 1 and *data: the run was fetched (*nr may shrink
+ * to what was); -GAZE_EMISS: the run is named, read before the next try
+ * (skip it now); 0: read it under the lock as usual
+ */
+int gaze_miss_run(struct gaze_fs *fs, u32 nid, u64 first, u32 *nr,
+		  const void **data);
+/* after a body: true if it named a miss, now fetched; run it again */
+bool gaze_miss_fetch(struct gaze_fs *fs, struct gaze_miss *m, s64 err);
+void gaze_miss_exit(struct gaze_miss *m);
+
 int gaze_cache_init(struct gaze_fs *fs);
 void gaze_cache_destroy(struct gaze_fs *fs);
 struct gaze_mbuf *gaze_mbuf_lookup(struct gaze_fs *fs, u32 type, u32 id,
@@ -1730,6 +1819,10 @@ int gaze_xattr_drop(struct gaze_fs *fs, struct gaze_mbuf *imb);
  */
 int gaze_ns_enter(struct gaze_fs *fs, u32 ino, bool rw,
 		  struct gaze_mbuf **imbp);
+/* gaze_ns_enter for a read-only operation that reads its misses
+ * without fs->lock (struct gaze_miss); gaze_ns_leave ends it */
+int gaze_ns_enter_ro(struct gaze_fs *fs, struct gaze_miss *m, u32 ino,
+		     struct gaze_mbuf **imbp);
 int gaze_ns_leave(struct gaze_fs *fs, struct gaze_mbuf *mb, bool rw, int err);
 
 /* ---------------------------------------------------------------- */

@@ -325,7 +325,7 @@ inode_read_plain(struct gaze_fs *fs, struct gaze_mbuf *imb, u8 *dst, u64 len,
 		memcpy(dst + done, bounce + boff, n);
 	}
 	gaze_free(bounce);
-	if (err && !done)
+	if (err && (!done || err == -GAZE_EMISS))
 		return err;
 	return (s64)done;
 }
@@ -370,7 +370,7 @@ inode_read_clusters(struct gaze_fs *fs, struct gaze_mbuf *imb, u8 *dst,
 		       n);
 	}
 	gaze_cluster_end(&c);
-	if (err && !done)
+	if (err && (!done || err == -GAZE_EMISS))
 		return err;
 	return (s64)done;
 }

@@ -121,6 +121,34 @@ gaze_ns_enter(struct gaze_fs *fs, u32 ino, bool rw, struct gaze_mbuf **imbp)
 	return ns_enter_get(fs, ino, rw, gaze_inode_get, imbp);
 }
 
+/*
+ * Prologue of a read-only operation whose misses are read without
+ * fs->lock (struct gaze_miss): as ns_enter_get for a read, with fs->miss
+ * set to m while the lock is held; gaze_ns_leave clears it
+ */
+static int
+ns_enter_ro(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, ns_get_t get,
+	    struct gaze_mbuf **mbp)
+{
+	int err;
+
+	mutex_lock(&fs->lock);
+	fs->miss = m;
+	err = get(fs, ino, mbp);
+	if (err) {
+		fs->miss = NULL;
+		mutex_unlock(&fs->lock);
+	}
+	return err;
+}
+
+int
+gaze_ns_enter_ro(struct gaze_fs *fs, struct gaze_miss *m, u32 ino,
+		 struct gaze_mbuf **imbp)
+{
+	return ns_enter_ro(fs, m, ino, gaze_inode_get, imbp);
+}
+
 int
 gaze_ns_leave(struct gaze_fs *fs, struct gaze_mbuf *mb, bool rw, int err)
 {
@@ -134,6 +162,7 @@ gaze_ns_leave(struct gaze_fs *fs, struct gaze_mbuf *mb, bool rw, int err)
 	 */
 	if (rw && !err)
 		gaze_fs_balance(fs);
+	fs->miss = NULL;
 	mutex_unlock(&fs->lock);
 	return err;
 }
@@ -339,15 +368,15 @@ gaze_ns_init_root(struct gaze_fs *fs, const struct gaze_attr *root)
 	return gaze_ns_leave(fs, NULL, true, ns_init_root(fs, root));
 }
 
-int
-gaze_ns_lookup(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
-	       u32 *ino, u8 *dtype)
+static int
+ns_lookup(struct gaze_fs *fs, struct gaze_miss *m, u32 dir, const char *name,
+	  u32 len, u32 *ino, u8 *dtype)
 {
 	struct gaze_mbuf *dmb;
 	struct gaze_inode *in;
 	int err;
 
-	err = ns_enter_get(fs, dir, false, ns_get_dir, &dmb);
+	err = ns_enter_ro(fs, m, dir, ns_get_dir, &dmb);
 	if (err)
 		return err;
 	in = dmb->data;
@@ -365,6 +394,21 @@ gaze_ns_lookup(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 			err = gaze_dir_lookup(fs, dmb, name, len, ino, dtype);
 	}
 	return gaze_ns_leave(fs, dmb, false, err);
+}
+
+int
+gaze_ns_lookup(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
+	       u32 *ino, u8 *dtype)
+{
+	struct gaze_miss m;
+	int err;
+
+	gaze_miss_init(&m);
+	do
+		err = ns_lookup(fs, &m, dir, name, len, ino, dtype);
+	while (gaze_miss_fetch(fs, &m, err));
+	gaze_miss_exit(&m);
+	return err;
 }
 
 int
@@ -567,17 +611,32 @@ gaze_ns_readdir(struct gaze_fs *fs, u32 dir, u64 *pos, gaze_filldir_t fn,
 	return gaze_ns_leave(fs, dmb, false, err);
 }
 
-int
-gaze_ns_getattr(struct gaze_fs *fs, u32 ino, struct gaze_attr *a)
+static int
+ns_getattr(struct gaze_fs *fs, struct gaze_miss *m, u32 ino,
+	   struct gaze_attr *a)
 {
 	struct gaze_mbuf *imb;
 	int err;
 
-	err = gaze_ns_enter(fs, ino, false, &imb);
+	err = ns_enter_ro(fs, m, ino, gaze_inode_get, &imb);
 	if (err)
 		return err;
 	gaze_inode_to_attr(imb->data, a);
 	return gaze_ns_leave(fs, imb, false, 0);
+}
+
+int
+gaze_ns_getattr(struct gaze_fs *fs, u32 ino, struct gaze_attr *a)
+{
+	struct gaze_miss m;
+	int err;
+
+	gaze_miss_init(&m);
+	do
+		err = ns_getattr(fs, &m, ino, a);
+	while (gaze_miss_fetch(fs, &m, err));
+	gaze_miss_exit(&m);
+	return err;
 }
 
 int
@@ -614,18 +673,33 @@ out_put:
 	return gaze_ns_leave(fs, imb, true, err);
 }
 
-s64
-gaze_file_read(struct gaze_fs *fs, u32 ino, void *buf, u64 len, u64 off)
+static s64
+ns_file_read(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, void *buf,
+	     u64 len, u64 off)
 {
 	struct gaze_mbuf *imb;
 	s64 ret;
 	int err;
 
-	err = ns_enter_get(fs, ino, false, ns_get_file, &imb);
+	err = ns_enter_ro(fs, m, ino, ns_get_file, &imb);
 	if (err)
 		return err;
 	ret = gaze_inode_read(fs, imb, buf, len, off);
 	gaze_ns_leave(fs, imb, false, 0);
+	return ret;
+}
+
+s64
+gaze_file_read(struct gaze_fs *fs, u32 ino, void *buf, u64 len, u64 off)
+{
+	struct gaze_miss m;
+	s64 ret;
+
+	gaze_miss_init(&m);
+	do
+		ret = ns_file_read(fs, &m, ino, buf, len, off);
+	while (gaze_miss_fetch(fs, &m, ret));
+	gaze_miss_exit(&m);
 	return ret;
 }
 
@@ -816,12 +890,13 @@ gaze_file_write_vec_enc(struct gaze_fs *fs, u32 ino, const u64 *fblks,
  * the entry failed; else held, with -ENODATA for an inline file (no map)
  */
 static int
-ns_enter_map(struct gaze_fs *fs, u32 ino, struct gaze_mbuf **imbp)
+ns_enter_map(struct gaze_fs *fs, struct gaze_miss *m, u32 ino,
+	     struct gaze_mbuf **imbp)
 {
 	int err;
 
 	*imbp = NULL;
-	err = ns_enter_get(fs, ino, false, ns_get_file, imbp);
+	err = ns_enter_ro(fs, m, ino, ns_get_file, imbp);
 	if (err) {
 		*imbp = NULL;
 		return err;
@@ -830,9 +905,9 @@ ns_enter_map(struct gaze_fs *fs, u32 ino, struct gaze_mbuf **imbp)
 	       GAZE_IF_INLINE_DATA ? -ENODATA : 0;
 }
 
-int
-gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
-	      u32 *nr)
+static int
+ns_file_map(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, u64 fblk,
+	    u32 max, u64 *addr, u32 *nr)
 {
 	struct gaze_mbuf *imb;
 	u64 n = 0;
@@ -840,13 +915,28 @@ gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
 
 	*addr = GAZE_NULL_ADDR;
 	*nr = 0;
-	err = ns_enter_map(fs, ino, &imb);
+	err = ns_enter_map(fs, m, ino, &imb);
 	if (!imb)
 		return err;
 	if (!err && max)
 		err = gaze_bmap_run(fs, imb, fblk, max, addr, &n);
 	*nr = (u32)n;
 	return gaze_ns_leave(fs, imb, false, err);
+}
+
+int
+gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
+	      u32 *nr)
+{
+	struct gaze_miss m;
+	int err;
+
+	gaze_miss_init(&m);
+	do
+		err = ns_file_map(fs, &m, ino, fblk, max, addr, nr);
+	while (gaze_miss_fetch(fs, &m, err));
+	gaze_miss_exit(&m);
+	return err;
 }
 
 /*
@@ -874,9 +964,9 @@ dirty_holes(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
 	return err;
 }
 
-int
-gaze_file_dirty_blocks(struct gaze_fs *fs, u32 ino, const u64 *runs,
-		       u32 nruns, u64 size, u64 *blocks, u64 *holes)
+static int
+ns_dirty_blocks(struct gaze_fs *fs, struct gaze_miss *m, u32 ino,
+		const u64 *runs, u32 nruns, u64 size, u64 *blocks, u64 *holes)
 {
 	struct gaze_inode *in;
 	struct gaze_mbuf *imb;
@@ -887,7 +977,7 @@ gaze_file_dirty_blocks(struct gaze_fs *fs, u32 ino, const u64 *runs,
 
 	*blocks = 0;
 	*holes = 0;
-	err = ns_enter_map(fs, ino, &imb);
+	err = ns_enter_map(fs, m, ino, &imb);
 	if (!imb)
 		return err;
 	in = imb->data;
@@ -910,13 +1000,29 @@ gaze_file_dirty_blocks(struct gaze_fs *fs, u32 ino, const u64 *runs,
 }
 
 int
-gaze_file_map_cluster(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addrs,
-		      u32 *n, u32 *nvalid)
+gaze_file_dirty_blocks(struct gaze_fs *fs, u32 ino, const u64 *runs,
+		       u32 nruns, u64 size, u64 *blocks, u64 *holes)
+{
+	struct gaze_miss m;
+	int err;
+
+	gaze_miss_init(&m);
+	do
+		err = ns_dirty_blocks(fs, &m, ino, runs, nruns, size, blocks,
+				      holes);
+	while (gaze_miss_fetch(fs, &m, err));
+	gaze_miss_exit(&m);
+	return err;
+}
+
+static int
+ns_map_cluster(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, u64 fblk,
+	       u64 *addrs, u32 *n, u32 *nvalid)
 {
 	struct gaze_mbuf *imb;
 	int err;
 
-	err = ns_enter_map(fs, ino, &imb);
+	err = ns_enter_map(fs, m, ino, &imb);
 	if (!imb)
 		return err;
 	if (!err)
@@ -925,17 +1031,47 @@ gaze_file_map_cluster(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addrs,
 }
 
 int
-gaze_file_cluster_room(struct gaze_fs *fs, u32 ino, u64 fblk, u32 *room)
+gaze_file_map_cluster(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addrs,
+		      u32 *n, u32 *nvalid)
+{
+	struct gaze_miss m;
+	int err;
+
+	gaze_miss_init(&m);
+	do
+		err = ns_map_cluster(fs, &m, ino, fblk, addrs, n, nvalid);
+	while (gaze_miss_fetch(fs, &m, err));
+	gaze_miss_exit(&m);
+	return err;
+}
+
+static int
+ns_cluster_room(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, u64 fblk,
+		u32 *room)
 {
 	struct gaze_mbuf *imb;
 	int err;
 
 	*room = 0;
-	err = ns_enter_map(fs, ino, &imb);
+	err = ns_enter_map(fs, m, ino, &imb);
 	if (!imb)
 		return err;
 	err = gaze_cluster_room(fs, imb, fblk, err == -ENODATA, room);
 	return gaze_ns_leave(fs, imb, false, err);
+}
+
+int
+gaze_file_cluster_room(struct gaze_fs *fs, u32 ino, u64 fblk, u32 *room)
+{
+	struct gaze_miss m;
+	int err;
+
+	gaze_miss_init(&m);
+	do
+		err = ns_cluster_room(fs, &m, ino, fblk, room);
+	while (gaze_miss_fetch(fs, &m, err));
+	gaze_miss_exit(&m);
+	return err;
 }
 
 int
@@ -1004,14 +1140,15 @@ gaze_ns_set_compress(struct gaze_fs *fs, u32 ino, u8 algo, u8 level)
 	return gaze_ns_leave(fs, imb, true, err);
 }
 
-int
-gaze_file_bmap(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addr)
+static int
+ns_file_bmap(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, u64 fblk,
+	     u64 *addr)
 {
 	struct gaze_mbuf *imb;
 	int err;
 
 	*addr = GAZE_NULL_ADDR;
-	err = gaze_ns_enter(fs, ino, false, &imb);
+	err = ns_enter_ro(fs, m, ino, gaze_inode_get, &imb);
 	if (err)
 		return err;
 	if (!(le32_to_cpu(((struct gaze_inode *)imb->data)->flags) &
@@ -1021,7 +1158,22 @@ gaze_file_bmap(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addr)
 }
 
 int
-gaze_ns_readlink(struct gaze_fs *fs, u32 ino, char *buf, u32 buflen)
+gaze_file_bmap(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addr)
+{
+	struct gaze_miss m;
+	int err;
+
+	gaze_miss_init(&m);
+	do
+		err = ns_file_bmap(fs, &m, ino, fblk, addr);
+	while (gaze_miss_fetch(fs, &m, err));
+	gaze_miss_exit(&m);
+	return err;
+}
+
+static int
+ns_readlink(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, char *buf,
+	    u32 buflen)
 {
 	struct gaze_mbuf *imb;
 	struct gaze_inode *in;
@@ -1029,7 +1181,7 @@ gaze_ns_readlink(struct gaze_fs *fs, u32 ino, char *buf, u32 buflen)
 	s64 n;
 	int err;
 
-	err = gaze_ns_enter(fs, ino, false, &imb);
+	err = ns_enter_ro(fs, m, ino, gaze_inode_get, &imb);
 	if (err)
 		return err;
 	in = imb->data;
@@ -1043,6 +1195,20 @@ gaze_ns_readlink(struct gaze_fs *fs, u32 ino, char *buf, u32 buflen)
 		err = (int)n;
 	}
 	return gaze_ns_leave(fs, imb, false, err);
+}
+
+int
+gaze_ns_readlink(struct gaze_fs *fs, u32 ino, char *buf, u32 buflen)
+{
+	struct gaze_miss m;
+	int err;
+
+	gaze_miss_init(&m);
+	do
+		err = ns_readlink(fs, &m, ino, buf, buflen);
+	while (gaze_miss_fetch(fs, &m, err));
+	gaze_miss_exit(&m);
+	return err;
 }
 
 /*

@@ -189,6 +189,7 @@ gaze_node_readahead(struct gaze_fs *fs, const __le32 *nids, u32 n,
 {
 	struct gaze_mbuf *mbs[GAZE_NODE_RA_MAX];
 	void *bufs[GAZE_NODE_RA_MAX];
+	const void *run;
 	const char *why;
 	u64 first = 0;
 	u32 i, nr, got;
@@ -197,13 +198,21 @@ gaze_node_readahead(struct gaze_fs *fs, const __le32 *nids, u32 n,
 	nr = node_ra_run(fs, nids, n, &first);
 	if (nr < 2)
 		return;		/* cached, or nothing to gain over one read */
+	/* a read-only operation reads the run without fs->lock */
+	ret = gaze_miss_run(fs, le32_to_cpu(nids[0]), first, &nr, &run);
+	if (ret < 0)
+		return;		/* named: fetched before the next try */
 	for (got = 0; got < nr; got++) {
 		if (gaze_mbuf_create(fs, GAZE_MB_NODE,
 				     le32_to_cpu(nids[got]), 0, &mbs[got]))
 			break;
 		bufs[got] = mbs[got]->data;
+		if (run)
+			memcpy(bufs[got], (const u8 *)run +
+			       ((size_t)got << GAZE_BLOCK_SHIFT),
+			       GAZE_BLOCK_SIZE);
 	}
-	ret = got ? gaze_blocks_readv(fs, first, got, bufs) : 0;
+	ret = got && !run ? gaze_blocks_readv(fs, first, got, bufs) : 0;
 	for (i = 0; i < got; i++) {
 		why = NULL;
 		if (ret || gaze_node_check(fs, mbs[i]->data,

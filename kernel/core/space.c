@@ -191,6 +191,7 @@ space_zone_prepare(struct gaze_fs *fs, u32 zone)
 		return ret;
 	if (z.type != GAZE_ZT_SEQ || z.cond == GAZE_ZC_EMPTY)
 		return 0;
+	gaze_fs_zone_reset_note(fs);
 	ret = fs->dev->ops->reset(fs->dev, zone, 1);
 	if (ret)
 		gaze_err("reset of zone %u failed: %d", zone, ret);
@@ -674,8 +675,10 @@ space_sync_idle(struct gaze_fs *fs, const struct gaze_zone *z, u32 zone,
 	    z->cond == GAZE_ZC_FULL || zone == fs->space->meta_head ||
 	    space_is_log_head(fs->space, zone))
 		return 0;
-	if (unused)
+	if (unused) {
+		gaze_fs_zone_reset_note(fs);
 		return fs->dev->ops->reset(fs->dev, zone, 1);
+	}
 	gaze_warn("zone %u: finishing a full zone the device holds open",
 		  zone);
 	return fs->dev->ops->finish ? fs->dev->ops->finish(fs->dev, zone) : 0;
@@ -1623,6 +1626,7 @@ space_trim_zone(struct gaze_fs *fs, struct gaze_trim *t, u32 zi)
 		return ret;
 	if (z.type == GAZE_ZT_SEQ && z.cond == GAZE_ZC_EMPTY)
 		goto trimmed;
+	gaze_fs_zone_reset_note(fs);
 	if (ops->discard && (fs->dev->model == GAZE_ZM_EMULATED ||
 			     z.type != GAZE_ZT_SEQ))
 		ret = ops->discard(fs->dev, zone);

@@ -384,24 +384,20 @@ xattr_find(struct gaze_fs *fs, struct gaze_mbuf *imb, const struct xname *x,
 	return xregion_find(r, x, offp);
 }
 
-int
-gaze_xattr_get(struct gaze_fs *fs, u32 ino, const char *name, void *buf,
-	       u32 size)
+static int
+xattr_do_get(struct gaze_fs *fs, struct gaze_miss *m, u32 ino,
+	     const struct xname *x, void *buf, u32 size)
 {
 	struct gaze_xattr_entry *e;
 	struct gaze_mbuf *imb, *xmb;
 	struct xregion r;
-	struct xname x;
 	u32 off, vl;
 	int err;
 
-	err = xattr_parse_name(name, &x);
+	err = gaze_ns_enter_ro(fs, m, ino, &imb);
 	if (err)
 		return err;
-	err = gaze_ns_enter(fs, ino, false, &imb);
-	if (err)
-		return err;
-	err = xattr_find(fs, imb, &x, &xmb, &r, &off);
+	err = xattr_find(fs, imb, x, &xmb, &r, &off);
 	if (err)
 		goto out_put;
 	e = (struct gaze_xattr_entry *)(r.base + off);
@@ -417,6 +413,25 @@ out_put:
 	if (xmb)
 		gaze_mbuf_put(fs, xmb);
 	return gaze_ns_leave(fs, imb, false, err);
+}
+
+int
+gaze_xattr_get(struct gaze_fs *fs, u32 ino, const char *name, void *buf,
+	       u32 size)
+{
+	struct gaze_miss m;
+	struct xname x;
+	int err;
+
+	err = xattr_parse_name(name, &x);
+	if (err)
+		return err;
+	gaze_miss_init(&m);
+	do
+		err = xattr_do_get(fs, &m, ino, &x, buf, size);
+	while (gaze_miss_fetch(fs, &m, err));
+	gaze_miss_exit(&m);
+	return err;
 }
 
 static const char *
@@ -458,15 +473,16 @@ xregion_list(const struct xregion *r, char *buf, u32 size, u32 *total)
 	return 0;
 }
 
-int
-gaze_xattr_list(struct gaze_fs *fs, u32 ino, char *buf, u32 size)
+static int
+xattr_do_list(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, char *buf,
+	      u32 size)
 {
 	struct gaze_mbuf *imb, *xmb = NULL;
 	struct xregion r;
 	u32 total = 0;
 	int err;
 
-	err = gaze_ns_enter(fs, ino, false, &imb);
+	err = gaze_ns_enter_ro(fs, m, ino, &imb);
 	if (err)
 		return err;
 	xregion_inline(imb->data, &r);
@@ -484,6 +500,20 @@ gaze_xattr_list(struct gaze_fs *fs, u32 ino, char *buf, u32 size)
 out_put:
 	err = gaze_ns_leave(fs, imb, false, err);
 	return err ? err : (int)total;
+}
+
+int
+gaze_xattr_list(struct gaze_fs *fs, u32 ino, char *buf, u32 size)
+{
+	struct gaze_miss m;
+	int err;
+
+	gaze_miss_init(&m);
+	do
+		err = xattr_do_list(fs, &m, ino, buf, size);
+	while (gaze_miss_fetch(fs, &m, err));
+	gaze_miss_exit(&m);
+	return err;
 }
 
 /* a metadata block's place on the device, 0 while it has unwritten changes */

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <pthread.h>
 
 #include "../tap.h"
 
@@ -1413,6 +1414,196 @@ test_data_lost(u32 zones, u32 zone_blocks, u32 zone_cap)
 	gaze_dev_close(d);
 }
 
+/* ---------------------------------------------------------------- */
+/* Reads without fs->lock (struct gaze_miss)                         */
+/* ---------------------------------------------------------------- */
+
+/*
+ * The device's read, wrapped: counts reads made with fs->lock held and
+ * without it, and once armed, runs ur_hook (without the lock) at the
+ * next read made without it
+ */
+static struct {
+	const struct gaze_dev_ops *real;
+	struct gaze_dev_ops ops;
+	struct gaze_fs *fs;
+	u64 locked, unlocked;
+	u64 last;			/* address of the last read */
+	void (*hook)(struct gaze_fs *fs);
+} ur;
+
+static int
+ur_read(struct gaze_dev *d, u64 blk, u32 nr, void *buf)
+{
+	void (*hook)(struct gaze_fs *) = ur.hook;
+
+	if (pthread_mutex_trylock(&ur.fs->lock.m)) {
+		ur.locked++;
+	} else {
+		pthread_mutex_unlock(&ur.fs->lock.m);
+		ur.unlocked++;
+		if (hook) {
+			ur.hook = NULL;
+			hook(ur.fs);
+		}
+	}
+	ur.last = blk;
+	return ur.real->read(d, blk, nr, buf);
+}
+
+static void
+ur_wrap(struct gaze_fs *fs, struct gaze_dev *d)
+{
+	ur.real = d->ops;
+	ur.ops = *d->ops;
+	ur.ops.read = ur_read;
+	ur.ops.readv = NULL;
+	ur.fs = fs;
+	d->ops = &ur.ops;
+}
+
+/* every clean buffer out of the cache, and the counts cleared */
+static void
+ur_cold(struct gaze_fs *fs)
+{
+	mutex_lock(&fs->lock);
+	gaze_cache_trim(fs, ~0ull);
+	mutex_unlock(&fs->lock);
+	ur.locked = ur.unlocked = 0;
+}
+
+static u32 ur_victim;
+
+/* while a getattr's inode block is being read: chmod it, then commit */
+static void
+ur_chmod(struct gaze_fs *fs)
+{
+	struct gaze_attr a = attr_of(0100600);
+
+	if (gaze_ns_setattr(fs, ur_victim, &a, GAZE_SET_MODE) ||
+	    gaze_fs_sync(fs))
+		tap_ok(0, "unlocked reads: chmod during the read");
+	/* so the retry reads the blocks at their new places */
+	mutex_lock(&fs->lock);
+	gaze_cache_trim(fs, ~0ull);
+	mutex_unlock(&fs->lock);
+}
+
+/* while a block is being read: a zone reset (as GC's would) is noted */
+static void
+ur_reset(struct gaze_fs *fs)
+{
+	mutex_lock(&fs->lock);
+	gaze_fs_zone_reset_note(fs);
+	mutex_unlock(&fs->lock);
+}
+
+/*
+ * A cold lookup, getattr, map, read, readlink and xattr read their
+ * metadata without fs->lock and return what was written; a block that
+ * changed place while it was read, or a zone reset meanwhile, makes the
+ * operation read again rather than use what it fetched
+ */
+static void
+test_unlocked_reads(void)
+{
+	static u8 buf[300 * GAZE_BLOCK_SIZE], got[300 * GAZE_BLOCK_SIZE];
+	struct gaze_dev *dev = dev_new(64);
+	struct gaze_fs *fs = fs_new(dev, false);
+	struct gaze_attr a = attr_of(0120777), ga;
+	u32 dir, ino[200], big, lnk, i, bad = 0, nr;
+	char name[32], tgt[GAZE_SYMLINK_MAX + 1], val[3000];
+	u64 addr, last;
+	int err;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (u8)(i * 7 + i / 4096);
+	TAP_MUST(mk(fs, GAZE_ROOT_INO, "d", 040755, &dir));
+	for (i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "file-%u", i);
+		TAP_MUST(mk(fs, dir, name, 0100644, &ino[i]));
+		if (gaze_file_write(fs, ino[i], buf + i, 5000, 0) != 5000)
+			bad++;
+	}
+	TAP_MUST(mk(fs, dir, "big", 0100644, &big));
+	if (gaze_file_write(fs, big, buf, sizeof(buf), 0) != sizeof(buf))
+		bad++;
+	memset(val, 'v', sizeof(val));
+	TAP_MUST(gaze_xattr_set(fs, big, "user.big", val, sizeof(val), 0));
+	memcpy(tgt, long_target, sizeof(long_target));
+	TAP_MUST(gaze_ns_symlink(fs, dir, "l", 1, tgt, 4000, &a, &lnk));
+	tap_ok(!bad && !gaze_fs_sync(fs), "unlocked reads: setup");
+	fs = fs_reopen(fs, dev);
+	ur_wrap(fs, dev);
+
+	ur_cold(fs);
+	err = lk(fs, GAZE_ROOT_INO, "d", &i);
+	for (i = 0; i < 200 && !err; i++) {
+		u32 f;
+
+		snprintf(name, sizeof(name), "file-%u", i);
+		err = lk(fs, dir, name, &f) || f != ino[i] ||
+		      gaze_ns_getattr(fs, f, &ga) || ga.size != 5000;
+	}
+	tap_ok(!err && ur.unlocked > 0 && !ur.locked,
+	       "cold lookups and getattrs: %llu reads without the lock, %llu with",
+	       (unsigned long long)ur.unlocked,
+	       (unsigned long long)ur.locked);
+	ur_cold(fs);
+	err = gaze_file_read(fs, big, got, sizeof(got), 0) != sizeof(got) ||
+	      memcmp(got, buf, sizeof(got));
+	/* the data blocks themselves are read under the lock here */
+	tap_ok(!err && ur.unlocked > 0,
+	       "cold read of a 300-block file: right (%llu metadata reads without the lock)",
+	       (unsigned long long)ur.unlocked);
+	ur_cold(fs);
+	err = gaze_file_map(fs, big, 299, 1, &addr, &nr) ||
+	      !GAZE_ADDR_IS_REAL(addr) ||
+	      gaze_file_bmap(fs, big, 150, &addr) || !GAZE_ADDR_IS_REAL(addr);
+	memset(got, 0, sizeof(val));
+	err = err || gaze_xattr_get(fs, big, "user.big", got, sizeof(val)) !=
+		     (int)sizeof(val) || memcmp(got, val, sizeof(val)) ||
+	      gaze_xattr_list(fs, big, (char *)got, 64) <= 0;
+	tap_ok(!err && ur.unlocked > 0 && !ur.locked,
+	       "cold map, bmap, xattr get and list: right, %llu reads without the lock, %llu with",
+	       (unsigned long long)ur.unlocked,
+	       (unsigned long long)ur.locked);
+	ur_cold(fs);
+	memset(tgt, 0, sizeof(tgt));
+	err = gaze_ns_readlink(fs, lnk, tgt, sizeof(tgt)) != 4000 ||
+	      memcmp(tgt, long_target, 4000);
+	/* the target's data block is read under the lock, as file data */
+	tap_ok(!err && ur.unlocked > 0 && ur.locked == 1,
+	       "cold readlink of a 4000-byte target: right, its inode read without the lock");
+
+	/* the inode moves while its old block is read: the new one counts */
+	ur_cold(fs);
+	ur_victim = ino[7];
+	ur.hook = ur_chmod;
+	err = gaze_ns_getattr(fs, ino[7], &ga);
+	tap_ok(!err && ga.mode == 0100600 && !ur.hook,
+	       "an inode committed elsewhere during its read: the new mode (0%o)",
+	       ga.mode);
+
+	/* a zone reset during the read: the block is read again */
+	ur_cold(fs);
+	ur.hook = ur_reset;
+	last = 0;
+	err = gaze_ns_getattr(fs, ino[9], &ga);
+	last = ur.unlocked;
+	tap_ok(!err && ga.size == 5000 && !ur.hook && last >= 2,
+	       "a zone reset during the read: the block is fetched again (%llu reads)",
+	       (unsigned long long)last);
+	ur_cold(fs);
+	err = gaze_ns_getattr(fs, ino[9], &ga);
+	tap_ok(!err && ur.unlocked == last - 1,
+	       "the same getattr without the reset: one read less (%llu)",
+	       (unsigned long long)ur.unlocked);
+	dev->ops = ur.real;
+	TAP_MUST(gaze_fs_close(fs));
+	gaze_dev_close(dev);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1451,6 +1642,7 @@ main(int argc, char **argv)
 	test_rdonly();
 	test_data_lost(64, 1024, 0);
 	test_data_lost(16, 4096, 3000);
+	test_unlocked_reads();
 	if (!quick)
 		test_dir_many(true, 100000, 512, false);
 	return tap_done();
