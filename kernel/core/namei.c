@@ -597,18 +597,38 @@ out_dir:
 	return gaze_ns_leave(fs, dmb, true, err);
 }
 
-int
-gaze_ns_readdir(struct gaze_fs *fs, u32 dir, u64 *pos, gaze_filldir_t fn,
-		void *ctx)
+static int
+ns_readdir(struct gaze_fs *fs, struct gaze_miss *m, u32 dir, u64 *pos,
+	   gaze_filldir_t fn, void *ctx)
 {
 	struct gaze_mbuf *dmb;
 	int err;
 
-	err = ns_enter_get(fs, dir, false, ns_get_dir, &dmb);
+	err = ns_enter_ro(fs, m, dir, ns_get_dir, &dmb);
 	if (err)
 		return err;
 	err = gaze_dir_iterate(fs, dmb, pos, fn, ctx);
 	return gaze_ns_leave(fs, dmb, false, err);
+}
+
+/*
+ * A miss ends the walk after the entries emitted so far, with *pos past
+ * them (a bucket's entries, equal cookies included, come from one block),
+ * so the next try goes on from there and emits none twice
+ */
+int
+gaze_ns_readdir(struct gaze_fs *fs, u32 dir, u64 *pos, gaze_filldir_t fn,
+		void *ctx)
+{
+	struct gaze_miss m;
+	int err;
+
+	gaze_miss_init(&m);
+	do
+		err = ns_readdir(fs, &m, dir, pos, fn, ctx);
+	while (gaze_miss_fetch(fs, &m, err));
+	gaze_miss_exit(&m);
+	return err;
 }
 
 static int

@@ -1576,6 +1576,26 @@ test_unlocked_reads(void)
 	tap_ok(!err && ur.unlocked > 0 && ur.locked == 1,
 	       "cold readlink of a 4000-byte target: right, its inode read without the lock");
 
+	{
+		struct rd_ctx c;
+
+		ur_cold(fs);
+		err = rd_all(fs, dir, 0, &c);
+		tap_ok(!err && c.n == 204 && rd_unique(&c) && !c.order_bad &&
+		       rd_find(&c, "file-199") && rd_find(&c, "big") &&
+		       ur.unlocked > 0 && !ur.locked,
+		       "cold readdir: %u entries once each, %llu reads without the lock, %llu with",
+		       c.n, (unsigned long long)ur.unlocked,
+		       (unsigned long long)ur.locked);
+		free(c.ents);
+		ur_cold(fs);
+		err = rd_all(fs, dir, 7, &c);
+		tap_ok(!err && c.n == 204 && rd_unique(&c) && !c.order_bad,
+		       "cold readdir 7 entries a call: %u entries once each",
+		       c.n);
+		free(c.ents);
+	}
+
 	/* the inode moves while its old block is read: the new one counts */
 	ur_cold(fs);
 	ur_victim = ino[7];
