@@ -33,10 +33,11 @@
  * Read-only lookups read metadata without fs->lock: gaze_ns_lookup,
  * gaze_ns_getattr, gaze_ns_readlink, gaze_file_read, gaze_file_map,
  * gaze_file_map_cluster, gaze_file_cluster_room, gaze_file_bmap,
- * gaze_file_dirty_blocks, gaze_xattr_get and gaze_xattr_list run under
- * fs->lock until they need a block the cache does not hold, then drop
- * it, read that block and start again (struct gaze_miss, cache.c), so a
- * cold lookup's device reads do not hold up every other operation.
+ * gaze_file_dirty_blocks, gaze_xattr_get, gaze_xattr_list and
+ * gaze_ns_readdir run under fs->lock until they need a block the cache
+ * does not hold, then drop it, read that block and start again (struct
+ * gaze_miss, cache.c), so a cold lookup's device reads do not hold up
+ * every other operation.
  */
 #ifndef GAZE_CORE_H
 #define GAZE_CORE_H

@@ -16,6 +16,9 @@
 #   (d) stat, open p99 latency (us) of uncached files while a writer
 #                  streams and GC runs
 #   (e) seqwrite, seqread  1 MiB sequential, 1 and N jobs (MiB/s)
+#   (f) coldstat   lookup and stat of uncached files, 1 process and N in
+#                  directories of their own (files/s)
+# PHASES (e.g. "f d") runs only those phases, in that order.
 # Prints both filesystems' figures, each one's gain (N jobs / 1 job,
 # qd32 / qd1) and GAZE / F2FS at N jobs (for latency: GAZE's p99 / F2FS's,
 # below 1 is better), and whether each row meets issue 15's targets: a
@@ -49,6 +52,7 @@ for fs in gaze f2fs; do
 		-e GAZE_BUILDDIR="$BUILD" -e GAZE_SRCDIR="$SRC" \
 		-e FS_ONLY=$fs -e SECS="$SECS" -e JOBS="$JOBS" \
 		-e AGE_SECS="${AGE_SECS:-30}" -e NFILES="${NFILES:-6000}" \
+		-e NSTAT="${NSTAT:-3000}" -e PHASES="${PHASES:-a b c e f d}" \
 		-x "$SRC" -x "$BUILD" -z "$ZNS" -Z "$ZONE" -C "$CAP" -d 512 -b 4096 \
 		"$SRC/tests/bench/guest/scale-bench.sh"
 	rc=$?
@@ -81,6 +85,7 @@ row randwrite j1 j$JOBS MiB/s
 row create p1 p$JOBS files/s
 row seqwrite j1 j$JOBS MiB/s
 row seqread j1 j$JOBS MiB/s
+row coldstat j1 j$JOBS files/s
 for l in stat open; do
 	g=$(fig gaze $l p99) f=$(fig f2fs $l p99)
 	r=$(ratio "$g" "$f")

@@ -25,6 +25,11 @@
 #       sequential 1 MiB writer loops over a second file of 35% of the
 #       free space while tests/bench/smallfiles lat stats half the files
 #       and opens the other half in a random order: p50/p99/max us
+#   (f) stat of uncached files: NSTAT (default 3000) empty files in each
+#       of N directories, caches dropped, then find -printf %s (a lookup
+#       and a stat per file) over one directory, and over all N at once
+#       by N processes: files/s
+# PHASES (default "a b c e f d") picks and orders the phases.
 # Prints "# sc FS TEST VARIANT VALUE" lines and "# ..." comments.
 set -u
 . "$GAZE_SRCDIR/tests/bench/guest/lib.sh"
@@ -35,6 +40,8 @@ FS=${FS_ONLY:-}
 SECS=${SECS:-10}
 AGE_SECS=${AGE_SECS:-30}
 NFILES=${NFILES:-6000}
+NSTAT=${NSTAT:-3000}
+PHASES=${PHASES:-a b c e f d}
 JOBS=${JOBS:-$(nproc)}
 W=/tmp/scale
 M=$W/mnt
@@ -189,6 +196,32 @@ phase_e()
 	done
 }
 
+# (f) stat of uncached files, 1 process, and N in directories of their own
+phase_f()
+{
+	for i in $(seq 1 $JOBS); do
+		mkdir $M/s$i
+		run "$SF" create $M/s$i $NSTAT 0
+		[ $rc -eq 0 ] || die "coldstat files"
+	done
+	for n in 1 $JOBS; do
+		drop
+		_s=$(now)
+		for i in $(seq 1 $n); do
+			find $M/s$i -printf '%s\n' >$W/find.$i 2>&1 &
+		done
+		wait
+		_e=$(now)
+		for i in $(seq 1 $n); do
+			[ "$(wc -l <$W/find.$i)" -eq $((NSTAT + 1)) ] ||
+				die "coldstat find $i: $(head -3 $W/find.$i)"
+		done
+		fig coldstat j$n "$(echo "$n * $NSTAT / ($_e - $_s)" | bc -l | xargs printf '%.0f')"
+	done
+	rm -rf $M/s*
+	sync
+}
+
 # gaze_gc: zones reclaimed so far (0 on F2FS)
 gaze_gc()
 {
@@ -241,11 +274,9 @@ phase_d()
 
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 up
-phase_a
-phase_b
-phase_c
-phase_e
-phase_d
+for p in $PHASES; do
+	phase_$p
+done
 umount $M || die "umount"
 [ $FS = f2fs ] && dmsetup remove f2conv
 say "done"
