@@ -1378,6 +1378,15 @@ int __must_check gaze_ns_rename(struct gaze_fs *fs, u32 olddir, const char *onam
  * 0x7fffffffffffffff. */
 int gaze_ns_readdir(struct gaze_fs *fs, u32 dir, u64 *pos,
 		    gaze_filldir_t fn, void *ctx);
+/*
+ * Inode readahead, as readdir's caller lists entries that are about to be
+ * looked up and stat'ed (F2FS's readdir reads their inodes ahead too):
+ * the inode blocks of inos[0..n) that the cache lacks are read without
+ * fs->lock, each run of consecutive addresses in one request, and
+ * inserted.  Best effort: a block that moved meanwhile, or fails its
+ * checks, is left to be read when it is needed.  How many were inserted.
+ */
+u32 gaze_ns_prefetch_inodes(struct gaze_fs *fs, const u32 *inos, u32 n);
 int gaze_ns_getattr(struct gaze_fs *fs, u32 ino, struct gaze_attr *a);
 int __must_check gaze_ns_setattr(struct gaze_fs *fs, u32 ino, const struct gaze_attr *a,
 		    u32 mask);

@@ -645,6 +645,153 @@ ns_getattr(struct gaze_fs *fs, struct gaze_miss *m, u32 ino,
 	return gaze_ns_leave(fs, imb, false, 0);
 }
 
+#define NS_PF_MAX	128	/* inodes per gaze_ns_prefetch_inodes step */
+
+struct ns_pf {
+	u32	nid;
+	u64	addr;		/* 0: dropped */
+};
+
+/* the inodes of inos not cached, with their addresses (imap) */
+static int
+ns_pf_plan(struct gaze_fs *fs, struct gaze_miss *m, const u32 *inos, u32 n,
+	   struct ns_pf *pf, u32 *npf, u64 *seq)
+{
+	u32 i, k = 0, max = le32_to_cpu(fs->sb.max_nid);
+	struct gaze_mbuf *mb;
+	u64 addr;
+	int err = 0;
+
+	mutex_lock(&fs->lock);
+	fs->miss = m;
+	for (i = 0; i < n && err != -GAZE_EMISS; i++) {
+		if (inos[i] <= GAZE_NID_RESERVED || inos[i] >= max)
+			continue;
+		mb = gaze_mbuf_lookup(fs, GAZE_MB_NODE, inos[i], 0);
+		if (mb) {
+			gaze_mbuf_put(fs, mb);
+			continue;
+		}
+		err = gaze_imap_get(fs, inos[i], &addr);
+		if (!err && GAZE_ADDR_IS_REAL(addr)) {
+			pf[k].nid = inos[i];
+			pf[k++].addr = addr;
+		}
+	}
+	*npf = k;
+	*seq = fs->reset_seq;
+	fs->miss = NULL;
+	mutex_unlock(&fs->lock);
+	return err == -GAZE_EMISS ? err : 0;
+}
+
+/* by address, so that runs of consecutive blocks lie together */
+static void
+ns_pf_sort(struct ns_pf *pf, u32 n)
+{
+	struct ns_pf t;
+	u32 i, j;
+
+	for (i = 1; i < n; i++) {
+		t = pf[i];
+		for (j = i; j && pf[j - 1].addr > t.addr; j--)
+			pf[j] = pf[j - 1];
+		pf[j] = t;
+	}
+}
+
+/* each run of consecutive addresses in one read; a failed run dropped */
+static void
+ns_pf_read(struct gaze_fs *fs, struct ns_pf *pf, u32 n, u8 *buf)
+{
+	u32 i = 0, j;
+
+	while (i < n) {
+		for (j = i + 1; j < n && pf[j].addr == pf[j - 1].addr + 1; j++)
+			;
+		if (fs->dev->ops->read(fs->dev, pf[i].addr, j - i,
+				       buf + ((size_t)i << GAZE_BLOCK_SHIFT)))
+			for (; i < j; i++)
+				pf[i].addr = 0;
+		i = j;
+	}
+}
+
+/* the blocks read, inserted where the imap still names them */
+static u32
+ns_pf_insert(struct gaze_fs *fs, struct ns_pf *pf, u32 n, const u8 *buf,
+	     u64 seq)
+{
+	struct gaze_miss m;
+	struct gaze_mbuf *mb;
+	const char *why;
+	u32 i, got = 0;
+	u64 addr;
+
+	gaze_miss_init(&m);	/* never read under the lock here */
+	mutex_lock(&fs->lock);
+	fs->miss = &m;
+	for (i = 0; i < n && fs->reset_seq == seq; i++) {
+		if (!pf[i].addr || gaze_imap_get(fs, pf[i].nid, &addr) ||
+		    addr != pf[i].addr ||
+		    gaze_mbuf_create(fs, GAZE_MB_NODE, pf[i].nid, 0, &mb))
+			continue;
+		memcpy(mb->data, buf + ((size_t)i << GAZE_BLOCK_SHIFT),
+		       GAZE_BLOCK_SIZE);
+		why = NULL;
+		if (gaze_node_check(fs, mb->data, pf[i].nid, GAZE_MAGIC_INODE,
+				    addr, &why)) {
+			gaze_mbuf_forget(fs, mb);
+			continue;
+		}
+		mb->blkaddr = addr;
+		gaze_mbuf_put(fs, mb);
+		got++;
+	}
+	fs->miss = NULL;
+	mutex_unlock(&fs->lock);
+	gaze_miss_exit(&m);
+	return got;
+}
+
+static u32
+ns_pf_step(struct gaze_fs *fs, const u32 *inos, u32 n, struct ns_pf *pf,
+	   u8 *buf)
+{
+	struct gaze_miss m;
+	u32 npf = 0;
+	u64 seq = 0;
+	int err;
+
+	gaze_miss_init(&m);
+	do
+		err = ns_pf_plan(fs, &m, inos, n, pf, &npf, &seq);
+	while (gaze_miss_fetch(fs, &m, err) && m.nowait);
+	gaze_miss_exit(&m);
+	if (err || npf < 1)
+		return 0;
+	ns_pf_sort(pf, npf);
+	ns_pf_read(fs, pf, npf, buf);
+	return ns_pf_insert(fs, pf, npf, buf, seq);
+}
+
+u32
+gaze_ns_prefetch_inodes(struct gaze_fs *fs, const u32 *inos, u32 n)
+{
+	struct ns_pf *pf;
+	u32 i, got = 0;
+	u8 *buf;
+
+	pf = gaze_alloc(sizeof(*pf) * NS_PF_MAX);
+	buf = gaze_alloc((size_t)NS_PF_MAX << GAZE_BLOCK_SHIFT);
+	for (i = 0; pf && buf && i < n; i += NS_PF_MAX)
+		got += ns_pf_step(fs, inos + i, min_t(u32, n - i, NS_PF_MAX),
+				  pf, buf);
+	gaze_free(buf);
+	gaze_free(pf);
+	return got;
+}
+
 int
 gaze_ns_getattr(struct gaze_fs *fs, u32 ino, struct gaze_attr *a)
 {

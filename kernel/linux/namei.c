@@ -476,6 +476,34 @@ static int gaze_rd_fill(void *ctx, const char *name, u32 len, u32 ino,
 	return rd->used + GAZE_RD_SLACK > GAZE_RD_BUF;
 }
 
+/*
+ * The inodes of the entries gathered, read ahead into the core's cache
+ * without fs->lock (gaze_ns_prefetch_inodes): a listing is usually
+ * followed by a lookup and stat of each entry (ls -l, find, du), which
+ * then find their inodes cached, as F2FS's readdir reads them ahead
+ */
+static void gaze_rd_prefetch(struct inode *dir, struct gaze_rd *rd)
+{
+	struct gaze_rd_ent *e;
+	unsigned int nofs;
+	u32 *inos, n = 0;
+	size_t off;
+
+	inos = kmalloc_array(GAZE_RD_BUF / sizeof(*e), sizeof(*inos),
+			     GFP_KERNEL);
+	if (!inos)
+		return;
+	for (off = 0; off < rd->used; off += ALIGN(sizeof(*e) + e->len, 8)) {
+		e = (struct gaze_rd_ent *)(rd->buf + off);
+		if (e->cookie >= 2)	/* not '.' or '..' */
+			inos[n++] = e->ino;
+	}
+	nofs = gaze_nofs_begin();
+	gaze_ns_prefetch_inodes(gaze_ifs(dir), inos, n);
+	gaze_nofs_end(nofs);
+	kfree(inos);
+}
+
 static int gaze_iterate(struct file *file, struct dir_context *ctx)
 {
 	struct inode *dir = file_inode(file);
@@ -509,6 +537,7 @@ static int gaze_iterate(struct file *file, struct dir_context *ctx)
 			ret = -EFSCORRUPTED;	/* no progress */
 			break;
 		}
+		gaze_rd_prefetch(dir, &rd);
 		for (off = 0; off < rd.used;
 		     off += ALIGN(sizeof(*e) + e->len, 8)) {
 			e = (struct gaze_rd_ent *)(rd.buf + off);

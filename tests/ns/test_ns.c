@@ -1489,6 +1489,25 @@ ur_chmod(struct gaze_fs *fs)
 	mutex_unlock(&fs->lock);
 }
 
+/* while a readahead run is being read: chmod, then commit */
+static void
+ur_chmod_keep(struct gaze_fs *fs)
+{
+	struct gaze_attr a = attr_of(0100640);
+
+	struct gaze_mbuf *mb;
+
+	if (gaze_ns_setattr(fs, ur_victim, &a, GAZE_SET_MODE) ||
+	    gaze_fs_sync(fs))
+		tap_ok(0, "unlocked reads: chmod during the readahead");
+	/* its new block out of the cache, the imap (naming it) kept */
+	mutex_lock(&fs->lock);
+	mb = gaze_mbuf_lookup(fs, GAZE_MB_NODE, ur_victim, 0);
+	if (mb)
+		gaze_mbuf_forget(fs, mb);
+	mutex_unlock(&fs->lock);
+}
+
 /* while a block is being read: a zone reset (as GC's would) is noted */
 static void
 ur_reset(struct gaze_fs *fs)
@@ -1595,6 +1614,29 @@ test_unlocked_reads(void)
 		       c.n);
 		free(c.ents);
 	}
+
+	/* inode readahead, as the module's readdir asks for it */
+	ur_cold(fs);
+	err = gaze_ns_getattr(fs, ino[0], &ga);
+	last = ur.unlocked;
+	i = gaze_ns_prefetch_inodes(fs, ino + 1, 199);
+	tap_ok(!err && i == 199 && !ur.locked && ur.unlocked - last < 20,
+	       "inode readahead: 199 inodes cached with %llu reads, none under the lock",
+	       (unsigned long long)(ur.unlocked - last));
+	last = ur.unlocked;
+	for (i = 1; i < 200 && !err; i++)
+		err = gaze_ns_getattr(fs, ino[i], &ga) || ga.size != 5000;
+	tap_ok(!err && ur.unlocked == last && !ur.locked,
+	       "then 199 getattrs read nothing");
+	ur_cold(fs);
+	err = gaze_ns_getattr(fs, ino[0], &ga);
+	ur_victim = ino[5];
+	ur.hook = ur_chmod_keep;
+	i = gaze_ns_prefetch_inodes(fs, ino + 1, 199);
+	err = err || gaze_ns_getattr(fs, ino[5], &ga);
+	tap_ok(!err && !ur.hook && ga.mode == 0100640,
+	       "an inode committed elsewhere during the readahead: the new mode (0%o; %u inserted)",
+	       ga.mode, i);
 
 	/* the inode moves while its old block is read: the new one counts */
 	ur_cold(fs);
