@@ -645,11 +645,13 @@ ns_getattr(struct gaze_fs *fs, struct gaze_miss *m, u32 ino,
 	return gaze_ns_leave(fs, imb, false, 0);
 }
 
-#define NS_PF_MAX	128	/* inodes per gaze_ns_prefetch_inodes step */
+#define NS_PF_MAX	128	/* inodes a step plans for */
+#define NS_PF_GAP	16	/* blocks between two of them read through */
+#define NS_PF_WIN	256	/* blocks a read takes at most (1 MiB) */
 
 struct ns_pf {
 	u32	nid;
-	u64	addr;		/* 0: dropped */
+	u64	addr;
 };
 
 /* the inodes of inos not cached, with their addresses (imap) */
@@ -685,7 +687,7 @@ ns_pf_plan(struct gaze_fs *fs, struct gaze_miss *m, const u32 *inos, u32 n,
 	return err == -GAZE_EMISS ? err : 0;
 }
 
-/* by address, so that runs of consecutive blocks lie together */
+/* by address, so that blocks near each other are read together */
 static void
 ns_pf_sort(struct ns_pf *pf, u32 n)
 {
@@ -700,47 +702,37 @@ ns_pf_sort(struct ns_pf *pf, u32 n)
 	}
 }
 
-/* each run of consecutive addresses in one read; a failed run dropped */
-static void
-ns_pf_read(struct gaze_fs *fs, struct ns_pf *pf, u32 n, u8 *buf)
-{
-	u32 i = 0, j;
-
-	while (i < n) {
-		for (j = i + 1; j < n && pf[j].addr == pf[j - 1].addr + 1; j++)
-			;
-		if (fs->dev->ops->read(fs->dev, pf[i].addr, j - i,
-				       buf + ((size_t)i << GAZE_BLOCK_SHIFT)))
-			for (; i < j; i++)
-				pf[i].addr = 0;
-		i = j;
-	}
-}
-
-/* the blocks read, inserted where the imap still names them */
+/*
+ * Every inode block of the nr read at first that the imap still places
+ * there (read under fs->lock without reading: a miss skips the block),
+ * inserted; the blocks between the ones asked for are often inodes made
+ * with them, which a listing in hash order asks for next
+ */
 static u32
-ns_pf_insert(struct gaze_fs *fs, struct ns_pf *pf, u32 n, const u8 *buf,
-	     u64 seq)
+ns_pf_insert(struct gaze_fs *fs, u64 first, u32 nr, const u8 *buf, u64 seq)
 {
+	u32 i, nid, got = 0, max = le32_to_cpu(fs->sb.max_nid);
+	const struct gaze_mhdr *h;
 	struct gaze_miss m;
 	struct gaze_mbuf *mb;
 	const char *why;
-	u32 i, got = 0;
 	u64 addr;
 
-	gaze_miss_init(&m);	/* never read under the lock here */
+	gaze_miss_init(&m);	/* names misses, never reads them */
 	mutex_lock(&fs->lock);
 	fs->miss = &m;
-	for (i = 0; i < n && fs->reset_seq == seq; i++) {
-		if (!pf[i].addr || gaze_imap_get(fs, pf[i].nid, &addr) ||
-		    addr != pf[i].addr ||
-		    gaze_mbuf_create(fs, GAZE_MB_NODE, pf[i].nid, 0, &mb))
+	for (i = 0; i < nr && fs->reset_seq == seq; i++) {
+		h = (const void *)(buf + ((size_t)i << GAZE_BLOCK_SHIFT));
+		nid = le32_to_cpu(h->nid);
+		if (le32_to_cpu(h->magic) != GAZE_MAGIC_INODE ||
+		    nid <= GAZE_NID_RESERVED || nid >= max ||
+		    gaze_imap_get(fs, nid, &addr) || addr != first + i ||
+		    gaze_mbuf_create(fs, GAZE_MB_NODE, nid, 0, &mb))
 			continue;
-		memcpy(mb->data, buf + ((size_t)i << GAZE_BLOCK_SHIFT),
-		       GAZE_BLOCK_SIZE);
+		memcpy(mb->data, h, GAZE_BLOCK_SIZE);
 		why = NULL;
-		if (gaze_node_check(fs, mb->data, pf[i].nid, GAZE_MAGIC_INODE,
-				    addr, &why)) {
+		if (gaze_node_check(fs, mb->data, nid, GAZE_MAGIC_INODE, addr,
+				    &why)) {
 			gaze_mbuf_forget(fs, mb);
 			continue;
 		}
@@ -751,6 +743,26 @@ ns_pf_insert(struct gaze_fs *fs, struct ns_pf *pf, u32 n, const u8 *buf,
 	fs->miss = NULL;
 	mutex_unlock(&fs->lock);
 	gaze_miss_exit(&m);
+	return got;
+}
+
+/* reads the planned blocks a window at a time, without fs->lock */
+static u32
+ns_pf_read(struct gaze_fs *fs, const struct ns_pf *pf, u32 n, u8 *buf,
+	   u64 seq)
+{
+	u32 i = 0, j, got = 0, nr;
+
+	while (i < n) {
+		for (j = i + 1; j < n; j++)
+			if (pf[j].addr - pf[j - 1].addr > NS_PF_GAP ||
+			    pf[j].addr - pf[i].addr >= NS_PF_WIN)
+				break;
+		nr = (u32)(pf[j - 1].addr - pf[i].addr + 1);
+		if (!fs->dev->ops->read(fs->dev, pf[i].addr, nr, buf))
+			got += ns_pf_insert(fs, pf[i].addr, nr, buf, seq);
+		i = j;
+	}
 	return got;
 }
 
@@ -768,11 +780,10 @@ ns_pf_step(struct gaze_fs *fs, const u32 *inos, u32 n, struct ns_pf *pf,
 		err = ns_pf_plan(fs, &m, inos, n, pf, &npf, &seq);
 	while (gaze_miss_fetch(fs, &m, err) && m.nowait);
 	gaze_miss_exit(&m);
-	if (err || npf < 1)
+	if (err || !npf)
 		return 0;
 	ns_pf_sort(pf, npf);
-	ns_pf_read(fs, pf, npf, buf);
-	return ns_pf_insert(fs, pf, npf, buf, seq);
+	return ns_pf_read(fs, pf, npf, buf, seq);
 }
 
 u32
@@ -783,7 +794,7 @@ gaze_ns_prefetch_inodes(struct gaze_fs *fs, const u32 *inos, u32 n)
 	u8 *buf;
 
 	pf = gaze_alloc(sizeof(*pf) * NS_PF_MAX);
-	buf = gaze_alloc((size_t)NS_PF_MAX << GAZE_BLOCK_SHIFT);
+	buf = gaze_alloc((size_t)NS_PF_WIN << GAZE_BLOCK_SHIFT);
 	for (i = 0; pf && buf && i < n; i += NS_PF_MAX)
 		got += ns_pf_step(fs, inos + i, min_t(u32, n - i, NS_PF_MAX),
 				  pf, buf);

@@ -1620,7 +1620,7 @@ test_unlocked_reads(void)
 	err = gaze_ns_getattr(fs, ino[0], &ga);
 	last = ur.unlocked;
 	i = gaze_ns_prefetch_inodes(fs, ino + 1, 199);
-	tap_ok(!err && i == 199 && !ur.locked && ur.unlocked - last < 20,
+	tap_ok(!err && i >= 199 && !ur.locked && ur.unlocked - last < 20,
 	       "inode readahead: 199 inodes cached with %llu reads, none under the lock",
 	       (unsigned long long)(ur.unlocked - last));
 	last = ur.unlocked;
