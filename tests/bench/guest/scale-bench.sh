@@ -26,9 +26,9 @@
 #       free space while tests/bench/smallfiles lat stats half the files
 #       and opens the other half in a random order: p50/p99/max us
 #   (f) stat of uncached files: NSTAT (default 3000) empty files in each
-#       of N directories, caches dropped, then find -printf %s (a lookup
-#       and a stat per file) over one directory, and over all N at once
-#       by N processes: files/s
+#       of N directories, caches dropped, then find -type f -printf %s
+#       (a readdir, and a lookup and a stat per file) over one directory,
+#       and over all N at once by N processes: files/s
 # PHASES (default "a b c e f d") picks and orders the phases.
 # Prints "# sc FS TEST VARIANT VALUE" lines and "# ..." comments.
 set -u
@@ -208,12 +208,12 @@ phase_f()
 		drop
 		_s=$(now)
 		for i in $(seq 1 $n); do
-			find $M/s$i -printf '%s\n' >$W/find.$i 2>&1 &
+			find $M/s$i -type f -printf '%s\n' >$W/find.$i 2>&1 &
 		done
 		wait
 		_e=$(now)
 		for i in $(seq 1 $n); do
-			[ "$(wc -l <$W/find.$i)" -eq $((NSTAT + 1)) ] ||
+			[ "$(wc -l <$W/find.$i)" -eq $NSTAT ] ||
 				die "coldstat find $i: $(head -3 $W/find.$i)"
 		done
 		fig coldstat j$n "$(echo "$n * $NSTAT / ($_e - $_s)" | bc -l | xargs printf '%.0f')"
