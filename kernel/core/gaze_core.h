@@ -447,6 +447,8 @@ static inline void gaze_fs_zone_reset_note(struct gaze_fs *fs)
  *	while (gaze_miss_fetch(fs, &m, err));
  *	gaze_miss_exit(&m);
  *
+ * (GAZE_MISS_RUN below).
+ *
  * With fs->miss set, a cache miss that would read a block names it in m
  * and fails with -GAZE_EMISS instead, before anything is inserted; the
  * body has changed nothing (it only reads) and returns the error after
@@ -487,6 +489,21 @@ struct gaze_miss {
 };
 
 void gaze_miss_init(struct gaze_miss *m);
+/*
+ * ret = body, again while it names a miss: body calls the operation with
+ * &m (a struct gaze_miss this declares), as in
+ *	GAZE_MISS_RUN(fs, m, err, ns_lookup(fs, &m, dir, ...));
+ */
+#define GAZE_MISS_RUN(fs, m, ret, body)				\
+	do {							\
+		struct gaze_miss m;				\
+								\
+		gaze_miss_init(&m);				\
+		do						\
+			(ret) = (body);				\
+		while (gaze_miss_fetch((fs), &m, (ret)));	\
+		gaze_miss_exit(&m);				\
+	} while (0)
 /*
  * Node readahead of *nr blocks from first, the first node nid, in a
  * read-only operation: 1 and *data: the run was fetched (*nr may shrink

@@ -400,14 +400,10 @@ int
 gaze_ns_lookup(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 	       u32 *ino, u8 *dtype)
 {
-	struct gaze_miss m;
 	int err;
 
-	gaze_miss_init(&m);
-	do
-		err = ns_lookup(fs, &m, dir, name, len, ino, dtype);
-	while (gaze_miss_fetch(fs, &m, err));
-	gaze_miss_exit(&m);
+	GAZE_MISS_RUN(fs, m, err,
+		      ns_lookup(fs, &m, dir, name, len, ino, dtype));
 	return err;
 }
 
@@ -620,14 +616,9 @@ int
 gaze_ns_readdir(struct gaze_fs *fs, u32 dir, u64 *pos, gaze_filldir_t fn,
 		void *ctx)
 {
-	struct gaze_miss m;
 	int err;
 
-	gaze_miss_init(&m);
-	do
-		err = ns_readdir(fs, &m, dir, pos, fn, ctx);
-	while (gaze_miss_fetch(fs, &m, err));
-	gaze_miss_exit(&m);
+	GAZE_MISS_RUN(fs, m, err, ns_readdir(fs, &m, dir, pos, fn, ctx));
 	return err;
 }
 
@@ -806,14 +797,9 @@ gaze_ns_prefetch_inodes(struct gaze_fs *fs, const u32 *inos, u32 n)
 int
 gaze_ns_getattr(struct gaze_fs *fs, u32 ino, struct gaze_attr *a)
 {
-	struct gaze_miss m;
 	int err;
 
-	gaze_miss_init(&m);
-	do
-		err = ns_getattr(fs, &m, ino, a);
-	while (gaze_miss_fetch(fs, &m, err));
-	gaze_miss_exit(&m);
+	GAZE_MISS_RUN(fs, m, err, ns_getattr(fs, &m, ino, a));
 	return err;
 }
 
@@ -870,14 +856,9 @@ ns_file_read(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, void *buf,
 s64
 gaze_file_read(struct gaze_fs *fs, u32 ino, void *buf, u64 len, u64 off)
 {
-	struct gaze_miss m;
 	s64 ret;
 
-	gaze_miss_init(&m);
-	do
-		ret = ns_file_read(fs, &m, ino, buf, len, off);
-	while (gaze_miss_fetch(fs, &m, ret));
-	gaze_miss_exit(&m);
+	GAZE_MISS_RUN(fs, m, ret, ns_file_read(fs, &m, ino, buf, len, off));
 	return ret;
 }
 
@@ -1106,14 +1087,10 @@ int
 gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
 	      u32 *nr)
 {
-	struct gaze_miss m;
 	int err;
 
-	gaze_miss_init(&m);
-	do
-		err = ns_file_map(fs, &m, ino, fblk, max, addr, nr);
-	while (gaze_miss_fetch(fs, &m, err));
-	gaze_miss_exit(&m);
+	GAZE_MISS_RUN(fs, m, err,
+		      ns_file_map(fs, &m, ino, fblk, max, addr, nr));
 	return err;
 }
 
@@ -1181,15 +1158,10 @@ int
 gaze_file_dirty_blocks(struct gaze_fs *fs, u32 ino, const u64 *runs,
 		       u32 nruns, u64 size, u64 *blocks, u64 *holes)
 {
-	struct gaze_miss m;
 	int err;
 
-	gaze_miss_init(&m);
-	do
-		err = ns_dirty_blocks(fs, &m, ino, runs, nruns, size, blocks,
-				      holes);
-	while (gaze_miss_fetch(fs, &m, err));
-	gaze_miss_exit(&m);
+	GAZE_MISS_RUN(fs, m, err, ns_dirty_blocks(fs, &m, ino, runs, nruns,
+						  size, blocks, holes));
 	return err;
 }
 
@@ -1212,14 +1184,10 @@ int
 gaze_file_map_cluster(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addrs,
 		      u32 *n, u32 *nvalid)
 {
-	struct gaze_miss m;
 	int err;
 
-	gaze_miss_init(&m);
-	do
-		err = ns_map_cluster(fs, &m, ino, fblk, addrs, n, nvalid);
-	while (gaze_miss_fetch(fs, &m, err));
-	gaze_miss_exit(&m);
+	GAZE_MISS_RUN(fs, m, err,
+		      ns_map_cluster(fs, &m, ino, fblk, addrs, n, nvalid));
 	return err;
 }
 
@@ -1241,14 +1209,9 @@ ns_cluster_room(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, u64 fblk,
 int
 gaze_file_cluster_room(struct gaze_fs *fs, u32 ino, u64 fblk, u32 *room)
 {
-	struct gaze_miss m;
 	int err;
 
-	gaze_miss_init(&m);
-	do
-		err = ns_cluster_room(fs, &m, ino, fblk, room);
-	while (gaze_miss_fetch(fs, &m, err));
-	gaze_miss_exit(&m);
+	GAZE_MISS_RUN(fs, m, err, ns_cluster_room(fs, &m, ino, fblk, room));
 	return err;
 }
 
@@ -1338,14 +1301,9 @@ ns_file_bmap(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, u64 fblk,
 int
 gaze_file_bmap(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addr)
 {
-	struct gaze_miss m;
 	int err;
 
-	gaze_miss_init(&m);
-	do
-		err = ns_file_bmap(fs, &m, ino, fblk, addr);
-	while (gaze_miss_fetch(fs, &m, err));
-	gaze_miss_exit(&m);
+	GAZE_MISS_RUN(fs, m, err, ns_file_bmap(fs, &m, ino, fblk, addr));
 	return err;
 }
 
@@ -1378,14 +1336,9 @@ ns_readlink(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, char *buf,
 int
 gaze_ns_readlink(struct gaze_fs *fs, u32 ino, char *buf, u32 buflen)
 {
-	struct gaze_miss m;
 	int err;
 
-	gaze_miss_init(&m);
-	do
-		err = ns_readlink(fs, &m, ino, buf, buflen);
-	while (gaze_miss_fetch(fs, &m, err));
-	gaze_miss_exit(&m);
+	GAZE_MISS_RUN(fs, m, err, ns_readlink(fs, &m, ino, buf, buflen));
 	return err;
 }
 

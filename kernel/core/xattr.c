@@ -419,18 +419,13 @@ int
 gaze_xattr_get(struct gaze_fs *fs, u32 ino, const char *name, void *buf,
 	       u32 size)
 {
-	struct gaze_miss m;
 	struct xname x;
 	int err;
 
 	err = xattr_parse_name(name, &x);
 	if (err)
 		return err;
-	gaze_miss_init(&m);
-	do
-		err = xattr_do_get(fs, &m, ino, &x, buf, size);
-	while (gaze_miss_fetch(fs, &m, err));
-	gaze_miss_exit(&m);
+	GAZE_MISS_RUN(fs, m, err, xattr_do_get(fs, &m, ino, &x, buf, size));
 	return err;
 }
 
@@ -505,14 +500,9 @@ out_put:
 int
 gaze_xattr_list(struct gaze_fs *fs, u32 ino, char *buf, u32 size)
 {
-	struct gaze_miss m;
 	int err;
 
-	gaze_miss_init(&m);
-	do
-		err = xattr_do_list(fs, &m, ino, buf, size);
-	while (gaze_miss_fetch(fs, &m, err));
-	gaze_miss_exit(&m);
+	GAZE_MISS_RUN(fs, m, err, xattr_do_list(fs, &m, ino, buf, size));
 	return err;
 }
 
