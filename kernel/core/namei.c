@@ -737,17 +737,22 @@ ns_pf_insert(struct gaze_fs *fs, u64 first, u32 nr, const u8 *buf, u64 seq)
 	return got;
 }
 
-/* reads the planned blocks a window at a time, without fs->lock */
+/*
+ * Reads the planned blocks a window at a time, without fs->lock; a window
+ * stays inside one zone (its blocks below the zone's capacity)
+ */
 static u32
 ns_pf_read(struct gaze_fs *fs, const struct ns_pf *pf, u32 n, u8 *buf,
 	   u64 seq)
 {
+	u64 zb = fs->dev->zone_blocks;
 	u32 i = 0, j, got = 0, nr;
 
 	while (i < n) {
 		for (j = i + 1; j < n; j++)
 			if (pf[j].addr - pf[j - 1].addr > NS_PF_GAP ||
-			    pf[j].addr - pf[i].addr >= NS_PF_WIN)
+			    pf[j].addr - pf[i].addr >= NS_PF_WIN ||
+			    pf[j].addr / zb != pf[i].addr / zb)
 				break;
 		nr = (u32)(pf[j - 1].addr - pf[i].addr + 1);
 		if (!fs->dev->ops->read(fs->dev, pf[i].addr, nr, buf))
