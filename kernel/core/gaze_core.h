@@ -772,6 +772,13 @@ int gaze_node_get_cached(struct gaze_fs *fs, u32 nid, u32 magic,
  * -EFSCORRUPTED where gaze_node_get says -ENOENT */
 int gaze_node_get_ref(struct gaze_fs *fs, u32 nid, u32 magic,
 		      struct gaze_mbuf **mbp);
+/*
+ * A node block read outside the cache (data, at addr), inserted as node
+ * nid when it checks (gaze_node_check for magic); -EEXIST if nid is
+ * cached, or the check's error (nothing inserted, nothing logged)
+ */
+int gaze_node_insert(struct gaze_fs *fs, u32 nid, u32 magic, u64 addr,
+		     const void *data);
 /* reads nids[0] with the siblings after it that lie in the blocks right
  * after it on the device (up to GAZE_NODE_RA_MAX), in one read, into the
  * cache; advisory: does nothing if nids[0] is cached, drops what fails */

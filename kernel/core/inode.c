@@ -325,6 +325,7 @@ inode_read_plain(struct gaze_fs *fs, struct gaze_mbuf *imb, u8 *dst, u64 len,
 		memcpy(dst + done, bounce + boff, n);
 	}
 	gaze_free(bounce);
+	/* a miss is never a short read: the caller reads it and starts again */
 	if (err && (!done || err == -GAZE_EMISS))
 		return err;
 	return (s64)done;
@@ -370,6 +371,7 @@ inode_read_clusters(struct gaze_fs *fs, struct gaze_mbuf *imb, u8 *dst,
 		       n);
 	}
 	gaze_cluster_end(&c);
+	/* as in inode_read_plain: a miss is never a short read */
 	if (err && (!done || err == -GAZE_EMISS))
 		return err;
 	return (s64)done;

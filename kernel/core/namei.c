@@ -705,8 +705,6 @@ ns_pf_insert(struct gaze_fs *fs, u64 first, u32 nr, const u8 *buf, u64 seq)
 	u32 i, nid, got = 0, max = le32_to_cpu(fs->sb.max_nid);
 	const struct gaze_mhdr *h;
 	struct gaze_miss m;
-	struct gaze_mbuf *mb;
-	const char *why;
 	u64 addr;
 
 	gaze_miss_init(&m);	/* names misses, never reads them */
@@ -717,19 +715,10 @@ ns_pf_insert(struct gaze_fs *fs, u64 first, u32 nr, const u8 *buf, u64 seq)
 		nid = le32_to_cpu(h->nid);
 		if (le32_to_cpu(h->magic) != GAZE_MAGIC_INODE ||
 		    nid <= GAZE_NID_RESERVED || nid >= max ||
-		    gaze_imap_get(fs, nid, &addr) || addr != first + i ||
-		    gaze_mbuf_create(fs, GAZE_MB_NODE, nid, 0, &mb))
+		    gaze_imap_get(fs, nid, &addr) || addr != first + i)
 			continue;
-		memcpy(mb->data, h, GAZE_BLOCK_SIZE);
-		why = NULL;
-		if (gaze_node_check(fs, mb->data, nid, GAZE_MAGIC_INODE, addr,
-				    &why)) {
-			gaze_mbuf_forget(fs, mb);
-			continue;
-		}
-		mb->blkaddr = addr;
-		gaze_mbuf_put(fs, mb);
-		got++;
+		if (!gaze_node_insert(fs, nid, GAZE_MAGIC_INODE, addr, h))
+			got++;
 	}
 	fs->miss = NULL;
 	mutex_unlock(&fs->lock);
@@ -762,9 +751,10 @@ ns_pf_read(struct gaze_fs *fs, const struct ns_pf *pf, u32 n, u8 *buf,
 	return got;
 }
 
+/* the read buffer is taken only once a step has blocks to read */
 static u32
 ns_pf_step(struct gaze_fs *fs, const u32 *inos, u32 n, struct ns_pf *pf,
-	   u8 *buf)
+	   u8 **buf)
 {
 	struct gaze_miss m;
 	u32 npf = 0;
@@ -778,22 +768,25 @@ ns_pf_step(struct gaze_fs *fs, const u32 *inos, u32 n, struct ns_pf *pf,
 	gaze_miss_exit(&m);
 	if (err || !npf)
 		return 0;
+	if (!*buf)
+		*buf = gaze_alloc((size_t)NS_PF_WIN << GAZE_BLOCK_SHIFT);
+	if (!*buf)
+		return 0;
 	ns_pf_sort(pf, npf);
-	return ns_pf_read(fs, pf, npf, buf, seq);
+	return ns_pf_read(fs, pf, npf, *buf, seq);
 }
 
 u32
 gaze_ns_prefetch_inodes(struct gaze_fs *fs, const u32 *inos, u32 n)
 {
 	struct ns_pf *pf;
+	u8 *buf = NULL;
 	u32 i, got = 0;
-	u8 *buf;
 
 	pf = gaze_alloc(sizeof(*pf) * NS_PF_MAX);
-	buf = gaze_alloc((size_t)NS_PF_WIN << GAZE_BLOCK_SHIFT);
-	for (i = 0; pf && buf && i < n; i += NS_PF_MAX)
+	for (i = 0; pf && i < n; i += NS_PF_MAX)
 		got += ns_pf_step(fs, inos + i, min_t(u32, n - i, NS_PF_MAX),
-				  pf, buf);
+				  pf, &buf);
 	gaze_free(buf);
 	gaze_free(pf);
 	return got;

@@ -183,14 +183,45 @@ node_ra_run(struct gaze_fs *fs, const __le32 *nids, u32 n, u64 *first)
 	return i;
 }
 
+/* a node block read into mb: kept when it checks as node nid at addr */
+static int
+node_keep(struct gaze_fs *fs, struct gaze_mbuf *mb, u32 nid, u32 magic,
+	  u64 addr)
+{
+	const char *why = NULL;
+	int ret;
+
+	ret = gaze_node_check(fs, mb->data, nid, magic, addr, &why);
+	if (ret) {
+		gaze_mbuf_forget(fs, mb);
+		return ret;
+	}
+	mb->blkaddr = addr;
+	gaze_mbuf_put(fs, mb);
+	return 0;
+}
+
+int
+gaze_node_insert(struct gaze_fs *fs, u32 nid, u32 magic, u64 addr,
+		 const void *data)
+{
+	struct gaze_mbuf *mb;
+	int ret;
+
+	ret = gaze_mbuf_create(fs, GAZE_MB_NODE, nid, 0, &mb);
+	if (ret)
+		return ret;
+	memcpy(mb->data, data, GAZE_BLOCK_SIZE);
+	return node_keep(fs, mb, nid, magic, addr);
+}
+
 void
 gaze_node_readahead(struct gaze_fs *fs, const __le32 *nids, u32 n,
 		    u32 magic)
 {
 	struct gaze_mbuf *mbs[GAZE_NODE_RA_MAX];
 	void *bufs[GAZE_NODE_RA_MAX];
-	const void *run;
-	const char *why;
+	const u8 *run;
 	u64 first = 0;
 	u32 i, nr, got;
 	int ret;
@@ -199,30 +230,30 @@ gaze_node_readahead(struct gaze_fs *fs, const __le32 *nids, u32 n,
 	if (nr < 2)
 		return;		/* cached, or nothing to gain over one read */
 	/* a read-only operation reads the run without fs->lock */
-	ret = gaze_miss_run(fs, le32_to_cpu(nids[0]), first, &nr, &run);
+	ret = gaze_miss_run(fs, le32_to_cpu(nids[0]), first, &nr,
+			    (const void **)&run);
 	if (ret < 0)
 		return;		/* named: fetched before the next try */
+	if (run) {
+		for (i = 0; i < nr; i++)
+			gaze_node_insert(fs, le32_to_cpu(nids[i]), magic,
+					 first + i,
+					 run + ((size_t)i << GAZE_BLOCK_SHIFT));
+		return;
+	}
 	for (got = 0; got < nr; got++) {
 		if (gaze_mbuf_create(fs, GAZE_MB_NODE,
 				     le32_to_cpu(nids[got]), 0, &mbs[got]))
 			break;
 		bufs[got] = mbs[got]->data;
-		if (run)
-			memcpy(bufs[got], (const u8 *)run +
-			       ((size_t)got << GAZE_BLOCK_SHIFT),
-			       GAZE_BLOCK_SIZE);
 	}
-	ret = got && !run ? gaze_blocks_readv(fs, first, got, bufs) : 0;
+	ret = got ? gaze_blocks_readv(fs, first, got, bufs) : 0;
 	for (i = 0; i < got; i++) {
-		why = NULL;
-		if (ret || gaze_node_check(fs, mbs[i]->data,
-					   le32_to_cpu(nids[i]), magic,
-					   first + i, &why)) {
+		if (ret)
 			gaze_mbuf_forget(fs, mbs[i]);
-			continue;
-		}
-		mbs[i]->blkaddr = first + i;
-		gaze_mbuf_put(fs, mbs[i]);
+		else
+			node_keep(fs, mbs[i], le32_to_cpu(nids[i]), magic,
+				  first + i);
 	}
 }
 
