@@ -191,11 +191,15 @@ info_text(const struct gaze_ioc_info *in)
 	       (uint64_t)in->compr_logical_blocks / mib,
 	       (uint64_t)in->compr_physical_blocks / mib,
 	       ctl_ratio(in->compr_logical_blocks, in->compr_physical_blocks));
-	if (in->compress_cpus)
-		printf("compressing on:   up to %u CPUs (compress_cpu_pct %u); %"
-		       PRIu64 " clusters compressed there since mount\n",
-		       in->compress_cpus, in->compress_cpu_pct,
-		       (uint64_t)in->compr_parallel_clusters);
+	if (!in->compress_cpus)
+		return;
+	printf("compressing on:   up to %u CPUs (compress_cpu_pct %u); %"
+	       PRIu64 " clusters compressed there since mount\n",
+	       in->compress_cpus, in->compress_cpu_pct,
+	       (uint64_t)in->compr_parallel_clusters);
+	printf("decoding on:      up to %u CPUs; %" PRIu64
+	       " clusters read ahead by a second CPU since mount\n",
+	       in->compress_cpus, (uint64_t)in->compr_parallel_decoded);
 }
 
 static void
@@ -271,6 +275,7 @@ info_json(const struct gaze_ioc_info *in)
 	gaze_json_u64(&j, "cpus", in->compress_cpus);
 	gaze_json_u64(&j, "cpu_pct", in->compress_cpu_pct);
 	gaze_json_u64(&j, "parallel_clusters", in->compr_parallel_clusters);
+	gaze_json_u64(&j, "parallel_decoded", in->compr_parallel_decoded);
 	gaze_json_obj_end(&j);
 	gaze_json_obj_end(&j);
 	gaze_json_finish(&j);

@@ -339,13 +339,11 @@ static u32 gaze_cluster_bytes(struct inode *inode)
 	return GAZE_BLOCK_SIZE << a.compress_log_cluster;
 }
 
-/* buffers for the file's clusters; -ENODATA when it has none (inline) */
-static int gaze_cl_read_init(struct inode *inode, struct gaze_cl_read *cr)
+/* buffers for clusters of bytes bytes */
+static int gaze_cl_read_alloc(struct gaze_cl_read *cr, u32 bytes)
 {
 	cr->got = -1;
-	cr->bytes = gaze_cluster_bytes(inode);
-	if (!cr->bytes)
-		return -ENODATA;
+	cr->bytes = bytes;
 	cr->buf = kvmalloc(2 * (size_t)cr->bytes + GAZE_CLUSTER_MAX_BLOCKS *
 			   sizeof(*cr->addrs), GFP_NOFS);
 	if (!cr->buf)
@@ -355,30 +353,142 @@ static int gaze_cl_read_init(struct inode *inode, struct gaze_cl_read *cr)
 	return 0;
 }
 
+/* buffers for the file's clusters; -ENODATA when it has none (inline) */
+static int gaze_cl_read_init(struct inode *inode, struct gaze_cl_read *cr)
+{
+	u32 bytes = gaze_cluster_bytes(inode);
+
+	return bytes ? gaze_cl_read_alloc(cr, bytes) : -ENODATA;
+}
+
+/*
+ * Readahead of a file with compressed clusters.  The window grows to
+ * whole clusters (readahead_expand; a window that ended inside a cluster
+ * would have the next one read and decode it again), and its clusters
+ * are read and decoded on several CPUs (gaze_par_run, cmpwq.c), each by
+ * one runner, which fills and unlocks that cluster's folios.  A runner
+ * without its buffers reads its folios one by one (gaze_read_folio).
+ */
+struct gaze_ra_job {
+	struct inode	*inode;
+	struct folio	**folios;	/* the window's, in index order */
+	u32		nr;
+	u32		bytes;		/* per cluster */
+	loff_t		pos;		/* of folios[0] */
+	loff_t		first;		/* of the cluster holding pos */
+};
+
+static void *gaze_ra_get(void *arg)
+{
+	struct gaze_ra_job *job = arg;
+	struct gaze_cl_read *cr = kzalloc(sizeof(*cr), GFP_NOFS);
+
+	if (cr && gaze_cl_read_alloc(cr, job->bytes)) {
+		kfree(cr);
+		cr = NULL;
+	}
+	return cr;
+}
+
+static void gaze_ra_put(void *arg, void *state)
+{
+	struct gaze_cl_read *cr = state;
+
+	if (cr)
+		gaze_cl_read_exit(cr);
+	kfree(cr);
+}
+
+/* the folio filled and unlocked; on an error it stays !uptodate (-EIO) */
+static void gaze_ra_fill(struct inode *inode, struct gaze_cl_read *cr,
+			 struct folio *folio)
+{
+	if (!cr) {
+		gaze_read_folio(NULL, folio);
+		return;
+	}
+	if (!gaze_cluster_fill(inode, cr, folio))
+		folio_mark_uptodate(folio);
+	folio_unlock(folio);
+}
+
+/* cluster i of the window: the folios it holds */
+static void gaze_ra_one(void *arg, void *state, u32 i)
+{
+	struct gaze_ra_job *job = arg;
+	loff_t start = job->first + (loff_t)i * job->bytes;
+	loff_t end = start + job->bytes;
+	u32 j = 0, last;
+
+	if (start > job->pos)
+		j = (start - job->pos) >> PAGE_SHIFT;
+	last = min_t(loff_t, job->nr, (end - job->pos) >> PAGE_SHIFT);
+	for (; j < last; j++)
+		gaze_ra_fill(job->inode, state, job->folios[j]);
+}
+
+static const struct gaze_par_ops gaze_ra_ops = {
+	.get = gaze_ra_get,
+	.run = gaze_ra_one,
+	.put = gaze_ra_put,
+};
+
+static void gaze_ra_expand(struct readahead_control *rac, u32 bytes)
+{
+	loff_t isize = i_size_read(rac->mapping->host);
+	loff_t start = round_down(readahead_pos(rac), bytes);
+	loff_t end = readahead_pos(rac) + readahead_length(rac);
+
+	end = min(round_up(end, bytes), round_up(isize, PAGE_SIZE));
+	if (end > start)
+		readahead_expand(rac, start, end - start);
+}
+
+static void gaze_ra_clusters(struct readahead_control *rac, u32 bytes)
+{
+	struct inode *inode = rac->mapping->host;
+	struct gaze_ra_job job = { .inode = inode, .bytes = bytes };
+	struct folio *folio;
+	u32 n;
+
+	gaze_ra_expand(rac, bytes);
+	job.folios = kmalloc_array(readahead_count(rac), sizeof(*job.folios),
+				   GFP_NOFS | __GFP_NOWARN);
+	if (!job.folios) {
+		while ((folio = readahead_folio(rac)) != NULL)
+			gaze_read_folio(NULL, folio);
+		return;
+	}
+	job.pos = readahead_pos(rac);
+	job.first = round_down(job.pos, bytes);
+	while ((folio = readahead_folio(rac)) != NULL)
+		job.folios[job.nr++] = folio;
+	if (job.nr) {
+		n = DIV_ROUND_UP(job.pos + ((loff_t)job.nr << PAGE_SHIFT) -
+				 job.first, bytes);
+		n = gaze_par_run(GAZE_SB(inode->i_sb), &gaze_ra_ops, &job, n);
+		atomic64_add(n, &GAZE_SB(inode->i_sb)->cmp_rd_parallel);
+	}
+	kfree(job.folios);
+}
+
 static void gaze_readahead(struct readahead_control *rac)
 {
 	struct inode *inode = rac->mapping->host;
-	struct gaze_cl_read cr = { 0 };
 	struct folio *folio;
-	int ret;
+	u32 bytes;
 
 	if (!gaze_reads_through_core(inode)) {
 		mpage_readahead(rac, gaze_get_block);
 		return;
 	}
-	gaze_cl_read_init(inode, &cr);
-	while ((folio = readahead_folio(rac)) != NULL) {
-		if (!cr.buf) {		/* inline, or no memory: folio by folio */
-			gaze_read_folio(NULL, folio);
-			continue;
-		}
-		/* on an error the folio stays !uptodate: the reader gets -EIO */
-		ret = gaze_cluster_fill(inode, &cr, folio);
-		if (!ret)
-			folio_mark_uptodate(folio);
-		folio_unlock(folio);
+	bytes = gaze_cluster_bytes(inode);
+	if (bytes) {
+		gaze_ra_clusters(rac, bytes);
+		return;
 	}
-	gaze_cl_read_exit(&cr);
+	while ((folio = readahead_folio(rac)) != NULL)	/* inline */
+		gaze_read_folio(NULL, folio);
 }
 
 /* one page of a packed cluster (read_folio): the whole cluster is read */

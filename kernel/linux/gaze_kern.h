@@ -136,15 +136,17 @@ struct gaze_sb_info {
 	unsigned int		read_fastpath;
 	struct gaze_rf_stats __percpu *rf_stats;
 	/*
-	 * Writeback's compression on several CPUs (cmpwq.c): the unbound
+	 * Compression and decoding on several CPUs (cmpwq.c): the unbound
 	 * workqueue (NULL without the compression feature), the tunable
 	 * compress_cpu_pct and the CPUs it gives, changed together under
-	 * tune_lock and read with READ_ONCE; clusters stored as the
-	 * workqueue encoded them (atomic).
+	 * tune_lock and read with READ_ONCE; clusters stored as encoded
+	 * outside fs->lock, and clusters readahead's workqueue items read
+	 * and decoded (both atomic).
 	 */
 	struct workqueue_struct	*cmp_wq;
 	unsigned int		cmp_pct, cmp_cpus;
 	atomic64_t		cmp_parallel;
+	atomic64_t		cmp_rd_parallel;
 };
 
 /*
@@ -277,8 +279,15 @@ extern const struct address_space_operations gaze_aops;
 /* export.c: NFS export and open_by_handle_at */
 extern const struct export_operations gaze_export_ops;
 
-/* cmpwq.c: writeback's clusters compressed on several CPUs */
+/* cmpwq.c: clusters compressed and decoded on several CPUs */
 #define GAZE_CMP_PCT_DEFAULT	75	/* % of online CPUs (compress_cpu_pct) */
+struct gaze_par_ops {
+	void *(*get)(void *arg);		/* a runner's state; NULL: none */
+	void (*run)(void *arg, void *state, u32 i);	/* state may be NULL */
+	void (*put)(void *arg, void *state);
+};
+u32 gaze_par_run(struct gaze_sb_info *sbi, const struct gaze_par_ops *ops,
+		 void *arg, u32 n);
 u32 gaze_cmp_batch(struct inode *inode, const u64 *fblks, void *const *bufs,
 		   u32 nr, loff_t end, struct gaze_cluster_enc **encp);
 void gaze_cmp_batch_end(struct gaze_sb_info *sbi,

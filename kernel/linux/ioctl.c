@@ -131,6 +131,7 @@ static void gaze_info_cmp(struct gaze_sb_info *sbi, struct gaze_ioc_info *in)
 	in->compress_cpu_pct = READ_ONCE(sbi->cmp_pct);
 	in->compress_cpus = READ_ONCE(sbi->cmp_cpus);
 	in->compr_parallel_clusters = atomic64_read(&sbi->cmp_parallel);
+	in->compr_parallel_decoded = atomic64_read(&sbi->cmp_rd_parallel);
 }
 
 static void gaze_info_readfast(struct gaze_sb_info *sbi,

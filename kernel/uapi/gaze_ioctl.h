@@ -103,7 +103,10 @@ struct gaze_ioc_info {
 	__u8	compress_cpu_pct;
 	__u32	compress_cpus;
 	__u64	compr_parallel_clusters;
-	__u64	reserved_out[1];
+	/* clusters readahead read and decoded on the workqueue, next to
+	 * the reading thread (older modules leave it 0: it was
+	 * reserved_out) */
+	__u64	compr_parallel_decoded;
 };
 
 /* ---- GAZE_IOC_GC_STATS: garbage collector counters ---------------------- */

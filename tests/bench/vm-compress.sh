@@ -121,4 +121,5 @@ for c in $CONFIGS; do
 	[ "$c" = off ] && continue
 	echo "# gaze-$c write vs off: 1 vCPU $(div "$(val cb1 "gaze-$c" write)" "$off"), $VCPUS vCPUs $(div "$(val cb$VCPUS "gaze-$c" write)" "$(val cb$VCPUS gaze-off write)"); $VCPUS vCPUs vs 1: $(div "$(val cb$VCPUS "gaze-$c" write)" "$(val cb1 "gaze-$c" write)")"
 	echo "# gaze-$c with $VCPUS vCPUs, writeback compressing on $(val cb$VCPUS "gaze-$c" cpus) CPUs vs on 1 (compress_cpu_pct=1), same guest: $(val cb$VCPUS "gaze-$c" write) vs $(val cb$VCPUS "gaze-$c" w1cpu) MB/s, $(div "$(val cb$VCPUS "gaze-$c" write)" "$(val cb$VCPUS "gaze-$c" w1cpu)")x"
+	echo "# gaze-$c with $VCPUS vCPUs, readahead decoding on $(val cb$VCPUS "gaze-$c" cpus) CPUs vs on 1 (compress_cpu_pct=1), same guest: $(val cb$VCPUS "gaze-$c" read) vs $(val cb$VCPUS "gaze-$c" r1cpu) MB/s, $(div "$(val cb$VCPUS "gaze-$c" read)" "$(val cb$VCPUS "gaze-$c" r1cpu)")x"
 done

@@ -17,6 +17,8 @@
 #           tree's the same way (gazectl compress-stats on GAZE)
 #   w1cpu   on GAZE with compression: the tar written again (cp + sync)
 #           with compress_cpu_pct=1, writeback compressing on one CPU;
+#   r1cpu   and read (cat after drop_caches) at compress_cpu_pct=1,
+#           readahead decoding on one CPU;
 #           cpus: how many the default (75%) gives in this guest
 #   gc      on GAZE: the tar written again as two files 1 MiB each in
 #           turn, one deleted, one zone reclaimed (gazectl gc): seconds
@@ -92,10 +94,14 @@ for cfg in $CONFIGS; do
 		t0=$(now)
 		cp $W/src/corpus.tar $M/c1 && sync || die "$name: write at 1 CPU"
 		t1=$(now)
+		echo 3 >/proc/sys/vm/drop_caches
+		t2=$(now)
+		cat $M/c1 >/dev/null || die "$name: read at 1 CPU"
+		t3=$(now)
 		"$CTL" tune $M compress_cpu_pct=75 >/dev/null
 		cmp -s $M/c1 $W/src/corpus.tar || die "$name: the 1-CPU copy differs"
 		rm $M/c1
-		echo "# cb $name w1cpu=$(calc "$TARMB / ($t1 - $t0)") cpus=$cpus"
+		echo "# cb $name w1cpu=$(calc "$TARMB / ($t1 - $t0)") r1cpu=$(calc "$TARMB / ($t3 - $t2)") cpus=$cpus"
 	fi
 	# the tar again as two files written 1 MiB each in turn (fsync), so
 	# each zone holds half of each; one goes, the victim zone is

@@ -24,7 +24,9 @@
 #     remount changes it; refused without the feature;
 #  6. (after 1) writeback compresses whole clusters on several CPUs:
 #     gazectl info shows the CPUs (compress_cpu_pct of those online) and
-#     the clusters compressed there; gazectl tune compress_cpu_pct=1.
+#     the clusters compressed there; gazectl tune compress_cpu_pct=1;
+#     readahead decodes on one CPU at compress_cpu_pct=1 and on a
+#     second one at 100 (gazectl info's count of those clusters);
 #  7. a filesystem made without the feature gets it offline with
 #     gazectl features compression: compress=lz4 then mounts and new
 #     files compress; ^compression refused;
@@ -103,10 +105,26 @@ run "$CTL" info $M
 pc=$(sed -n 's/^compressing on: *up to \([0-9]*\) CPUs (compress_cpu_pct 1); \([0-9]*\) clusters.*/\1 \2/p' $W/out)
 [ "${pc% *}" = 1 ] && [ "${pc#* }" -gt "$p0" ] ||
 	fail "gazectl info at compress_cpu_pct=1: '$pc': $(cat $W/out)"
+# readahead decodes a window's clusters on as many CPUs (cmpwq.c)
+rd_dec() {
+	"$CTL" info $M |
+		sed -n 's/^decoding on: *up to [0-9]* CPUs; \([0-9]*\) clusters read ahead by a second CPU.*/\1/p'
+}
+d0=$(rd_dec)
+dropc
+cmp $T/big $M/big || fail "the file written at compress_cpu_pct=1 differs, read at 1"
+d1=$(rd_dec)
+[ -n "$d0" ] && [ "$d1" = "$d0" ] ||
+	fail "readahead at compress_cpu_pct=1: clusters decoded by a second CPU '$d0' -> '$d1'"
 run "$CTL" tune $M compress_cpu_pct=100
 dropc
 cmp $T/big $M/big || fail "the file written at compress_cpu_pct=1 differs"
-ok "writeback compresses on up to $want of $ncpu CPUs ($p0 clusters for the copy); compress_cpu_pct=1 gives 1 (then ${pc#* } clusters), 0 refused; the file reads back equal"
+d2=$(rd_dec)
+if [ "$ncpu" -ge 2 ]; then
+	[ "$d2" -gt "$d1" ] ||
+		fail "readahead on $ncpu CPUs: no cluster decoded by a second CPU ($d1 -> $d2)"
+fi
+ok "writeback compresses on up to $want of $ncpu CPUs ($p0 clusters for the copy); compress_cpu_pct=1 gives 1 (then ${pc#* } clusters), 0 refused; the file reads back equal, read ahead on 1 CPU and then on $ncpu ($((d2 - d1)) clusters decoded by a second CPU)"
 f=$M/inc/fs.h
 run dd if=$f of=$W/direct bs=4096 iflag=direct
 [ $rc -eq 0 ] || fail "O_DIRECT read of a compressed file"
