@@ -528,7 +528,7 @@ pop_write_enc(struct pop_ctx *c, u32 ino, char *buf, u64 len, u64 off)
 	}
 	pe->scratch = (size_t)GAZE_BLOCK_SIZE << a.compress_log_cluster;
 	pe->n = gaze_cluster_plan(a.compress_log_cluster, a.compress_algo,
-				  a.compress_level, fblks, bufs, nr, off + len,
+				  a.compress_level, fblks, bufs, nr, off + len, 0,
 				  pe->enc, POP_BUF_BLOCKS);
 	pop_enc_run(pe);
 	ret = gaze_file_write_vec_enc(c->fs, ino, fblks, nr, bufs, off + len,

@@ -28,12 +28,16 @@
  *
  * Encoding can also happen before the lock is taken, on any CPUs:
  * gaze_cluster_plan and gaze_cluster_enc_run touch no filesystem state,
- * and gaze_cluster_store takes such an encoding only while it still
- * matches the cluster and the inode's setting.
+ * gaze_cluster_enc_merge reads a partly rewritten cluster's map under
+ * the lock and its blocks without it, and gaze_cluster_store takes such
+ * an encoding only while it still matches the cluster, the inode's
+ * setting and, for a merged one, the map it was merged over
+ * (gaze_cluster_prepare; gaze_core.h above struct gaze_cluster_enc).
  *
  * Locking: fs->lock, as every core function below gaze_ns_*, except
  * gaze_cluster_encode/check/decode, _plan, _enc_run and _enc_free (no
- * shared state).
+ * shared state) and _enc_merge (called without it; takes it through
+ * gaze_file_cluster_slots).
  */
 #include "gaze_core.h"
 
@@ -549,7 +553,8 @@ cl_store_plain(struct gaze_fs *fs, struct gaze_mbuf *imb,
 
 /* c->enc, made outside the lock, is an encoding of what c now stores */
 static struct gaze_cluster_enc *
-cl_enc_match(const struct gaze_inode *in, struct gaze_cluster *c, u32 nvalid)
+cl_enc_match(const struct gaze_inode *in, struct gaze_cluster *c, u32 nvalid,
+	     bool use)
 {
 	struct gaze_cluster_enc *e = c->enc;
 
@@ -557,8 +562,23 @@ cl_enc_match(const struct gaze_inode *in, struct gaze_cluster *c, u32 nvalid)
 	    e->algo != in->compress_algo || e->level != in->compress_level ||
 	    (e->err && e->err != -E2BIG))
 		return NULL;
-	e->used = true;
+	if (use)
+		e->used = true;
 	return e;
+}
+
+/* c's data blocks below size, and whether it may be stored packed */
+static u32
+cl_store_nvalid(const struct gaze_inode *in, const struct gaze_cluster *c,
+		u64 size, bool *may_pack)
+{
+	u64 eof = DIV_ROUND_UP(size, GAZE_BLOCK_SIZE);
+	u32 nvalid;
+
+	nvalid = eof > c->first ? (u32)min_t(u64, c->nblk, eof - c->first) : 0;
+	*may_pack = nvalid >= 2 && (le32_to_cpu(in->flags) & GAZE_IF_COMPRESS) &&
+		    in->compress_algo != GAZE_COMPRESS_NONE;
+	return nvalid;
 }
 
 int
@@ -566,19 +586,16 @@ gaze_cluster_store(struct gaze_fs *fs, struct gaze_mbuf *imb,
 		   struct gaze_cluster *c, u64 size, bool may_pack)
 {
 	const struct gaze_inode *in = imb->data;
-	u64 eof = DIV_ROUND_UP(size, GAZE_BLOCK_SIZE);
 	struct gaze_cluster_enc *e;
 	u32 nvalid, cap, len;
+	bool can_pack;
 	u8 *stream;
 	int err;
 
-	nvalid = eof > c->first ? (u32)min_t(u64, c->nblk, eof - c->first) : 0;
-	may_pack = may_pack && nvalid >= 2 &&
-		   (le32_to_cpu(in->flags) & GAZE_IF_COMPRESS) &&
-		   in->compress_algo != GAZE_COMPRESS_NONE;
-	if (!may_pack)
+	nvalid = cl_store_nvalid(in, c, size, &can_pack);
+	if (!may_pack || !can_pack)
 		return cl_store_plain(fs, imb, c, size);
-	e = cl_enc_match(in, c, nvalid);
+	e = cl_enc_match(in, c, nvalid, true);
 	if (e && e->err)		/* saves no block: plain */
 		return cl_store_plain(fs, imb, c, size);
 	if (e)
@@ -599,11 +616,12 @@ gaze_cluster_store(struct gaze_fs *fs, struct gaze_mbuf *imb,
 
 u32
 gaze_cluster_plan(u8 log_cluster, u8 algo, u8 level, const u64 *fblks,
-		  void *const *bufs, u32 nr, u64 size,
+		  void *const *bufs, u32 nr, u64 size, u32 flags,
 		  struct gaze_cluster_enc *enc, u32 max)
 {
 	u64 eof = DIV_ROUND_UP(size, GAZE_BLOCK_SIZE), first;
 	u32 nblk = 1u << log_cluster, i = 0, j, nvalid, n = 0;
+	bool whole;
 
 	if (!log_cluster || algo == GAZE_COMPRESS_NONE)
 		return 0;
@@ -613,40 +631,145 @@ gaze_cluster_plan(u8 log_cluster, u8 algo, u8 level, const u64 *fblks,
 		for (j = i; j < nr && j - i < nvalid; j++)
 			if (fblks[j] != first + (j - i))
 				break;
-		if (nvalid >= 2 && j - i == nvalid) {
+		whole = j - i == nvalid;
+		for (j = i; j < nr && fblks[j] < first + nblk; j++)
+			;
+		if (nvalid >= 2 && (whole || (flags & GAZE_PLAN_PARTIAL))) {
 			memset(&enc[n], 0, sizeof(enc[n]));
 			enc[n].first = first;
 			enc[n].nvalid = nvalid;
+			enc[n].nblk = nblk;
 			enc[n].algo = algo;
 			enc[n].level = level;
-			enc[n++].blocks = bufs + i;
+			enc[n].blocks = bufs + i;
+			enc[n].partial = !whole;
+			enc[n].fblks = fblks + i;
+			enc[n++].nb = j - i;
 		}
-		while (i < nr && fblks[i] < first + nblk)
-			i++;
+		i = j;
 	}
 	return n;
 }
 
+static void cl_enc_raw(struct gaze_cluster_enc *e, const void *raw);
+
 void
 gaze_cluster_enc_run(struct gaze_cluster_enc *e, void *scratch)
 {
-	u32 cap = (e->nvalid - 1) << GAZE_BLOCK_SHIFT, k;
+	u32 k;
+
+	for (k = 0; k < e->nvalid; k++)
+		memcpy((u8 *)scratch + ((size_t)k << GAZE_BLOCK_SHIFT),
+		       e->blocks[k], GAZE_BLOCK_SIZE);
+	cl_enc_raw(e, scratch);
+}
+
+/* e->stream from the nvalid blocks at raw */
+static void
+cl_enc_raw(struct gaze_cluster_enc *e, const void *raw)
+{
+	u32 cap = (e->nvalid - 1) << GAZE_BLOCK_SHIFT;
 
 	e->stream = gaze_alloc(cap);
 	if (!e->stream) {
 		e->err = -ENOMEM;
 		return;
 	}
-	for (k = 0; k < e->nvalid; k++)
-		memcpy((u8 *)scratch + ((size_t)k << GAZE_BLOCK_SHIFT),
-		       e->blocks[k], GAZE_BLOCK_SIZE);
-	e->err = gaze_cluster_encode(e->algo, e->level, scratch,
+	e->err = gaze_cluster_encode(e->algo, e->level, raw,
 				     e->nvalid << GAZE_BLOCK_SHIFT, e->stream,
 				     cap, &e->len);
 	if (e->err) {
 		gaze_free(e->stream);
 		e->stream = NULL;
 	}
+}
+
+/* nr blocks at addrs[] into buf, consecutive addresses in one read */
+static int
+cl_read_addrs(struct gaze_fs *fs, const u64 *addrs, u32 nr, u8 *buf)
+{
+	u32 i = 0, j;
+	int err;
+
+	while (i < nr) {
+		for (j = i + 1; j < nr && addrs[j] == addrs[j - 1] + 1; j++)
+			;
+		err = fs->dev->ops->read(fs->dev, addrs[i], j - i,
+					 buf + ((size_t)i << GAZE_BLOCK_SHIFT));
+		if (err)
+			return err;
+		i = j;
+	}
+	return 0;
+}
+
+/*
+ * What the cluster whose slots are base[] holds, into raw (nblk blocks,
+ * zeros past its data and in holes), read without fs->lock: a packed one's
+ * stream (into stream) decoded, a plain one's blocks
+ */
+static int
+cl_read_base(struct gaze_fs *fs, const u64 *base, u32 nblk, u8 *raw,
+	     u8 *stream)
+{
+	u32 n, nvalid, k;
+	int err = 0;
+
+	memset(raw, 0, (size_t)nblk << GAZE_BLOCK_SHIFT);
+	if (!GAZE_ADDR_IS_CLUSTER(base[0])) {
+		for (k = 0; k < nblk && !err; k++)
+			if (GAZE_ADDR_IS_REAL(base[k]))
+				err = fs->dev->ops->read(fs->dev, base[k], 1,
+					raw + ((size_t)k << GAZE_BLOCK_SHIFT));
+		return err;
+	}
+	n = GAZE_ADDR_CLUSTER_NR(base[0]);
+	nvalid = GAZE_ADDR_IS_CLEN(base[nblk - 1]) ?
+		 GAZE_ADDR_CLEN_NR(base[nblk - 1]) : nblk;
+	if (!n || n >= nvalid || nvalid > nblk)
+		return -EFSCORRUPTED;
+	for (k = 1; k <= n; k++)
+		if (!GAZE_ADDR_IS_REAL(base[k]))
+			return -EFSCORRUPTED;
+	err = cl_read_addrs(fs, base + 1, n, stream);
+	if (!err)
+		err = gaze_cluster_decode(stream, n << GAZE_BLOCK_SHIFT, raw,
+					  nvalid << GAZE_BLOCK_SHIFT, NULL);
+	return err;
+}
+
+void
+gaze_cluster_enc_merge(struct gaze_fs *fs, u32 ino, struct gaze_cluster_enc *e,
+		       void *scratch)
+{
+	u8 *raw = scratch, *stream = raw + ((size_t)e->nblk << GAZE_BLOCK_SHIFT);
+	u32 t;
+	int err;
+
+	if (!e->partial) {
+		gaze_cluster_enc_run(e, scratch);
+		return;
+	}
+	e->base = gaze_alloc(sizeof(*e->base) * e->nblk);
+	if (!e->base) {
+		e->err = -ENOMEM;
+		return;
+	}
+	err = gaze_file_cluster_slots(fs, ino, e->first, e->nblk, e->base,
+				      &e->base_seq);
+	if (!err)
+		err = cl_read_base(fs, e->base, e->nblk, raw, stream);
+	if (err) {
+		/* the core loads it under its lock, as without a plan */
+		gaze_free(e->base);
+		e->base = NULL;
+		e->err = err;
+		return;
+	}
+	for (t = 0; t < e->nb; t++)
+		memcpy(raw + ((size_t)(e->fblks[t] - e->first) <<
+			      GAZE_BLOCK_SHIFT), e->blocks[t], GAZE_BLOCK_SIZE);
+	cl_enc_raw(e, raw);
 }
 
 void
@@ -657,7 +780,61 @@ gaze_cluster_enc_free(struct gaze_cluster_enc *enc, u32 n)
 	for (i = 0; i < n; i++) {
 		gaze_free(enc[i].stream);
 		enc[i].stream = NULL;
+		gaze_free(enc[i].base);
+		enc[i].base = NULL;
 	}
+}
+
+int
+gaze_cluster_slots(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 first,
+		   u32 nblk, u64 *slots)
+{
+	const struct gaze_inode *in = imb->data;
+	u32 k;
+	int err = 0;
+
+	if (!in->compress_log_cluster || nblk != 1u << in->compress_log_cluster
+	    || (first & (nblk - 1)))
+		return -ESTALE;
+	for (k = 0; k < nblk && !err; k++)
+		err = gaze_bmap_lookup(fs, imb, first + k, &slots[k]);
+	return err;
+}
+
+/* c->enc was merged over c's map as it is now, and no zone was reset */
+static bool
+cl_base_same(struct gaze_fs *fs, struct gaze_mbuf *imb, struct gaze_cluster *c)
+{
+	const struct gaze_cluster_enc *e = c->enc;
+	u64 a;
+	u32 k;
+
+	if (!e->base || e->base_seq != fs->reset_seq || e->nblk != c->nblk)
+		return false;
+	for (k = 0; k < c->nblk; k++)
+		if (gaze_bmap_lookup(fs, imb, c->first + k, &a) ||
+		    a != e->base[k])
+			return false;
+	return true;
+}
+
+int
+gaze_cluster_prepare(struct gaze_fs *fs, struct gaze_mbuf *imb,
+		     struct gaze_cluster *c, u32 nb, u64 size)
+{
+	struct gaze_cluster_enc *e = c->enc;
+	bool may_pack;
+
+	if (e && e->partial && !cl_base_same(fs, imb, c))
+		c->enc = e = NULL;
+	if (nb == c->nblk)
+		return 0;
+	/* a stream to store packed needs nothing of c->buf */
+	if (e && cl_enc_match(imb->data, c, cl_store_nvalid(imb->data, c,
+							    size, &may_pack),
+			      false) && may_pack && !e->err)
+		return 0;
+	return gaze_cluster_load(fs, imb, c);
 }
 
 int

@@ -32,8 +32,8 @@
  *
  * Read-only lookups read metadata without fs->lock: gaze_ns_lookup,
  * gaze_ns_getattr, gaze_ns_readlink, gaze_file_read, gaze_file_map,
- * gaze_file_map_cluster, gaze_file_cluster_room, gaze_file_bmap,
- * gaze_file_dirty_blocks, gaze_xattr_get, gaze_xattr_list and
+ * gaze_file_map_cluster, gaze_file_cluster_room, gaze_file_cluster_slots,
+ * gaze_file_bmap, gaze_file_dirty_blocks, gaze_xattr_get, gaze_xattr_list and
  * gaze_ns_readdir run under fs->lock until they need a block the cache
  * does not hold, then drop it, read that block and start again (struct
  * gaze_miss, cache.c), so a cold lookup's device reads do not hold up
@@ -1651,34 +1651,67 @@ int gaze_cluster_unpacked(struct gaze_fs *fs, struct gaze_mbuf *imb,
 
 /*
  * Compression outside the filesystem lock, on any CPUs.  A writer plans
- * the whole clusters a batch of blocks covers (gaze_cluster_plan),
- * encodes each anywhere, concurrently (gaze_cluster_enc_run), and hands
- * the plan to gaze_file_write_vec_enc.  The core stores an encoding
- * only while it still matches the cluster (first block, data blocks,
- * the inode's algorithm and level); otherwise it encodes under its lock
- * as it would without one.  Plan and run touch no filesystem state.
+ * the clusters a batch of blocks covers (gaze_cluster_plan), encodes
+ * each anywhere, concurrently, and hands the plan to
+ * gaze_file_write_vec_enc.  A cluster the batch holds whole is encoded
+ * from the batch (gaze_cluster_enc_run, no filesystem state).  One it
+ * holds only part of (GAZE_PLAN_PARTIAL) is merged first
+ * (gaze_cluster_enc_merge): the cluster's map is read under fs->lock,
+ * its blocks without it, the batch's blocks laid over them, and the
+ * whole encoded; the plan keeps the map it read (base) and
+ * fs->reset_seq then.  The core stores an encoding only while it still
+ * matches the cluster (first block, data blocks, the inode's algorithm
+ * and level) and, for a merged one, while the cluster's map is still
+ * base and no zone was reset since (a block the map points at is not
+ * written again until its zone is reset), so the blocks merged are the
+ * ones the core would have loaded; it then neither reads nor encodes
+ * the cluster under its lock.  Otherwise it loads and encodes under its
+ * lock as it would without a plan.
  */
 struct gaze_cluster_enc {
 	u64	first;		/* the cluster's first file block */
-	u32	nvalid;		/* its data blocks, all in the batch */
+	u32	nvalid;		/* its data blocks below the size */
 	u8	algo, level;	/* the inode's setting the plan was made for */
 	bool	used;		/* set by the core: stored as encoded here */
-	void *const *blocks;	/* nvalid blocks of the batch's bufs */
+	bool	partial;	/* the batch holds nb < nvalid of its blocks */
+	void *const *blocks;	/* the batch's bufs of it: nvalid, or nb */
+	const u64 *fblks;	/* partial: the nb blocks' file blocks */
+	u32	nb;
+	u32	nblk;		/* blocks per cluster */
 	int	err;		/* after run: 0, -E2BIG (saves no block), -errno */
 	u32	len;		/* stream bytes */
 	u8	*stream;	/* nvalid - 1 blocks, gaze_cluster_enc_free */
+	u64	*base;		/* merged: the nblk slots read (or NULL) */
+	u64	base_seq;	/* and fs->reset_seq then */
 };
+#define GAZE_PLAN_PARTIAL	0x1	/* plan clusters held in part too */
 /*
  * The clusters of log_cluster blocks that the batch (ascending fblks,
- * bufs; size as given to the write) holds every data block of, up to
- * max; 0 when algo is GAZE_COMPRESS_NONE or log_cluster 0.
+ * bufs; size as given to the write) holds every data block of (with
+ * GAZE_PLAN_PARTIAL: or some of, of clusters of 2 or more data blocks),
+ * up to max, in ascending order; 0 when algo is GAZE_COMPRESS_NONE or
+ * log_cluster 0.
  */
 u32 gaze_cluster_plan(u8 log_cluster, u8 algo, u8 level, const u64 *fblks,
-		      void *const *bufs, u32 nr, u64 size,
+		      void *const *bufs, u32 nr, u64 size, u32 flags,
 		      struct gaze_cluster_enc *enc, u32 max);
-/* encodes e (e->err); scratch: e->nvalid blocks, for the gathered data */
+/* encodes e (e->err), a whole one; scratch: e->nvalid blocks */
 void gaze_cluster_enc_run(struct gaze_cluster_enc *e, void *scratch);
+/*
+ * encodes e of inode ino, merged first when partial (takes fs->lock for
+ * the map, reads without it); scratch: 2 * e->nblk blocks
+ */
+void gaze_cluster_enc_merge(struct gaze_fs *fs, u32 ino,
+			    struct gaze_cluster_enc *e, void *scratch);
 void gaze_cluster_enc_free(struct gaze_cluster_enc *enc, u32 n);
+/*
+ * The nblk slots of the cluster of inode ino at first as the block map
+ * holds them, and fs->reset_seq (reads metadata without fs->lock, as
+ * gaze_file_map); -ENODATA for an inline file, -ESTALE when the file's
+ * clusters are not of nblk blocks.
+ */
+int gaze_file_cluster_slots(struct gaze_fs *fs, u32 ino, u64 first, u32 nblk,
+			    u64 *slots, u64 *seq);
 
 /* one cluster of a held inode being read or rewritten */
 struct gaze_cluster {
@@ -1701,6 +1734,14 @@ void gaze_cluster_move(struct gaze_cluster *c, u64 fblk);
 int gaze_cluster_load(struct gaze_fs *fs, struct gaze_mbuf *imb,
 		      struct gaze_cluster *c);
 /*
+ * Before nb blocks of a batch are copied into c: drops c->enc when it was
+ * merged over a map that has changed, then loads c unless the batch
+ * holds all of it or c->enc stores it packed without c->buf (size as
+ * for gaze_cluster_store).
+ */
+int gaze_cluster_prepare(struct gaze_fs *fs, struct gaze_mbuf *imb,
+			 struct gaze_cluster *c, u32 nb, u64 size);
+/*
  * Stores c->buf for a file of size bytes: packed when may_pack, the file
  * compresses, the cluster lies below size and the stream saves a block;
  * else plain: the dirty blocks, or every block below size when it was
@@ -1713,6 +1754,9 @@ int gaze_cluster_store(struct gaze_fs *fs, struct gaze_mbuf *imb,
 /* gaze_file_map_cluster on a held inode */
 int gaze_cluster_map(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 		     u64 *addrs, u32 *n, u32 *nvalid);
+/* gaze_file_cluster_slots on a held inode */
+int gaze_cluster_slots(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 first,
+		       u32 nblk, u64 *slots);
 /* gaze_file_cluster_room on a held inode (inl: its data is inline) */
 int gaze_cluster_room(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 		      bool inl, u32 *room);

@@ -633,8 +633,7 @@ inode_write_vec_clusters(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 		for (j = i; j < nr; j++)
 			if (inode_vec_blk(fblk, fblks, j) >= c.first + c.nblk)
 				break;
-		if (j - i < c.nblk)
-			err = gaze_cluster_load(fs, imb, &c);
+		err = gaze_cluster_prepare(fs, imb, &c, j - i, size);
 		for (; !err && i < j; i++) {
 			b = inode_vec_blk(fblk, fblks, i);
 			k = (u32)(b - c.first);

@@ -1190,6 +1190,33 @@ gaze_file_map_cluster(struct gaze_fs *fs, u32 ino, u64 fblk, u64 *addrs,
 }
 
 static int
+ns_cluster_slots(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, u64 first,
+		 u32 nblk, u64 *slots, u64 *seq)
+{
+	struct gaze_mbuf *imb;
+	int err;
+
+	err = ns_enter_map(fs, m, ino, &imb);
+	if (!imb)
+		return err;
+	if (!err)
+		err = gaze_cluster_slots(fs, imb, first, nblk, slots);
+	*seq = fs->reset_seq;
+	return gaze_ns_leave(fs, imb, false, err);
+}
+
+int
+gaze_file_cluster_slots(struct gaze_fs *fs, u32 ino, u64 first, u32 nblk,
+			u64 *slots, u64 *seq)
+{
+	int err;
+
+	GAZE_MISS_RUN(fs, m, err, ns_cluster_slots(fs, &m, ino, first, nblk,
+						   slots, seq));
+	return err;
+}
+
+static int
 ns_cluster_room(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, u64 fblk,
 		u32 *room)
 {

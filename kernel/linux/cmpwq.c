@@ -11,11 +11,13 @@
  *
  * - writeback (gaze_cmp_batch): gaze_wb_flush (file.c) gives each batch
  *   of a compressing file to it before the core call.  The clusters the
- *   batch holds whole (gaze_cluster_plan) are encoded outside fs->lock;
- *   the core then stores them as they are (gaze_file_write_vec_enc).  A
- *   cluster that is not whole in the batch, an encoding that failed (no
- *   memory) or one that no longer matches the inode's setting is encoded
- *   by the core under its lock, as without this file.
+ *   batch touches (gaze_cluster_plan) are encoded outside fs->lock, those
+ *   it holds only part of merged first with what the cluster holds on
+ *   the device (gaze_cluster_enc_merge); the core then stores them as
+ *   they are (gaze_file_write_vec_enc).  An encoding that failed (no
+ *   memory), one that no longer matches the inode's setting, or one
+ *   merged over a cluster that has changed since is redone by the core
+ *   under its lock, as without this file.
  * - readahead of a file with compressed clusters (file.c): the window's
  *   clusters are read and decoded, each by one runner, which fills and
  *   unlocks that cluster's folios.
@@ -117,6 +119,8 @@ static unsigned int gaze_cmp_cpus(unsigned int pct)
 
 /* writeback's job: enc[i] encoded with a scratch buffer of the runner's */
 struct gaze_cmp_job {
+	struct gaze_fs		*fs;
+	u32			ino;
 	struct gaze_cluster_enc	*enc;
 	size_t			scratch;	/* bytes per runner */
 };
@@ -134,7 +138,8 @@ static void gaze_cmp_one(void *arg, void *scratch, u32 i)
 	struct gaze_cmp_job *job = arg;
 
 	if (scratch)
-		gaze_cluster_enc_run(&job->enc[i], scratch);
+		gaze_cluster_enc_merge(job->fs, job->ino, &job->enc[i],
+				       scratch);
 }
 
 static void gaze_cmp_put(void *arg, void *scratch)
@@ -174,14 +179,19 @@ u32 gaze_cmp_batch(struct inode *inode, const u64 *fblks, void *const *bufs,
 	job.enc = kmalloc_array(nr, sizeof(*job.enc), GFP_NOFS);
 	if (!job.enc)
 		return 0;
+	/* the core stores for the larger of end and its own size */
 	n = gaze_cluster_plan(a.compress_log_cluster, a.compress_algo,
-			      a.compress_level, fblks, bufs, nr, end, job.enc,
-			      nr);
+			      a.compress_level, fblks, bufs, nr,
+			      max_t(u64, end, a.size), GAZE_PLAN_PARTIAL,
+			      job.enc, nr);
 	if (!n) {
 		kfree(job.enc);
 		return 0;
 	}
-	job.scratch = (size_t)GAZE_BLOCK_SIZE << a.compress_log_cluster;
+	job.fs = GAZE_FS(inode->i_sb);
+	job.ino = inode->i_ino;
+	/* a merge reads a stream beside the cluster it decodes it into */
+	job.scratch = (size_t)2 * GAZE_BLOCK_SIZE << a.compress_log_cluster;
 	gaze_par_run(sbi, &gaze_cmp_ops, &job, n);
 	*encp = job.enc;
 	return n;

@@ -22,7 +22,12 @@
  *  5. clusters encoded outside the lock by several threads
  *     (gaze_cluster_plan/_enc_run, gaze_file_write_vec_enc) store the
  *     same file as the core encoding them itself; an encoding that no
- *     longer matches the inode's setting is made again under the lock.
+ *     longer matches the inode's setting is made again under the lock;
+ *  6. clusters a batch holds only part of, merged outside the lock
+ *     (GAZE_PLAN_PARTIAL, gaze_cluster_enc_merge): their blocks are read
+ *     without fs->lock and the core stores them with no device read under
+ *     it; a merge is not used after the cluster was rewritten, a zone
+ *     reset, or GC moved its stream.
  * TAP on stdout.
  */
 #include <pthread.h>
@@ -593,7 +598,7 @@ pwrite_enc(struct gaze_fs *fs, u32 ino, const u64 *fblks, void *const *bufs,
 	u32 i;
 	int err;
 
-	p.n = gaze_cluster_plan(4, algo, level, fblks, bufs, nr, size, enc,
+	p.n = gaze_cluster_plan(4, algo, level, fblks, bufs, nr, size, 0, enc,
 				PBLKS);
 	for (i = 0; i < PTHREADS; i++)
 		pthread_create(&t[i], NULL, penc_worker, &p);
@@ -661,6 +666,213 @@ test_parallel(void)
 	       used, planned);
 	TAP_MUST(gaze_fs_close(fs));
 	gaze_dev_close(d);
+}
+
+/* ---------------------------------------------------------------- */
+/* 6. Partly rewritten clusters merged outside the lock              */
+/* ---------------------------------------------------------------- */
+
+/* the device's read, wrapped: reads made with fs->lock held */
+static struct {
+	const struct gaze_dev_ops *real;
+	struct gaze_dev_ops ops;
+	struct gaze_fs *fs;
+	u64 locked, unlocked;
+} mr;
+
+static int
+mr_read(struct gaze_dev *d, u64 blk, u32 nr, void *buf)
+{
+	if (pthread_mutex_trylock(&mr.fs->lock.m)) {
+		__atomic_add_fetch(&mr.locked, 1, __ATOMIC_RELAXED);
+	} else {
+		pthread_mutex_unlock(&mr.fs->lock.m);
+		__atomic_add_fetch(&mr.unlocked, 1, __ATOMIC_RELAXED);
+	}
+	return mr.real->read(d, blk, nr, buf);
+}
+
+struct pmerge {
+	struct gaze_fs *fs;
+	u32 ino;
+	struct gaze_cluster_enc *enc;
+	u32 n;
+	u32 next;		/* next plan entry (atomic) */
+};
+
+static void *
+pmerge_worker(void *arg)
+{
+	struct pmerge *p = arg;
+	void *scratch = malloc(2 * 16 * BS);
+	u32 i;
+
+	while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->n)
+		gaze_cluster_enc_merge(p->fs, p->ino, &p->enc[i], scratch);
+	free(scratch);
+	return NULL;
+}
+
+/*
+ * plans the batch with GAZE_PLAN_PARTIAL for a file of size bytes (the
+ * size the core stores clusters for) and merges it on PTHREADS
+ */
+static u32
+pmerge_plan(struct gaze_fs *fs, u32 ino, const u64 *fblks, void *const *bufs,
+	    u32 nr, u64 size, struct gaze_cluster_enc *enc)
+{
+	struct pmerge p = { fs, ino, enc, 0, 0 };
+	pthread_t t[PTHREADS];
+	u32 i;
+
+	p.n = gaze_cluster_plan(4, GAZE_COMPRESS_ZSTD, 3, fblks, bufs, nr,
+				size, GAZE_PLAN_PARTIAL, enc, PBLKS);
+	for (i = 0; i < PTHREADS; i++)
+		pthread_create(&t[i], NULL, pmerge_worker, &p);
+	for (i = 0; i < PTHREADS; i++)
+		pthread_join(t[i], NULL);
+	return p.n;
+}
+
+static u32
+enc_used(const struct gaze_cluster_enc *enc, u32 n)
+{
+	u32 i, used = 0;
+
+	for (i = 0; i < n; i++)
+		used += enc[i].used;
+	return used;
+}
+
+/* a batch of the blocks in list[] (new text in the model) */
+static u32
+merge_batch(const u32 *list, u32 nl, u64 *fblks, void **bufs)
+{
+	u32 i;
+
+	for (i = 0; i < nl; i++) {
+		gen_text(model + (size_t)list[i] * BS, BS);
+		fblks[i] = list[i];
+		bufs[i] = model + (size_t)list[i] * BS;
+	}
+	return nl;
+}
+
+/* the size writeback gives with a batch: its end, or the file's */
+static u64
+wb_size(const struct cfs *c, const u64 *fblks, u32 nr)
+{
+	return min(c->size, (fblks[nr - 1] + 1) * BS);
+}
+
+static void
+test_merge(void)
+{
+	/* clusters 0, 1 and 5 in part, 3 whole (blocks 48-63) */
+	static const u32 l1[] = { 3, 17, 18, 48, 49, 50, 51, 52, 53, 54, 55,
+				  56, 57, 58, 59, 60, 61, 62, 63, 85, 90 };
+	static const u32 l2[] = { 5 }, l3[] = { 33, 40 };
+	struct gaze_cluster_enc enc[PBLKS];
+	static u64 fblks[PBLKS];
+	static void *bufs[PBLKS];
+	struct cfs c = { 0 };
+	u32 n, nr, used, i;
+	u64 packed = 0, seq;
+	bool ok;
+
+	c.d = mkdev(32);
+	c.fs = format_compressed(c.d, GAZE_COMPRESS_ZSTD, 3, 4);
+	mr.real = c.d->ops;
+	mr.ops = *c.d->ops;
+	mr.ops.read = mr_read;
+	mr.ops.readv = NULL;
+	mr.fs = c.fs;
+	c.d->ops = &mr.ops;
+	TAP_MUST(create(c.fs, GAZE_ROOT_INO, "m", 0100644, &c.ino));
+	gen_text(model, 128 * BS);
+	TAP_MUST(cwrite(&c, 0, 128 * BS));
+	TAP_MUST(gaze_fs_sync(c.fs));
+
+	nr = merge_batch(l1, ARRAY_SIZE(l1), fblks, bufs);
+	mr.locked = mr.unlocked = 0;
+	n = pmerge_plan(c.fs, c.ino, fblks, bufs, nr, c.size, enc);
+	ok = n == 4 && enc[0].partial && enc[0].nb == 1 && enc[1].nb == 2 &&
+	     !enc[2].partial && enc[2].first == 48 && enc[3].nb == 2;
+	for (i = 0; i < n; i++)
+		ok = ok && !enc[i].err && (!enc[i].partial || enc[i].base);
+	tap_ok(ok && mr.unlocked > 0 && !mr.locked,
+	       "plan with GAZE_PLAN_PARTIAL: %u clusters (3 in part, 1 whole); the merges read %llu times without fs->lock, %llu with it",
+	       n, (unsigned long long)mr.unlocked,
+	       (unsigned long long)mr.locked);
+	mr.locked = mr.unlocked = 0;
+	TAP_MUST(gaze_file_write_vec_enc(c.fs, c.ino, fblks, nr, bufs,
+					 wb_size(&c, fblks, nr), enc, n));
+	used = enc_used(enc, n);
+	gaze_cluster_enc_free(enc, n);
+	tap_ok(used == 4 && !mr.locked && same(&c) &&
+	       counters_agree(&c, &packed) && packed == 8,
+	       "the core stores all %u merged and whole encodings with no device read under its lock (%llu); the file reads back, 8 clusters packed, counters agree",
+	       used, (unsigned long long)mr.locked);
+
+	/* the cluster changes between the merge and the store */
+	nr = merge_batch(l2, ARRAY_SIZE(l2), fblks, bufs);
+	n = pmerge_plan(c.fs, c.ino, fblks, bufs, nr, c.size, enc);
+	gen_text(model + 9 * BS, BS);
+	TAP_MUST(cwrite(&c, 9 * BS, BS));
+	TAP_MUST(gaze_file_write_vec_enc(c.fs, c.ino, fblks, nr, bufs,
+					 wb_size(&c, fblks, nr), enc, n));
+	used = enc_used(enc, n);
+	gaze_cluster_enc_free(enc, n);
+	tap_ok(n == 1 && used == 0 && same(&c) && counters_agree(&c, &packed),
+	       "a block of the cluster rewritten after the merge: the merge is not used (%u of %u), the core merges again; both writes read back",
+	       used, n);
+
+	/* a zone reset between the merge and the store */
+	nr = merge_batch(l3, ARRAY_SIZE(l3), fblks, bufs);
+	n = pmerge_plan(c.fs, c.ino, fblks, bufs, nr, c.size, enc);
+	mutex_lock(&c.fs->lock);
+	seq = c.fs->reset_seq;
+	gaze_fs_zone_reset_note(c.fs);
+	mutex_unlock(&c.fs->lock);
+	mr.locked = 0;
+	TAP_MUST(gaze_file_write_vec_enc(c.fs, c.ino, fblks, nr, bufs,
+					 wb_size(&c, fblks, nr), enc, n));
+	used = enc_used(enc, n);
+	gaze_cluster_enc_free(enc, n);
+	tap_ok(n == 1 && used == 0 && mr.locked > 0 && same(&c) &&
+	       enc[0].base_seq == seq,
+	       "a zone reset after the merge: it is not used, the core reads the cluster under its lock (%llu reads) and the file reads back",
+	       (unsigned long long)mr.locked);
+
+	/* GC moves the stream between the merge and the store */
+	{
+		u8 *fill = malloc(ZB * BS);
+		u64 s1 = 0, s2 = 0;
+		u32 rino;
+
+		TAP_MUST(create(c.fs, GAZE_ROOT_INO, "r", 0100644, &rino));
+		gen_rand(fill, ZB * BS);
+		TAP_MUST(gaze_file_write(c.fs, rino, fill, ZB * BS, 0) !=
+			 (s64)ZB * BS);
+		free(fill);
+		nr = merge_batch(l2, ARRAY_SIZE(l2), fblks, bufs);
+		n = pmerge_plan(c.fs, c.ino, fblks, bufs, nr, c.size, enc);
+		gaze_file_bmap(c.fs, c.ino, 1, &s1);
+		TAP_MUST(gc_zone_locked(c.fs, (u32)(s1 / ZB)));
+		gaze_file_bmap(c.fs, c.ino, 1, &s2);
+		TAP_MUST(gaze_file_write_vec_enc(c.fs, c.ino, fblks, nr, bufs,
+						 wb_size(&c, fblks, nr), enc,
+						 n));
+		used = enc_used(enc, n);
+		gaze_cluster_enc_free(enc, n);
+		tap_ok(n == 1 && used == 0 && s1 != s2 && same(&c) &&
+		       counters_agree(&c, &packed),
+		       "GC moves the cluster's stream after the merge (block %llu -> %llu): the merge is not used, the file reads back",
+		       (unsigned long long)s1, (unsigned long long)s2);
+	}
+	c.d->ops = mr.real;
+	TAP_MUST(gaze_fs_close(c.fs));
+	gaze_dev_close(c.d);
 }
 
 /* collapse and insert range on a file with packed clusters */
@@ -750,6 +962,7 @@ main(void)
 	test_files(GAZE_COMPRESS_GZIP, 6);
 	test_inherit();
 	test_parallel();
+	test_merge();
 	test_shift();
 	test_room();
 	printf("1..%d\n", tap_count);

@@ -27,6 +27,8 @@
 #     the clusters compressed there; gazectl tune compress_cpu_pct=1;
 #     readahead decodes on one CPU at compress_cpu_pct=1 and on a
 #     second one at 100 (gazectl info's count of those clusters);
+#     one-page rewrites of packed clusters are merged with the rest of
+#     their cluster and compressed outside the lock (the same count);
 #  7. a filesystem made without the feature gets it offline with
 #     gazectl features compression: compress=lz4 then mounts and new
 #     files compress; ^compression refused;
@@ -133,6 +135,28 @@ cmp -n "$(stat -c %s $f)" $W/direct $f >/dev/null ||
 filefrag -v $f >$W/out 2>&1
 grep -q encoded $W/out || fail "filefrag does not call fs.h encoded: $(cat $W/out)"
 ok "O_DIRECT reads of a compressed file return its bytes; FIEMAP says encoded"
+
+# one-page rewrites of packed clusters: writeback merges each with the
+# rest of its cluster outside fs->lock (gaze_cluster_enc_merge)
+wb_enc() {
+	"$CTL" info $M |
+		sed -n 's/^compressing on: .*; \([0-9]*\) clusters compressed there.*/\1/p'
+}
+cp $T/big $T/y
+cp $T/y $M/y && sync || fail "copy of a text file"
+dropc
+e0=$(wb_enc)
+for k in 1 3 5 7 9 11 13 15; do
+	dd if=/usr/include/linux/fs.h of=$T/y bs=4096 count=1 seek=$((k * 16 + k % 16)) conv=notrunc status=none
+	dd if=/usr/include/linux/fs.h of=$M/y bs=4096 count=1 seek=$((k * 16 + k % 16)) conv=notrunc status=none
+done
+sync
+e1=$(wb_enc)
+[ -n "$e0" ] && [ "$e1" -ge $((e0 + 8)) ] ||
+	fail "8 one-page rewrites of packed clusters: clusters compressed outside the lock '$e0' -> '$e1'"
+dropc
+cmp $T/y $M/y >/dev/null || fail "the file with 8 rewritten pages differs after drop_caches"
+ok "8 one-page rewrites of packed clusters are merged and compressed outside the lock ($e0 -> $e1 clusters) and read back equal"
 
 # 2. edits through the page cache, against a copy on tmpfs
 cat /usr/include/linux/*.h | head -c 1000000 >$T/x
