@@ -70,26 +70,32 @@ P=$OUT/pieces
 rm -rf "$P"
 mkdir -p "$P"
 split -b 65536 -a 5 "$C" "$P/p"
-tools()
+# a tool's output bytes for every piece, one per line, in glob order
+tool_sizes()
 {
-	local cmd=$1 f n raw=0 out=0 rb=0 ob=0 nv cb
-	for f in "$P"/p*; do
-		n=$(stat -c %s "$f")
-		c=$($cmd <"$f" | wc -c)
-		raw=$((raw + n))
-		out=$((out + (c < n ? c : n)))
-		nv=$(((n + 4095) / 4096))
-		cb=$(((c + 32 + 4095) / 4096))
-		rb=$((rb + nv))
-		ob=$((ob + (cb < nv ? cb : nv)))
-	done
-	echo "$(echo "$raw / $out" | bc -l) $(echo "$rb / $ob" | bc -l)"
+	local f
+	for f in "$P"/p*; do $1 <"$f" | wc -c; done
 }
+# the ratio in bytes and under GAZE's rule, from the pieces' sizes
+tool_ratio()
+{
+	paste "$OUT/piece.sizes" "$1" | awk '{
+		n = $1; c = $2; raw += n; out += (c < n ? c : n)
+		nv = int((n + 4095) / 4096); cb = int((c + 32 + 4095) / 4096)
+		rb += nv; ob += (cb < nv ? cb : nv)
+	} END { printf "%.4f %.4f\n", raw / out, rb / ob }'
+}
+stat -c %s "$P"/p* >"$OUT/piece.sizes"
 declare -A TOOL
-TOOL[lz4]=$(tools "lz4 -1 -c")
-TOOL[zstd:1]=$(tools "zstd -1 -c -q")
-TOOL[zstd:3]=$(tools "zstd -3 -c -q")
-TOOL[gzip:6]=$(tools "gzip -6 -c")
+declare -A TOOLCMD=([lz4]="lz4 -1 -c" [zstd:1]="zstd -1 -c -q"
+		    [zstd:3]="zstd -3 -c -q" [gzip:6]="gzip -6 -c")
+for k in "${!TOOLCMD[@]}"; do	# the four at once, on the host's cores
+	tool_sizes "${TOOLCMD[$k]}" >"$OUT/tool.${k/:/-}" &
+done
+wait
+for k in "${!TOOLCMD[@]}"; do
+	TOOL[$k]=$(tool_ratio "$OUT/tool.${k/:/-}")
+done
 rm -rf "$P"
 
 # room for the rows: the tar and the tree, or the tar twice (GC), with
@@ -107,6 +113,7 @@ for n in $GUESTS; do
 	GAZE_VM_SMP=$n "$HERE/run-guest.sh" -o "$OUT/cb$n" -t $SECS -m ${MEM_MIB}M \
 		-e GAZE_BUILDDIR="$BUILD" -e GAZE_SRCDIR="$SRC" \
 		-e CORPUS="$C" -e TREE="$TREE" -e CONFIGS="$CONFIGS" \
+		-e RW_MIB="${RW_MIB:-16}" -e F2FS_ALGS="${F2FS_ALGS:-lz4 zstd}" \
 		-x "$SRC" -x "$BUILD" -z $ZNS_MIB -Z 16 -d 1024 -b 4096 \
 		"$SRC/tests/bench/guest/compress-bench.sh"
 	rc=$?
@@ -149,5 +156,10 @@ for c in $CONFIGS; do
 	[ "$c" = off ] && continue
 	echo "# gaze-$c write vs off: 1 vCPU $(div "$(val cb1 "gaze-$c" write)" "$off"), $VCPUS vCPUs $(div "$(val cb$VCPUS "gaze-$c" write)" "$(val cb$VCPUS gaze-off write)"); $VCPUS vCPUs vs 1: $(div "$(val cb$VCPUS "gaze-$c" write)" "$(val cb1 "gaze-$c" write)")"
 	echo "# gaze-$c with $VCPUS vCPUs, writeback compressing on $(val cb$VCPUS "gaze-$c" cpus) CPUs vs on 1 (compress_cpu_pct=1), same guest: $(val cb$VCPUS "gaze-$c" write) vs $(val cb$VCPUS "gaze-$c" w1cpu) MB/s, $(div "$(val cb$VCPUS "gaze-$c" write)" "$(val cb$VCPUS "gaze-$c" w1cpu)")x"
+	echo "# gaze-$c with $VCPUS vCPUs, random 4 KiB overwrites (writeback merging partial clusters on $(val cb$VCPUS "gaze-$c" cpus) CPUs vs on 1), same guest: $(val cb$VCPUS "gaze-$c" rw) vs $(val cb$VCPUS "gaze-$c" rw1cpu) MB/s, $(div "$(val cb$VCPUS "gaze-$c" rw)" "$(val cb$VCPUS "gaze-$c" rw1cpu)")x"
 	echo "# gaze-$c with $VCPUS vCPUs, readahead decoding on $(val cb$VCPUS "gaze-$c" cpus) CPUs vs on 1 (compress_cpu_pct=1), same guest: $(val cb$VCPUS "gaze-$c" read) vs $(val cb$VCPUS "gaze-$c" r1cpu) MB/s, $(div "$(val cb$VCPUS "gaze-$c" read)" "$(val cb$VCPUS "gaze-$c" r1cpu)")x"
+done
+echo "# random 4 KiB buffered overwrites of the tar (${RW_MIB:-16} MiB, fio, and the sync), MB/s, 1 vCPU / $VCPUS vCPUs:"
+for r in $rows; do
+	echo "#   $r: $(val cb1 "$r" rw) / $(val cb$VCPUS "$r" rw)"
 done

@@ -15,10 +15,12 @@
 #           the blocks it saves reserved, so its st_blocks do not shrink)
 #   ratio   the file's data / the space it takes (st_blocks), and the
 #           tree's the same way (gazectl compress-stats on GAZE)
+#   rw      random 4 KiB buffered overwrites of the tar (RW_MIB, default
+#           16, fio) and the sync after them (MB/s)
 #   w1cpu   on GAZE with compression: the tar written again (cp + sync)
 #           with compress_cpu_pct=1, writeback compressing on one CPU;
 #   r1cpu   and read (cat after drop_caches) at compress_cpu_pct=1,
-#           readahead decoding on one CPU;
+#           readahead decoding on one CPU; rw1cpu: rw on that copy;
 #           cpus: how many the default (75%) gives in this guest
 #   gc      on GAZE: the tar written again as two files 1 MiB each in
 #           turn, one deleted, one zone reclaimed (gazectl gc): seconds
@@ -71,7 +73,25 @@ measure()
 	cp -r $W/src/tree $M/tree && sync || die "$1: tree"
 	tl=$(find $M/tree -type f -printf '%s %b\n' |
 	     awk '{ l += $1; p += $2 * 512 } END { printf "%.3f", p ? l / p : 0 }')
-	echo "# cb $1 write=$(calc "$TARMB / ($t1 - $t0)") read=$(calc "$TARMB / ($t3 - $t2)") dev_mib=$(calc "($d1 - $d0) / 2048") ratio=$(calc "$size / ($blocks * 512)") tree_ratio=$tl"
+	rw=$(randw $M/corpus.tar) || die "$1: random overwrites"
+	echo "# cb $1 write=$(calc "$TARMB / ($t1 - $t0)") read=$(calc "$TARMB / ($t3 - $t2)") dev_mib=$(calc "($d1 - $d0) / 2048") ratio=$(calc "$size / ($blocks * 512)") tree_ratio=$tl rw=$rw"
+}
+
+# random 4 KiB buffered overwrites of FILE, RW_MIB (default 16) in all,
+# and the final sync: MB/s (on compressed data each rewrites part of a
+# cluster, which writeback merges with the rest of it)
+randw()
+{
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	t0=$(now)
+	fio --name=rw --filename=$1 --rw=randwrite --bs=4k --ioengine=psync \
+	    --io_size=${RW_MIB:-16}m --randrepeat=1 --norandommap \
+	    --buffer_compress_percentage=60 --refill_buffers \
+	    --output=/dev/null >/dev/null 2>&1 || return 1
+	sync
+	t1=$(now)
+	calc "${RW_MIB:-16} / ($t1 - $t0)"
 }
 
 for cfg in $CONFIGS; do
@@ -98,10 +118,11 @@ for cfg in $CONFIGS; do
 		t2=$(now)
 		cat $M/c1 >/dev/null || die "$name: read at 1 CPU"
 		t3=$(now)
-		"$CTL" tune $M compress_cpu_pct=75 >/dev/null
 		cmp -s $M/c1 $W/src/corpus.tar || die "$name: the 1-CPU copy differs"
+		rw1=$(randw $M/c1) || die "$name: random overwrites at 1 CPU"
+		"$CTL" tune $M compress_cpu_pct=75 >/dev/null
 		rm $M/c1
-		echo "# cb $name w1cpu=$(calc "$TARMB / ($t1 - $t0)") r1cpu=$(calc "$TARMB / ($t3 - $t2)") cpus=$cpus"
+		echo "# cb $name w1cpu=$(calc "$TARMB / ($t1 - $t0)") r1cpu=$(calc "$TARMB / ($t3 - $t2)") rw1cpu=$rw1 cpus=$cpus"
 	fi
 	# the tar again as two files written 1 MiB each in turn (fsync), so
 	# each zone holds half of each; one goes, the victim zone is
