@@ -216,6 +216,25 @@ static inline struct folio *gaze_get_folio(struct address_space *mapping,
 	return folio;
 }
 
+/*
+ * The folio at index locked, created when absent, without waiting for a
+ * lock or for memory; NULL when it cannot be had at once
+ */
+static inline struct folio *gaze_grab_folio_nowait(struct address_space *mapping,
+						   pgoff_t index)
+{
+	struct folio *folio = __filemap_get_folio(mapping, index,
+						  FGP_LOCK | FGP_CREAT |
+						  FGP_NOWAIT,
+						  readahead_gfp_mask(mapping));
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	if (IS_ERR(folio))
+		return NULL;
+#endif
+	return folio;
+}
+
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
 #define gaze_splice_read	filemap_splice_read
 #else

@@ -491,7 +491,39 @@ static void gaze_readahead(struct readahead_control *rac)
 		gaze_read_folio(NULL, folio);
 }
 
-/* one page of a packed cluster (read_folio): the whole cluster is read */
+/*
+ * After one page of a decoded cluster: its other pages that are not
+ * cached, or cached and not uptodate, from the same decoding.  Never
+ * waits: a folio locked elsewhere (a readahead window of its own, a
+ * writer) or one the allocator cannot give at once is left alone.
+ */
+static void gaze_cluster_fill_rest(struct inode *inode, struct gaze_cl_read *cr,
+				   pgoff_t done)
+{
+	pgoff_t index = cr->first >> PAGE_SHIFT, end;
+	struct folio *folio;
+
+	if (cr->got <= 0)
+		return;
+	end = index + DIV_ROUND_UP(cr->got, PAGE_SIZE);
+	for (; index < end; index++) {
+		if (index == done)
+			continue;
+		folio = gaze_grab_folio_nowait(inode->i_mapping, index);
+		if (!folio)
+			continue;
+		if (!folio_test_uptodate(folio) &&
+		    !gaze_cluster_fill(inode, cr, folio))
+			folio_mark_uptodate(folio);
+		folio_unlock(folio);
+		folio_put(folio);
+	}
+}
+
+/*
+ * One page of a packed cluster (read_folio): the whole cluster is read
+ * and decoded, so the pages of it that are not cached are filled too
+ */
 static int gaze_fill_page_cluster(struct inode *inode, struct page *page)
 {
 	struct gaze_cl_read cr = { 0 };
@@ -501,6 +533,8 @@ static int gaze_fill_page_cluster(struct inode *inode, struct page *page)
 	if (ret)
 		return ret == -ENODATA ? -EIO : ret;
 	ret = gaze_cluster_fill(inode, &cr, page_folio(page));
+	if (!ret)
+		gaze_cluster_fill_rest(inode, &cr, page->index);
 	gaze_cl_read_exit(&cr);
 	return ret;
 }

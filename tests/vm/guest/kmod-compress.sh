@@ -29,6 +29,7 @@
 #     second one at 100 (gazectl info's count of those clusters);
 #     one-page rewrites of packed clusters are merged with the rest of
 #     their cluster and compressed outside the lock (the same count);
+#     a 100-byte write into an uncached page caches its whole cluster;
 #  7. a filesystem made without the feature gets it offline with
 #     gazectl features compression: compress=lz4 then mounts and new
 #     files compress; ^compression refused;
@@ -157,6 +158,19 @@ e1=$(wb_enc)
 dropc
 cmp $T/y $M/y >/dev/null || fail "the file with 8 rewritten pages differs after drop_caches"
 ok "8 one-page rewrites of packed clusters are merged and compressed outside the lock ($e0 -> $e1 clusters) and read back equal"
+# a 100-byte write into a page that is not cached reads it (read_folio):
+# the cluster's other pages come from the same decoding
+dropc
+printf 'a hundred bytes, more or less, written into the middle of one page of a packed cluster ........\n' >$T/h
+dd if=$T/h of=$T/y bs=1 seek=$((40 * 65536 + 5 * 4096 + 7)) conv=notrunc status=none
+dd if=$T/h of=$M/y bs=1 seek=$((40 * 65536 + 5 * 4096 + 7)) conv=notrunc status=none
+pages=$(fincore -nb -o PAGES $M/y | tr -d ' ')
+[ "${pages:-0}" -ge 16 ] ||
+	fail "a 100-byte write into a packed cluster left $pages pages cached, not the cluster's 16: $(fincore $M/y)"
+sync
+dropc
+cmp $T/y $M/y >/dev/null || fail "the file differs after the 100-byte write"
+ok "a 100-byte write into an uncached page of a packed cluster caches the cluster's $pages pages from one decoding; reads back equal"
 
 # 2. edits through the page cache, against a copy on tmpfs
 cat /usr/include/linux/*.h | head -c 1000000 >$T/x
