@@ -1454,6 +1454,15 @@ int __must_check gaze_file_write_vec_enc(struct gaze_fs *fs, u32 ino,
 			const u64 *fblks, u32 nr, void *const *bufs, u64 size,
 			struct gaze_cluster_enc *enc, u32 nenc);
 /*
+ * Brings what a write of the nr ascending blocks fblks will read into
+ * the cache (the block-map nodes it walks, and the table blocks of the
+ * blocks it replaces), reading them without fs->lock (struct gaze_miss),
+ * so the write need not read them under it: best effort, it stops where
+ * a miss would be read under the lock.
+ */
+void gaze_file_map_warm(struct gaze_fs *fs, u32 ino, const u64 *fblks,
+			u32 nr);
+/*
  * The run of file blocks from fblk that is mapped to consecutive device
  * blocks (*addr, *nr <= max), or a hole (*addr 0, *nr blocks of it up to
  * max or the next mapped block).  -ENODATA for an inline file, whose

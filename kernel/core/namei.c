@@ -1093,6 +1093,51 @@ gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
 }
 
 /*
+ * One try of gaze_file_map_warm: from fblks[*done], each block's slot in
+ * the map and, for a block it replaces, the table blocks that describe
+ * the old one (gaze_block_invalidate's); *done past each block it has
+ * seen; 0 at once when a miss would be read under the lock
+ */
+static int
+ns_map_warm(struct gaze_fs *fs, struct gaze_miss *m, u32 ino,
+	    const u64 *fblks, u32 nr, u32 *done)
+{
+	struct gaze_summary sum;
+	struct gaze_mbuf *imb;
+	bool valid;
+	u64 addr;
+	int err;
+
+	if (!m->nowait)
+		return 0;
+	err = ns_enter_map(fs, m, ino, &imb);
+	if (!imb)
+		return err;
+	while (!err && *done < nr) {
+		err = gaze_bmap_lookup(fs, imb, fblks[*done], &addr);
+		if (!err && GAZE_ADDR_IS_REAL(addr) &&
+		    gaze_space_block_owner(fs, addr, &valid, &sum) ==
+		    -GAZE_EMISS)
+			err = -GAZE_EMISS;
+		if (!err)
+			(*done)++;
+	}
+	if (err == -ENODATA)		/* inline: no map */
+		err = 0;
+	return gaze_ns_leave(fs, imb, false, err);
+}
+
+void
+gaze_file_map_warm(struct gaze_fs *fs, u32 ino, const u64 *fblks, u32 nr)
+{
+	u32 done = 0;
+	int err;
+
+	GAZE_MISS_RUN(fs, m, err, ns_map_warm(fs, &m, ino, fblks, nr, &done));
+	(void)err;
+}
+
+/*
  * Holes among file blocks [from, to) as the cached map shows them; under
  * a node that is not in the cache, blocks below eof (the last one the
  * inode's size covers) count as mapped, those past it as holes.

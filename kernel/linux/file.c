@@ -750,6 +750,10 @@ static int gaze_wb_flush(struct gaze_wb *wb)
 	/* room was made when the batch began (gaze_wb_add) */
 	for (i = 0; i < wb->nr; i++)
 		folio_start_writeback(wb->folios[i]);
+	/* what the write reads, read before it takes fs->lock */
+	nofs = gaze_nofs_begin();
+	gaze_file_map_warm(gaze_ifs(inode), inode->i_ino, wb->fblks, wb->nr);
+	gaze_nofs_end(nofs);
 	/* clusters compressed on several CPUs before fs->lock (cmpwq.c) */
 	nenc = gaze_cmp_batch(inode, wb->fblks, wb->bufs, wb->nr, end, &enc);
 	wb->defer.nr = wb->nr;

@@ -1666,6 +1666,78 @@ test_unlocked_reads(void)
 	gaze_dev_close(dev);
 }
 
+/*
+ * gaze_file_map_warm before a write of blocks spread over a file's map
+ * nodes: the nodes are read without fs->lock, and the write then reads
+ * fewer blocks under it than the same write on a cold cache
+ */
+static void
+test_map_warm(void)
+{
+	static u8 buf[300 * GAZE_BLOCK_SIZE];
+	struct gaze_dev *dev = dev_new(64);
+	struct gaze_fs *fs = fs_new(dev, false);
+	u64 fblks[2][8], size = 3500ull * GAZE_BLOCK_SIZE, off, cold, warm;
+	void *bufs[8];
+	u32 ino, i, k, bad = 0;
+	s64 n;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (u8)(i * 13 + i / 4096);
+	TAP_MUST(mk(fs, GAZE_ROOT_INO, "w", 0100644, &ino));
+	for (off = 0; off < size; off += n) {
+		n = gaze_file_write(fs, ino, buf, min_t(u64, sizeof(buf),
+							size - off), off);
+		if (n <= 0) {
+			bad++;
+			break;
+		}
+	}
+	/* one block in the direct slots, one in each of 6 nodes, one more */
+	for (k = 0; k < 2; k++) {
+		fblks[k][0] = 10 + k;
+		for (i = 1; i < 8; i++)
+			fblks[k][i] = GAZE_ADDRS_PER_INODE +
+				      (u64)(i - 1) * GAZE_ADDRS_PER_DNODE + 5 + k;
+	}
+	for (i = 0; i < 8; i++)
+		bufs[i] = buf + (size_t)i * GAZE_BLOCK_SIZE;
+	tap_ok(!bad && !gaze_fs_sync(fs), "map warm-up: setup (3,500 blocks)");
+	fs = fs_reopen(fs, dev);
+	ur_wrap(fs, dev);
+
+	ur_cold(fs);
+	TAP_MUST(gaze_file_write_vec(fs, ino, fblks[0], 8, bufs,
+				     (fblks[0][7] + 1) * GAZE_BLOCK_SIZE));
+	cold = ur.locked;
+	ur_cold(fs);
+	gaze_file_map_warm(fs, ino, fblks[1], 8);
+	tap_ok(ur.unlocked > 0 && !ur.locked,
+	       "gaze_file_map_warm reads the map nodes and table blocks a write of 8 blocks needs without fs->lock (%llu reads, %llu with it)",
+	       (unsigned long long)ur.unlocked,
+	       (unsigned long long)ur.locked);
+	ur.locked = ur.unlocked = 0;
+	TAP_MUST(gaze_file_write_vec(fs, ino, fblks[1], 8, bufs,
+				     (fblks[1][7] + 1) * GAZE_BLOCK_SIZE));
+	warm = ur.locked;
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < 8; i++) {
+			u8 got[GAZE_BLOCK_SIZE];
+
+			if (gaze_file_read(fs, ino, got, GAZE_BLOCK_SIZE,
+					   fblks[k][i] * GAZE_BLOCK_SIZE) !=
+			    GAZE_BLOCK_SIZE || memcmp(got, bufs[i],
+						      GAZE_BLOCK_SIZE))
+				bad++;
+		}
+	tap_ok(!bad && cold > 0 && warm < cold && !warm,
+	       "the write after it reads %llu blocks under fs->lock, the same write on a cold cache %llu; both read back",
+	       (unsigned long long)warm, (unsigned long long)cold);
+	dev->ops = ur.real;
+	TAP_MUST(gaze_fs_close(fs));
+	gaze_dev_close(dev);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1705,6 +1777,7 @@ main(int argc, char **argv)
 	test_data_lost(64, 1024, 0);
 	test_data_lost(16, 4096, 3000);
 	test_unlocked_reads();
+	test_map_warm();
 	if (!quick)
 		test_dir_many(true, 100000, 512, false);
 	return tap_done();
