@@ -1457,8 +1457,9 @@ int __must_check gaze_file_write_vec_enc(struct gaze_fs *fs, u32 ino,
  * Brings what a write of the nr ascending blocks fblks will read into
  * the cache (the block-map nodes it walks, and the table blocks of the
  * blocks it replaces), reading them without fs->lock (struct gaze_miss),
- * so the write need not read them under it: best effort, it stops where
- * a miss would be read under the lock.
+ * so the write need not read them under it: best effort, it goes on
+ * while each run of GAZE_MISS_TRIES fetches gets further, and never reads
+ * under the lock.
  */
 void gaze_file_map_warm(struct gaze_fs *fs, u32 ino, const u64 *fblks,
 			u32 nr);

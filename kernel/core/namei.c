@@ -1130,11 +1130,15 @@ ns_map_warm(struct gaze_fs *fs, struct gaze_miss *m, u32 ino,
 void
 gaze_file_map_warm(struct gaze_fs *fs, u32 ino, const u64 *fblks, u32 nr)
 {
-	u32 done = 0;
+	u32 done = 0, before;
 	int err;
 
-	GAZE_MISS_RUN(fs, m, err, ns_map_warm(fs, &m, ino, fblks, nr, &done));
-	(void)err;
+	/* a run stops after GAZE_MISS_TRIES fetches; go on while it gains */
+	do {
+		before = done;
+		GAZE_MISS_RUN(fs, m, err, ns_map_warm(fs, &m, ino, fblks, nr,
+						      &done));
+	} while (!err && done < nr && done > before);
 }
 
 /*
