@@ -158,8 +158,8 @@ PAT='Kernel panic|BUG:|Oops:|WARNING:|general protection fault|Call Trace:|block
 # starting" line; gaze.ko is not loaded yet), is the emulator's failure,
 # not the test's: 6.12 under multi-threaded TCG sometimes takes an int3
 # from its own boot-time code patching (Oops: int3 in a static branch).
-# So is QEMU itself dying of a signal before SCRIPT starts (a TCG
-# segfault 3 s into a 6.1 boot was seen once in a CI run).
+# So is QEMU itself dying of a signal before SCRIPT starts (a crash of
+# the emulator, not of anything under test).
 # That boot is kept as console.bootfail-N.log and the guest is booted
 # again, at most twice.  So is a guest that has not started SCRIPT
 # after 180 s (a boot takes 3 to 20 s), scaled like -t, so a hung boot
