@@ -642,7 +642,6 @@ gaze_cluster_plan(u8 log_cluster, u8 algo, u8 level, const u64 *fblks,
 			enc[n].algo = algo;
 			enc[n].level = level;
 			enc[n].blocks = bufs + i;
-			enc[n].partial = !whole;
 			enc[n].fblks = fblks + i;
 			enc[n++].nb = j - i;
 		}
@@ -746,7 +745,7 @@ gaze_cluster_enc_merge(struct gaze_fs *fs, u32 ino, struct gaze_cluster_enc *e,
 	u32 t;
 	int err;
 
-	if (!e->partial) {
+	if (!gaze_cluster_enc_partial(e)) {
 		gaze_cluster_enc_run(e, scratch);
 		return;
 	}
@@ -825,7 +824,7 @@ gaze_cluster_prepare(struct gaze_fs *fs, struct gaze_mbuf *imb,
 	struct gaze_cluster_enc *e = c->enc;
 	bool may_pack;
 
-	if (e && e->partial && !cl_base_same(fs, imb, c))
+	if (e && gaze_cluster_enc_partial(e) && !cl_base_same(fs, imb, c))
 		c->enc = e = NULL;
 	if (nb == c->nblk)
 		return 0;

@@ -1683,10 +1683,9 @@ struct gaze_cluster_enc {
 	u32	nvalid;		/* its data blocks below the size */
 	u8	algo, level;	/* the inode's setting the plan was made for */
 	bool	used;		/* set by the core: stored as encoded here */
-	bool	partial;	/* the batch holds nb < nvalid of its blocks */
-	void *const *blocks;	/* the batch's bufs of it: nvalid, or nb */
-	const u64 *fblks;	/* partial: the nb blocks' file blocks */
-	u32	nb;
+	void *const *blocks;	/* the batch's bufs of it: nb */
+	const u64 *fblks;	/* their file blocks */
+	u32	nb;		/* < nvalid: the batch holds part of it */
 	u32	nblk;		/* blocks per cluster */
 	int	err;		/* after run: 0, -E2BIG (saves no block), -errno */
 	u32	len;		/* stream bytes */
@@ -1695,6 +1694,10 @@ struct gaze_cluster_enc {
 	u64	base_seq;	/* and fs->reset_seq then */
 };
 #define GAZE_PLAN_PARTIAL	0x1	/* plan clusters held in part too */
+static inline bool gaze_cluster_enc_partial(const struct gaze_cluster_enc *e)
+{
+	return e->nb < e->nvalid;
+}
 /*
  * The clusters of log_cluster blocks that the batch (ascending fblks,
  * bufs; size as given to the write) holds every data block of (with

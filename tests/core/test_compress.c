@@ -796,10 +796,10 @@ test_merge(void)
 	nr = merge_batch(l1, ARRAY_SIZE(l1), fblks, bufs);
 	mr.locked = mr.unlocked = 0;
 	n = pmerge_plan(c.fs, c.ino, fblks, bufs, nr, c.size, enc);
-	ok = n == 4 && enc[0].partial && enc[0].nb == 1 && enc[1].nb == 2 &&
-	     !enc[2].partial && enc[2].first == 48 && enc[3].nb == 2;
+	ok = n == 4 && gaze_cluster_enc_partial(&enc[0]) && enc[0].nb == 1 && enc[1].nb == 2 &&
+	     !gaze_cluster_enc_partial(&enc[2]) && enc[2].first == 48 && enc[3].nb == 2;
 	for (i = 0; i < n; i++)
-		ok = ok && !enc[i].err && (!enc[i].partial || enc[i].base);
+		ok = ok && !enc[i].err && (!gaze_cluster_enc_partial(&enc[i]) || enc[i].base);
 	tap_ok(ok && mr.unlocked > 0 && !mr.locked,
 	       "plan with GAZE_PLAN_PARTIAL: %u clusters (3 in part, 1 whole); the merges read %llu times without fs->lock, %llu with it",
 	       n, (unsigned long long)mr.unlocked,
