@@ -652,6 +652,52 @@ gaze_bmap_range_cached(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from,
 	return bmap_range(fs, imb, from, to, false, mapped, unknown);
 }
 
+/* table block of main block addr into the cache; -GAZE_EMISS under a miss */
+static int
+bmap_warm_owner(struct gaze_fs *fs, u64 addr)
+{
+	struct gaze_summary sum;
+	bool valid;
+
+	if (!GAZE_ADDR_IS_REAL(addr))
+		return 0;
+	return gaze_space_block_owner(fs, addr, &valid, &sum) == -GAZE_EMISS ?
+	       -GAZE_EMISS : 0;
+}
+
+int
+gaze_bmap_warm(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 *pos, u64 to)
+{
+	struct gaze_mbuf *owner;
+	__le64 *addrs;
+	u64 end;
+	u32 ofs, i, n;
+	int err = 0;
+
+	to = min_t(u64, to, GAZE_BMAP_MAX_BLOCKS);
+	while (*pos < to && !err) {
+		end = bmap_window_end(*pos);
+		err = bmap_slot_mode(fs, imb, *pos, BMAP_READ, &owner, &ofs,
+				     &end);
+		end = min(end, to);
+		if (err || !owner) {
+			if (!err)
+				*pos = end;
+			continue;
+		}
+		if (owner != imb)
+			err = bmap_warm_owner(fs, owner->blkaddr);
+		addrs = gaze_bmap_addrs(owner);
+		n = (u32)(end - *pos);
+		for (i = ofs; i < ofs + n && !err; i++)
+			err = bmap_warm_owner(fs, le64_to_cpu(addrs[i]));
+		gaze_bmap_release(fs, imb, owner);
+		if (!err)
+			*pos = end;
+	}
+	return err;
+}
+
 /*
  * The holes among file blocks [from, to) become GAZE_ADDR_PREALLOC,
  * creating the nodes that hold them.  The caller checked the space

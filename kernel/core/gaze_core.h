@@ -1464,6 +1464,15 @@ int __must_check gaze_file_write_vec_enc(struct gaze_fs *fs, u32 ino,
 void gaze_file_map_warm(struct gaze_fs *fs, u32 ino, const u64 *fblks,
 			u32 nr);
 /*
+ * The same for a cut of file blocks [from, to) (truncate, punch hole,
+ * zero range, freeing an orphan): the map nodes over it and the table
+ * blocks of those nodes and of the blocks mapped there; self: also the
+ * table block of the inode's own node (it is freed too).  At most 2^18
+ * blocks from `from` are looked at.
+ */
+void gaze_file_range_warm(struct gaze_fs *fs, u32 ino, u64 from, u64 to,
+			  bool self);
+/*
  * The run of file blocks from fblk that is mapped to consecutive device
  * blocks (*addr, *nr <= max), or a hole (*addr 0, *nr blocks of it up to
  * max or the next mapped block).  -ENODATA for an inline file, whose
@@ -1856,6 +1865,15 @@ int gaze_bmap_range(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from, u64 to,
  * are not in the cache go to *unknown instead */
 int gaze_bmap_range_cached(struct gaze_fs *fs, struct gaze_mbuf *imb,
 			   u64 from, u64 to, u64 *mapped, u64 *unknown);
+/*
+ * Brings into the cache what unmapping file blocks [*pos, to) reads: the
+ * map's nodes over the range, the table block of each node and of each
+ * block mapped there.  *pos moves past each node window done, so a call
+ * that returned -GAZE_EMISS (a miss named, struct gaze_miss) goes on
+ * from there; other lookup errors are left to the operation itself.
+ */
+int gaze_bmap_warm(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 *pos,
+		   u64 to);
 
 /* dir.c */
 int gaze_name_check(const char *name, u32 len);

@@ -1142,6 +1142,55 @@ gaze_file_map_warm(struct gaze_fs *fs, u32 ino, const u64 *fblks, u32 nr)
 }
 
 /*
+ * gaze_file_range_warm looks at most this many file blocks ahead (1 GiB
+ * of file: about 260 map nodes and their table blocks), so the cache it
+ * fills stays small next to fs->cache_limit; a larger cut reads the rest
+ * of its misses under the lock, as before.
+ */
+#define RANGE_WARM_MAX		(1ull << 18)
+
+/* one try of gaze_file_range_warm from *pos; 0 at once under the lock */
+static int
+ns_range_warm(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, u64 *pos,
+	      u64 to, bool self)
+{
+	struct gaze_summary sum;
+	struct gaze_mbuf *imb;
+	bool valid;
+	int err;
+
+	if (!m->nowait)
+		return 0;
+	err = ns_enter_map(fs, m, ino, &imb);
+	if (!imb)
+		return err;
+	if (!err && self && GAZE_ADDR_IS_REAL(imb->blkaddr) &&
+	    gaze_space_block_owner(fs, imb->blkaddr, &valid, &sum) ==
+	    -GAZE_EMISS)
+		err = -GAZE_EMISS;
+	if (!err)
+		err = gaze_bmap_warm(fs, imb, pos, to);
+	if (err == -ENODATA)		/* inline: no map */
+		err = 0;
+	return gaze_ns_leave(fs, imb, false, err);
+}
+
+void
+gaze_file_range_warm(struct gaze_fs *fs, u32 ino, u64 from, u64 to,
+		     bool self)
+{
+	u64 pos = from, before;
+	int err;
+
+	to = min(to, from + RANGE_WARM_MAX);
+	do {
+		before = pos;
+		GAZE_MISS_RUN(fs, m, err, ns_range_warm(fs, &m, ino, &pos, to,
+							self));
+	} while (!err && pos < to && pos > before);
+}
+
+/*
  * Holes among file blocks [from, to) as the cached map shows them; under
  * a node that is not in the cache, blocks below eof (the last one the
  * inode's size covers) count as mapped, those past it as holes.

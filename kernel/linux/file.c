@@ -1101,6 +1101,11 @@ static long gaze_fallocate(struct file *file, int mode, loff_t off,
 	else if (shift)
 		truncate_pagecache(inode, off);
 	nofs = gaze_nofs_begin();
+	/* what the cut frees, read before the core takes fs->lock */
+	if (zero || (mode & FALLOC_FL_COLLAPSE_RANGE))
+		gaze_file_range_warm(gaze_ifs(inode), inode->i_ino,
+				     off >> GAZE_BLOCK_SHIFT,
+				     DIV_ROUND_UP(end, GAZE_BLOCK_SIZE), false);
 	ret = gaze_file_fallocate(gaze_ifs(inode), inode->i_ino, mode, off,
 				  len);
 	if (!ret)

@@ -276,6 +276,12 @@ int gaze_setattr(gaze_idmap_t *idmap, struct dentry *dentry,
 		/* growing: mmap's bytes past the old size are not data */
 		gaze_zero_eof_tail(inode, attr->ia_size);
 		nofs = gaze_nofs_begin();
+		/* what the cut frees, read before the core takes fs->lock */
+		if (attr->ia_size <= old)
+			gaze_file_range_warm(fs, inode->i_ino,
+					     DIV_ROUND_UP(attr->ia_size,
+							  GAZE_BLOCK_SIZE),
+					     U64_MAX, false);
 		ret = gaze_file_truncate_trim(fs, inode->i_ino, attr->ia_size,
 					      attr->ia_size <= old);
 		gaze_nofs_end(nofs);
@@ -476,6 +482,8 @@ void gaze_evict_inode(struct inode *inode)
 	if (!inode->i_nlink && !S_ISDIR(inode->i_mode) &&
 	    !is_bad_inode(inode) && !sb_rdonly(inode->i_sb)) {
 		nofs = gaze_nofs_begin();
+		gaze_file_range_warm(GAZE_FS(inode->i_sb), inode->i_ino, 0,
+				     U64_MAX, true);
 		ret = gaze_ns_orphan_evict(GAZE_FS(inode->i_sb), inode->i_ino);
 		gaze_nofs_end(nofs);
 		if (ret && ret != -ENOENT && ret != -EROFS)

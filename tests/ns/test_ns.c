@@ -1738,6 +1738,128 @@ test_map_warm(void)
 	gaze_dev_close(dev);
 }
 
+/*
+ * Cuts on a cold cache (truncate, punch hole, freeing an orphan) read the
+ * map nodes and table blocks they free under fs->lock; after
+ * gaze_file_range_warm they read none there, and the data is right.
+ */
+static int
+range_cut(struct gaze_fs *fs, u32 dir, const u32 *f, int op, bool warm)
+{
+	char name[16];
+
+	switch (op) {
+	case 0:
+		if (warm)
+			gaze_file_range_warm(fs, f[0], 100, ~0ull, false);
+		return gaze_file_truncate_trim(fs, f[0], 100 * GAZE_BLOCK_SIZE,
+					       true);
+	case 1:
+		if (warm)
+			gaze_file_range_warm(fs, f[1], 100, 3000, false);
+		return gaze_file_fallocate(fs, f[1], GAZE_FALLOC_PUNCH_HOLE |
+					   GAZE_FALLOC_KEEP_SIZE,
+					   100 * GAZE_BLOCK_SIZE,
+					   2900 * GAZE_BLOCK_SIZE);
+	default:
+		snprintf(name, sizeof(name), "%u", f[2]);
+		if (gaze_ns_unlink_flags(fs, dir, name, (u32)strlen(name),
+					 GAZE_NS_IN_USE))
+			return -1;
+		ur_cold(fs);
+		if (warm)
+			gaze_file_range_warm(fs, f[2], 0, ~0ull, true);
+		return gaze_ns_orphan_evict(fs, f[2]);
+	}
+}
+
+static void
+test_range_warm(void)
+{
+	static const char *const what[] = { "truncate of 3,400 blocks",
+		"punch hole of 2,900 blocks", "freeing an orphan of 3,500 blocks" };
+	static u8 buf[3500 * GAZE_BLOCK_SIZE], zero_block[GAZE_BLOCK_SIZE];
+	struct gaze_dev *dev = dev_new(64);
+	struct gaze_fs *fs = fs_new(dev, false);
+	u64 locked[2][3], reads[2][3];
+	u8 got[GAZE_BLOCK_SIZE];
+	struct gaze_attr ga;
+	u32 dir, f[6], i, k, bad = 0;
+	char name[16];
+	int op;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (u8)(i * 7 + i / 4096);
+	TAP_MUST(mk(fs, GAZE_ROOT_INO, "d", 040755, &dir));
+	for (i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "%u", i);
+		TAP_MUST(mk(fs, dir, name, 0100644, &f[i]));
+		if (gaze_file_write(fs, f[i], buf, sizeof(buf), 0) !=
+		    sizeof(buf))
+			bad++;
+	}
+	/* the names are the inode numbers, for range_cut's unlink */
+	for (i = 0; i < 6; i++) {
+		char to[16];
+
+		snprintf(name, sizeof(name), "%u", i);
+		snprintf(to, sizeof(to), "%u", f[i]);
+		if (gaze_ns_rename(fs, dir, name, (u32)strlen(name), dir, to,
+				   (u32)strlen(to), 0))
+			bad++;
+	}
+	tap_ok(!bad && !gaze_fs_sync(fs), "range warm-up: setup (6 files of 3,500 blocks)");
+	fs = fs_reopen(fs, dev);
+	ur_wrap(fs, dev);
+	for (k = 0; k < 2; k++)
+		for (op = 0; op < 3; op++) {
+			ur_cold(fs);
+			TAP_MUST(gaze_ns_getattr(fs, f[3 * k + op], &ga));
+			if (range_cut(fs, dir, f + 3 * k, op, k))
+				bad++;
+			locked[k][op] = ur.locked;
+			reads[k][op] = ur.locked + ur.unlocked;
+		}
+	for (op = 0; op < 3; op++)
+		tap_ok(!bad && locked[0][op] > 0 && !locked[1][op],
+		       "%s: %llu reads under fs->lock cold, %llu after gaze_file_range_warm (%llu reads in all)",
+		       what[op], (unsigned long long)locked[0][op],
+		       (unsigned long long)locked[1][op],
+		       (unsigned long long)reads[1][op]);
+	dev->ops = ur.real;
+	fs = fs_reopen(fs, dev);
+	for (k = 0; k < 2; k++) {
+		u32 t = f[3 * k], p = f[3 * k + 1];
+
+		if (gaze_ns_getattr(fs, t, &ga) ||
+		    ga.size != 100 * GAZE_BLOCK_SIZE ||
+		    gaze_ns_getattr(fs, p, &ga) || ga.size != sizeof(buf) ||
+		    gaze_ns_getattr(fs, f[3 * k + 2], &ga) != -ENOENT)
+			bad++;
+		for (i = 0; i < 3500; i += 7) {
+			bool hole = i >= 100 && i < 3000;
+
+			if (i < 100 && (gaze_file_read(fs, t, got, sizeof(got),
+						       (u64)i * sizeof(got)) !=
+					(s64)sizeof(got) ||
+					memcmp(got, buf + (size_t)i * sizeof(got),
+					       sizeof(got))))
+				bad++;
+			if (gaze_file_read(fs, p, got, sizeof(got),
+					   (u64)i * sizeof(got)) !=
+			    (s64)sizeof(got))
+				bad++;
+			else if (hole ? memcmp(got, zero_block, sizeof(got)) :
+				 memcmp(got, buf + (size_t)i * sizeof(got),
+					sizeof(got)))
+				bad++;
+		}
+	}
+	tap_ok(!bad, "after a reopen: the cut files read back right, the orphans are gone");
+	TAP_MUST(gaze_fs_close(fs));
+	gaze_dev_close(dev);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1778,6 +1900,7 @@ main(int argc, char **argv)
 	test_data_lost(16, 4096, 3000);
 	test_unlocked_reads();
 	test_map_warm();
+	test_range_warm();
 	if (!quick)
 		test_dir_many(true, 100000, 512, false);
 	return tap_done();
