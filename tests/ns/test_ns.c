@@ -1811,6 +1811,35 @@ test_range_warm(void)
 	tap_ok(!bad && !gaze_fs_sync(fs), "range warm-up: setup (6 files of 3,500 blocks)");
 	fs = fs_reopen(fs, dev);
 	ur_wrap(fs, dev);
+	/* what the VFS looks up first, then the change: none under the lock */
+	ur_cold(fs);
+	if (lk(fs, dir, "new", &i) != -ENOENT ||
+	    mk(fs, dir, "new", 0100644, &i))
+		bad++;
+	locked[0][0] = ur.locked;
+	ur_cold(fs);
+	if (lk(fs, dir, "new", &i) || gaze_ns_getattr(fs, i, &ga) ||
+	    lk(fs, dir, "lnk", &k) != -ENOENT ||
+	    gaze_ns_link(fs, dir, "lnk", 3, i))
+		bad++;
+	locked[0][1] = ur.locked;
+	ur_cold(fs);
+	if (lk(fs, dir, "new", &i) || gaze_ns_getattr(fs, i, &ga) ||
+	    lk(fs, GAZE_ROOT_INO, "moved", &k) != -ENOENT ||
+	    gaze_ns_rename(fs, dir, "new", 3, GAZE_ROOT_INO, "moved", 5, 0))
+		bad++;
+	locked[0][2] = ur.locked;
+	ur_cold(fs);
+	if (lk(fs, dir, "lnk", &i) || gaze_ns_getattr(fs, i, &ga) ||
+	    gaze_ns_unlink_flags(fs, dir, "lnk", 3, GAZE_NS_IN_USE))
+		bad++;
+	tap_ok(!bad && !locked[0][0] && !locked[0][1] && !locked[0][2] &&
+	       !ur.locked,
+	       "cold create, link, rename and unlink after the VFS's lookups: reads under fs->lock %llu, %llu, %llu, %llu",
+	       (unsigned long long)locked[0][0],
+	       (unsigned long long)locked[0][1],
+	       (unsigned long long)locked[0][2],
+	       (unsigned long long)ur.locked);
 	for (k = 0; k < 2; k++)
 		for (op = 0; op < 3; op++) {
 			ur_cold(fs);
