@@ -13,10 +13,12 @@
  * devices: file data that writeback hands over in its own page-cache
  * folios (gaze_bdev_defer_begin) may wait in the plug (struct gaze_plug)
  * for the next contiguous blocks, so many small files leave as one bio.
- * Every other request on the device (a read only when it overlaps the
- * plug's blocks) first submits the plug and waits for it, so the core
- * still sees its writes in order, and a delayed work submits what is
- * left.  Each 4 KiB block of the
+ * A plug that is full, or that the next such blocks do not continue, is
+ * sent without waiting (the next one is built while it is in flight; at
+ * most one is, and sending waits for it first).  Every other request on
+ * the device (a read only when it overlaps a plugged or sent block)
+ * first submits the plug and waits for both, so the core still sees its
+ * writes in order, and a delayed work submits what is left.  Each 4 KiB block of the
  * caller's buffer is added to the bio as its own page when it is page
  * aligned (kmalloc'd or vmalloc'd); an unaligned block goes through a
  * bounce page.
@@ -53,6 +55,18 @@ struct gaze_plug {
 	struct folio		*folios[BIO_MAX_VECS];
 	u32			nr;	/* folios in bio */
 	u64			next;	/* block after the bio's last */
+	/*
+	 * The bio sent before it, in flight until gaze_plug_wait (at most
+	 * one: every write waits for it).  Its end_io ends the folios'
+	 * writeback and completes done; the waiter then reads status and
+	 * drops the folios' references.  end_io touches only flight_*.
+	 */
+	struct bio		*flight;
+	struct folio		*flight_folios[BIO_MAX_VECS];
+	u32			flight_nr;
+	u64			flight_next;
+	blk_status_t		flight_status;
+	struct completion	flight_done;
 	int			err;	/* sticky, until taken */
 	u64			lost;	/* the failed bio's first block */
 	u32			lost_nr;	/* and its length; also read
@@ -251,37 +265,82 @@ static int gaze_bdev_range(struct gaze_dev *d, u64 blk, u32 nr)
 
 #define GAZE_PLUG_DELAY		msecs_to_jiffies(20)
 
-/* submits the bio being built and waits for it; plug->lock held */
-static int gaze_plug_submit(struct gaze_bdev *b)
+/* the sent bio has completed: the device holds its blocks, or failed */
+static void gaze_plug_end_io(struct bio *bio)
+{
+	struct gaze_plug *p = bio->bi_private;
+	u32 i;
+
+	p->flight_status = bio->bi_status;
+	for (i = 0; i < p->flight_nr; i++) {
+		struct folio *folio = p->flight_folios[i];
+
+		if (bio->bi_status)
+			mapping_set_error(folio->mapping, -EIO);
+		folio_end_writeback(folio);
+	}
+	complete(&p->flight_done);
+}
+
+/*
+ * waits for the bio in flight, if any; a failure becomes the sticky
+ * error, with its blocks as the lost range; plug->lock held
+ */
+static int gaze_plug_wait(struct gaze_bdev *b)
 {
 	struct gaze_plug *p = &b->plug;
 	int ret;
 	u32 i;
 
-	if (!p->bio)
+	if (!p->flight)
 		return p->err;
-	ret = submit_bio_wait(p->bio);
-	bio_put(p->bio);
-	p->bio = NULL;
+	wait_for_completion(&p->flight_done);
+	ret = blk_status_to_errno(p->flight_status);
+	bio_put(p->flight);
+	p->flight = NULL;
+	for (i = 0; i < p->flight_nr; i++)
+		folio_put(p->flight_folios[i]);
 	if (ret && !p->err) {
-		p->lost = p->next - p->nr;
-		WRITE_ONCE(p->lost_nr, p->nr);
-	}
-	for (i = 0; i < p->nr; i++) {
-		struct folio *folio = p->folios[i];
-
-		if (ret)
-			mapping_set_error(folio->mapping, -EIO);
-		folio_end_writeback(folio);
-		folio_put(folio);
-	}
-	p->nr = 0;
-	if (ret && !p->err) {
+		p->lost = p->flight_next - p->flight_nr;
+		WRITE_ONCE(p->lost_nr, p->flight_nr);
 		pr_err("gaze: %pg: deferred data write failed: %d; writes wait until its blocks are made holes\n",
 		       b->bdev, ret);
 		p->err = ret;
 	}
+	p->flight_nr = 0;
 	return p->err;
+}
+
+/*
+ * sends the bio being built without waiting for it, after the one in
+ * flight (so each zone still gets its writes in order, whatever the
+ * scheduler); plug->lock held
+ */
+static int gaze_plug_send(struct gaze_bdev *b)
+{
+	struct gaze_plug *p = &b->plug;
+	int ret = gaze_plug_wait(b);
+
+	if (!p->bio)
+		return ret;
+	p->flight = p->bio;
+	p->bio = NULL;
+	memcpy(p->flight_folios, p->folios, p->nr * sizeof(*p->folios));
+	p->flight_nr = p->nr;
+	p->flight_next = p->next;
+	p->nr = 0;
+	reinit_completion(&p->flight_done);
+	p->flight->bi_private = p;
+	p->flight->bi_end_io = gaze_plug_end_io;
+	submit_bio(p->flight);
+	return ret;
+}
+
+/* sends the bio being built and waits for it and the one before; plug->lock held */
+static int gaze_plug_submit(struct gaze_bdev *b)
+{
+	gaze_plug_send(b);
+	return gaze_plug_wait(b);
 }
 
 static int gaze_plug_drain(struct gaze_bdev *b)
@@ -306,6 +365,9 @@ static void gaze_plug_drain_read(struct gaze_bdev *b, u64 blk, u32 nr)
 	mutex_lock(&p->lock);
 	if (p->bio && blk < p->next && blk + nr > p->next - p->nr)
 		gaze_plug_submit(b);
+	else if (p->flight && blk < p->flight_next &&
+		 blk + nr > p->flight_next - p->flight_nr)
+		gaze_plug_wait(b);
 	mutex_unlock(&p->lock);
 }
 
@@ -449,9 +511,10 @@ static int gaze_plug_take(struct gaze_bdev *b, u64 blk, u32 nr,
 		goto out_unlock;
 	/* one bio, one cgroup to charge it to */
 	blkcg = gaze_wbc_blkcg(df->wbc);
+	/* the next bio is built while this one is in flight */
 	if (p->bio && (blk != p->next || p->nr + nr > max ||
 		       blkcg != p->blkcg))
-		ret = gaze_plug_submit(b);
+		ret = gaze_plug_send(b);
 	if (!ret)
 		ret = p->err;
 	if (ret)
@@ -486,6 +549,7 @@ out_unlock:
 static void gaze_plug_init(struct gaze_bdev *b)
 {
 	mutex_init(&b->plug.lock);
+	init_completion(&b->plug.flight_done);
 	INIT_LIST_HEAD(&b->plug.defers);
 	INIT_DELAYED_WORK(&b->plug.work, gaze_plug_work);
 }

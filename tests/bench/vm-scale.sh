@@ -18,7 +18,9 @@
 #   (e) seqwrite, seqread  1 MiB sequential, 1 and N jobs (MiB/s)
 #   (f) coldstat   lookup and stat of uncached files, 1 process and N in
 #                  directories of their own (files/s)
-# PHASES (e.g. "f d") runs only those phases, in that order.
+# PHASES (e.g. "f d") runs only those phases, in that order; FSES="gaze"
+# boots only GAZE's guest (to compare two modules: its rows then say
+# "missing" for F2FS).
 # Prints both filesystems' figures, each one's gain (N jobs / 1 job,
 # qd32 / qd1) and GAZE / F2FS at N jobs (for latency: GAZE's p99 / F2FS's,
 # below 1 is better), and whether each row meets issue 15's targets: a
@@ -47,7 +49,7 @@ vm_init bench-scale
 vm_kmod "$BUILD/kmod" || exit 1
 make -C "$BUILD" tests/bench/smallfiles gazectl/gazectl >"$OUT/helper.log" 2>&1 ||
 	{ echo "vm-scale: building the helpers failed ($OUT/helper.log)"; exit 1; }
-for fs in gaze f2fs; do
+for fs in ${FSES:-gaze f2fs}; do
 	GAZE_VM_SMP=$VCPUS "$HERE/run-guest.sh" -o "$OUT/$fs" -t 3600 -m 2G \
 		-e GAZE_BUILDDIR="$BUILD" -e GAZE_SRCDIR="$SRC" \
 		-e FS_ONLY=$fs -e SECS="$SECS" -e JOBS="$JOBS" \
@@ -59,7 +61,7 @@ for fs in gaze f2fs; do
 	tr -d '\r' <"$OUT/$fs/console.log" | grep -aE '^# ' | tee "$OUT/$fs.figures"
 	[ $rc -eq 0 ] || { echo "vm-scale: $fs guest exit $rc (console: $OUT/$fs/console.log)"; exit 1; }
 done
-fig() { awk -v k="$1 $2 $3" '$1 == "#" && $2 == "sc" && ($3" "$4" "$5) == k { print $6 }' "$OUT/$1.figures"; }
+fig() { [ -f "$OUT/$1.figures" ] || return 0; awk -v k="$1 $2 $3" '$1 == "#" && $2 == "sc" && ($3" "$4" "$5) == k { print $6 }' "$OUT/$1.figures"; }
 ratio() { [ -n "$1" ] && [ -n "$2" ] && [ "$2" != 0 ] && echo "$1 / $2" | bc -l || echo 0; }
 echo "# GAZE and F2FS (zoned), ${ZNS} MiB ZNS in ${ZONE} MiB zones (capacity $CAP MiB), $VCPUS vCPUs, N = $JOBS, $SECS s phases (kernel $VM_KVER)"
 printf '%-10s %-9s %10s %10s %10s %10s %7s %7s %7s %s\n' row unit gaze_1 \
