@@ -106,8 +106,9 @@ static struct page *gaze_buf_page(const void *p)
  * split write can reach the device out of order when no scheduler
  * orders them (none is the default for NVMe): a ZNS namespace then
  * fails the later part with Zone Invalid Write and the writeback is
- * lost.  GAZE keeps one write in flight per zone (writes are
- * synchronous and ordered by fs->lock and the plug's lock), so a bio
+ * lost.  GAZE keeps one write in flight per zone (the core's writes are
+ * synchronous and ordered by fs->lock, and each waits for the plug's one
+ * bio in flight under the plug's lock), so a bio
  * the block layer never splits keeps every zone's writes in order,
  * whatever the scheduler.  Read each time: max_sectors_kb can change.
  */
