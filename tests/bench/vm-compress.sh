@@ -25,7 +25,9 @@
 # and the tree (both are copied to the guest's tmpfs).  ONE_GUEST=1 boots
 # only the VCPUS guest (for a large corpus: the 1-vCPU columns are then
 # "-"; the same guest still compresses and decodes on 1 CPU for the
-# w1cpu and r1cpu lines).
+# w1cpu and r1cpu lines).  ZONE_MIB (default 16) and ZONE_CAP_MIB
+# (default the zone size) set the namespace's zones, for the edges: few
+# large zones, capacity below the size.
 #
 # Needs a configured and built tree (GAZE_BUILDDIR, default build/),
 # kernel headers, QEMU, f2fs-tools and the lz4, zstd and gzip commands.
@@ -113,7 +115,9 @@ ZNS_MIB=${ZNS_MIB:-$(( 2 * (CORPUS_MB + TREE_MB) + 1024 ))}
 [ "$ZNS_MIB" -ge 2048 ] || ZNS_MIB=2048
 MEM_MIB=$(( 3072 + CORPUS_MB + 2 * TREE_MB ))
 SECS=$(( 3600 + 8 * (CORPUS_MB + TREE_MB) ))
-echo "# namespace $ZNS_MIB MiB of 16 MiB zones; guest memory $MEM_MIB MiB; tree $TREE_MB MiB"
+ZONE=${ZONE_MIB:-16}
+CAP=${ZONE_CAP_MIB:-$ZONE}
+echo "# namespace $ZNS_MIB MiB of $ZONE MiB zones (capacity $CAP MiB); guest memory $MEM_MIB MiB; tree $TREE_MB MiB"
 GUESTS="1 $VCPUS"
 [ "${ONE_GUEST:-0}" = 1 ] && GUESTS=$VCPUS
 rm -f "$OUT"/cb*.figures
@@ -122,7 +126,7 @@ for n in $GUESTS; do
 		-e GAZE_BUILDDIR="$BUILD" -e GAZE_SRCDIR="$SRC" \
 		-e CORPUS="$C" -e TREE="$GTREE" -e CONFIGS="$CONFIGS" \
 		-e RW_MIB="${RW_MIB:-16}" -e F2FS_ALGS="${F2FS_ALGS:-lz4 zstd}" \
-		-x "$SRC" -x "$BUILD" -z $ZNS_MIB -Z 16 -d 1024 -b 4096 \
+		-x "$SRC" -x "$BUILD" -z $ZNS_MIB -Z $ZONE -C $CAP -d 1024 -b 4096 \
 		"$SRC/tests/bench/guest/compress-bench.sh"
 	rc=$?
 	tr -d '\r' <"$OUT/cb$n/console.log" | grep -a '^# ' >"$OUT/cb$n.figures"
