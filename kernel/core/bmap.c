@@ -652,9 +652,8 @@ gaze_bmap_range_cached(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 from,
 	return bmap_range(fs, imb, from, to, false, mapped, unknown);
 }
 
-/* table block of main block addr into the cache; -GAZE_EMISS under a miss */
-static int
-bmap_warm_owner(struct gaze_fs *fs, u64 addr)
+int
+gaze_bmap_warm_owner(struct gaze_fs *fs, u64 addr)
 {
 	struct gaze_summary sum;
 	bool valid;
@@ -686,11 +685,11 @@ gaze_bmap_warm(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 *pos, u64 to)
 			continue;
 		}
 		if (owner != imb)
-			err = bmap_warm_owner(fs, owner->blkaddr);
+			err = gaze_bmap_warm_owner(fs, owner->blkaddr);
 		addrs = gaze_bmap_addrs(owner);
 		n = (u32)(end - *pos);
 		for (i = ofs; i < ofs + n && !err; i++)
-			err = bmap_warm_owner(fs, le64_to_cpu(addrs[i]));
+			err = gaze_bmap_warm_owner(fs, le64_to_cpu(addrs[i]));
 		gaze_bmap_release(fs, imb, owner);
 		if (!err)
 			*pos = end;

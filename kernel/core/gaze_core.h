@@ -1329,6 +1329,16 @@ int __must_check gaze_ns_mknod(struct gaze_fs *fs, u32 dir, const char *name, u3
 int __must_check gaze_ns_symlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 		    const char *target, u32 tlen, const struct gaze_attr *a,
 		    u32 *ino);
+/*
+ * gaze_ns_mknod, or gaze_ns_symlink when target is not NULL (a
+ * NUL-terminated string; a->mode's type is then ignored), that also
+ * gives, from the same hold of fs->lock, the new inode's attributes
+ * (out[0], out[0].ino its number) and its directory's after the change
+ * (out[1]): the module needs no getattr of either after a create.
+ */
+int __must_check gaze_ns_create(struct gaze_fs *fs, u32 dir, const char *name,
+				u32 len, const struct gaze_attr *a,
+				const char *target, struct gaze_attr out[2]);
 int __must_check gaze_ns_link(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 		 u32 ino);
 /*
@@ -1874,6 +1884,9 @@ int gaze_bmap_range_cached(struct gaze_fs *fs, struct gaze_mbuf *imb,
  */
 int gaze_bmap_warm(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 *pos,
 		   u64 to);
+/* the table block of block addr (any address: not a real one is
+ * nothing) into the cache; -GAZE_EMISS when that named a miss, else 0 */
+int gaze_bmap_warm_owner(struct gaze_fs *fs, u64 addr);
 
 /* dir.c */
 int gaze_name_check(const char *name, u32 len);

@@ -271,7 +271,8 @@ ns_symlink_fill(struct gaze_fs *fs, struct gaze_mbuf *imb, const char *target,
  */
 static int
 ns_create(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
-	  const struct gaze_attr *a, const char *target, u32 tlen, u32 *ino)
+	  const struct gaze_attr *a, const char *target, u32 tlen, u32 *ino,
+	  struct gaze_attr *out)
 {
 	struct gaze_mbuf *dmb, *imb;
 	struct gaze_attr na = *a;
@@ -309,6 +310,10 @@ ns_create(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 	gaze_inode_touch(fs, dmb, true);
 	if (ino)
 		*ino = imb->id;
+	if (out) {
+		gaze_inode_to_attr(imb->data, &out[0]);
+		gaze_inode_to_attr(dmb->data, &out[1]);
+	}
 	gaze_mbuf_put(fs, imb);
 	gaze_mbuf_put(fs, dmb);
 	return 0;
@@ -348,7 +353,8 @@ ns_init_root(struct gaze_fs *fs, const struct gaze_attr *root)
 	lf.mode = GAZE_S_IFDIR | 0700;
 	lf.uid = 0;
 	lf.gid = 0;
-	err = ns_create(fs, GAZE_ROOT_INO, "lost+found", 10, &lf, NULL, 0, NULL);
+	err = ns_create(fs, GAZE_ROOT_INO, "lost+found", 10, &lf, NULL, 0, NULL,
+			NULL);
 	if (err)
 		return err;
 	/* keep the root's times as given */
@@ -416,7 +422,7 @@ gaze_ns_mknod(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 	if (GAZE_S_ISLNK(a->mode))
 		return -EINVAL;		/* symlinks need a target */
 	mutex_lock(&fs->lock);
-	err = ns_create(fs, dir, name, len, a, NULL, 0, ino);
+	err = ns_create(fs, dir, name, len, a, NULL, 0, ino, NULL);
 	return gaze_ns_leave(fs, NULL, true, err);
 }
 
@@ -434,7 +440,31 @@ gaze_ns_symlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 		return -ENAMETOOLONG;
 	la.mode = GAZE_S_IFLNK | (a->mode & 07777);
 	mutex_lock(&fs->lock);
-	err = ns_create(fs, dir, name, len, &la, target, tlen, ino);
+	err = ns_create(fs, dir, name, len, &la, target, tlen, ino, NULL);
+	return gaze_ns_leave(fs, NULL, true, err);
+}
+
+int
+gaze_ns_create(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
+	       const struct gaze_attr *a, const char *target,
+	       struct gaze_attr out[2])
+{
+	struct gaze_attr la = *a;
+	u32 tlen = 0, ino;
+	int err;
+
+	if (target) {
+		tlen = (u32)strlen(target);
+		if (!tlen)
+			return -ENOENT;
+		if (tlen > GAZE_SYMLINK_MAX)
+			return -ENAMETOOLONG;
+		la.mode = GAZE_S_IFLNK | (a->mode & 07777);
+	} else if (GAZE_S_ISLNK(a->mode)) {
+		return -EINVAL;
+	}
+	mutex_lock(&fs->lock);
+	err = ns_create(fs, dir, name, len, &la, target, tlen, &ino, out);
 	return gaze_ns_leave(fs, NULL, true, err);
 }
 
@@ -1102,9 +1132,7 @@ static int
 ns_map_warm(struct gaze_fs *fs, struct gaze_miss *m, u32 ino,
 	    const u64 *fblks, u32 nr, u32 *done)
 {
-	struct gaze_summary sum;
 	struct gaze_mbuf *imb;
-	bool valid;
 	u64 addr;
 	int err;
 
@@ -1115,10 +1143,8 @@ ns_map_warm(struct gaze_fs *fs, struct gaze_miss *m, u32 ino,
 		return err;
 	while (!err && *done < nr) {
 		err = gaze_bmap_lookup(fs, imb, fblks[*done], &addr);
-		if (!err && GAZE_ADDR_IS_REAL(addr) &&
-		    gaze_space_block_owner(fs, addr, &valid, &sum) ==
-		    -GAZE_EMISS)
-			err = -GAZE_EMISS;
+		if (!err)
+			err = gaze_bmap_warm_owner(fs, addr);
 		if (!err)
 			(*done)++;
 	}
@@ -1154,9 +1180,7 @@ static int
 ns_range_warm(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, u64 *pos,
 	      u64 to, bool self)
 {
-	struct gaze_summary sum;
 	struct gaze_mbuf *imb;
-	bool valid;
 	int err;
 
 	if (!m->nowait)
@@ -1164,10 +1188,8 @@ ns_range_warm(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, u64 *pos,
 	err = ns_enter_map(fs, m, ino, &imb);
 	if (!imb)
 		return err;
-	if (!err && self && GAZE_ADDR_IS_REAL(imb->blkaddr) &&
-	    gaze_space_block_owner(fs, imb->blkaddr, &valid, &sum) ==
-	    -GAZE_EMISS)
-		err = -GAZE_EMISS;
+	if (!err && self)
+		err = gaze_bmap_warm_owner(fs, imb->blkaddr);
 	if (!err)
 		err = gaze_bmap_warm(fs, imb, pos, to);
 	if (err == -ENODATA)		/* inline: no map */

@@ -250,6 +250,8 @@ void gaze_bdev_set_error(struct gaze_dev *dev, int err);
 
 /* inode.c */
 struct inode *gaze_iget(struct super_block *sb, u32 ino);
+struct inode *gaze_iget_attr(struct super_block *sb,
+			     const struct gaze_attr *a);
 void gaze_drain_mapping(struct inode *inode);
 void gaze_attr_to_inode(struct inode *inode, const struct gaze_attr *a);
 void gaze_inode_times_to_attr(const struct inode *inode, struct gaze_attr *a);

@@ -128,6 +128,27 @@ struct inode *gaze_iget(struct super_block *sb, u32 ino)
 	return inode;
 }
 
+/*
+ * The VFS inode of core inode a->ino whose attributes the caller has
+ * from the core already (a create): no getattr.  One still cached under
+ * that number (it cannot be: a freed number leaves the hash,
+ * gaze_ns_apply) is returned as it is.
+ */
+struct inode *gaze_iget_attr(struct super_block *sb,
+			     const struct gaze_attr *a)
+{
+	struct inode *inode = iget_locked(sb, a->ino);
+
+	if (!inode)
+		return ERR_PTR(-ENOMEM);
+	if (!(inode->i_state & I_NEW))
+		return inode;
+	gaze_attr_to_inode(inode, a);
+	gaze_set_ops(inode, a);
+	unlock_new_inode(inode);
+	return inode;
+}
+
 /* re-reads what the core computed (blocks, times it touched) */
 static void gaze_refresh(struct inode *inode, bool size)
 {

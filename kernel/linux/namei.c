@@ -49,15 +49,9 @@ static inline struct gaze_fs *gaze_ifs(struct inode *inode)
  * nlink and ctime, since their size and mtime may be ahead of the core
  * in the page cache.  An inode the core no longer has lost its last link.
  */
-static void gaze_ns_refresh(struct inode *inode)
+static void gaze_ns_apply(struct inode *inode, int ret,
+			  const struct gaze_attr *a)
 {
-	struct gaze_attr a;
-	unsigned int nofs;
-	int ret;
-
-	nofs = gaze_nofs_begin();
-	ret = gaze_ns_getattr(gaze_ifs(inode), inode->i_ino, &a);
-	gaze_nofs_end(nofs);
 	if (ret == -ENOENT) {
 		/*
 		 * The core freed it and may hand its number to a new inode:
@@ -69,14 +63,26 @@ static void gaze_ns_refresh(struct inode *inode)
 	}
 	if (ret)
 		return;
-	set_nlink(inode, a.nlink);
-	gaze_set_ctime(inode, (struct timespec64){ a.ctime, a.ctime_nsec });
+	set_nlink(inode, a->nlink);
+	gaze_set_ctime(inode, (struct timespec64){ a->ctime, a->ctime_nsec });
 	if (S_ISDIR(inode->i_mode)) {
 		gaze_set_mtime(inode,
-			       (struct timespec64){ a.mtime, a.mtime_nsec });
-		i_size_write(inode, a.size);
-		inode->i_blocks = a.blocks << (GAZE_BLOCK_SHIFT - 9);
+			       (struct timespec64){ a->mtime, a->mtime_nsec });
+		i_size_write(inode, a->size);
+		inode->i_blocks = a->blocks << (GAZE_BLOCK_SHIFT - 9);
 	}
+}
+
+static void gaze_ns_refresh(struct inode *inode)
+{
+	struct gaze_attr a;
+	unsigned int nofs;
+	int ret;
+
+	nofs = gaze_nofs_begin();
+	ret = gaze_ns_getattr(gaze_ifs(inode), inode->i_ino, &a);
+	gaze_nofs_end(nofs);
+	gaze_ns_apply(inode, ret, &a);
 }
 
 static struct dentry *gaze_lookup(struct inode *dir, struct dentry *dentry,
@@ -173,12 +179,17 @@ static int gaze_new_begin(gaze_idmap_t *idmap, struct inode *dir,
 	return 0;
 }
 
-/* the VFS inode of a new core inode, with the ACLs it was created with */
+/*
+ * The VFS inode of new core inode ino, with the ACLs it was created
+ * with; a: its attributes when the create gave them, else NULL (read)
+ */
 static struct inode *gaze_new_inode(struct inode *dir, u32 ino,
+				    const struct gaze_attr *a,
 				    struct posix_acl *dacl,
 				    struct posix_acl *acl)
 {
-	struct inode *inode = gaze_iget(dir->i_sb, ino);
+	struct inode *inode = a ? gaze_iget_attr(dir->i_sb, a) :
+				  gaze_iget(dir->i_sb, ino);
 	int ret;
 
 	if (IS_ERR(inode))
@@ -197,30 +208,25 @@ static int gaze_new(gaze_idmap_t *idmap, struct inode *dir,
 {
 	struct posix_acl *dacl = NULL, *acl = NULL;
 	struct gaze_fs *fs = gaze_ifs(dir);
-	struct gaze_attr a;
+	struct gaze_attr a, out[2];
 	struct inode *inode;
 	unsigned int nofs;
-	u32 ino;
 	int ret, err;
 
 	ret = gaze_new_begin(idmap, dir, mode, rdev, !target, &a, &dacl, &acl);
 	if (ret)
 		return ret;
 	nofs = gaze_nofs_begin();
-	if (target)
-		ret = gaze_ns_symlink(fs, dir->i_ino, dentry->d_name.name,
-				      dentry->d_name.len, target,
-				      strlen(target), &a, &ino);
-	else
-		ret = gaze_ns_mknod(fs, dir->i_ino, dentry->d_name.name,
-				    dentry->d_name.len, &a, &ino);
+	/* the new inode's and dir's attributes come back with it */
+	ret = gaze_ns_create(fs, dir->i_ino, dentry->d_name.name,
+			     dentry->d_name.len, &a, target, out);
 	gaze_nofs_end(nofs);
 	if (ret) {
 		ret = gaze_error(dir->i_sb, ret, "create");
 		goto out_acl;
 	}
-	gaze_ns_refresh(dir);
-	inode = gaze_new_inode(dir, ino, dacl, acl);
+	gaze_ns_apply(dir, 0, &out[1]);
+	inode = gaze_new_inode(dir, out[0].ino, &out[0], dacl, acl);
 	if (IS_ERR(inode)) {
 		/* never leave a name without the ACL it was created with */
 		ret = PTR_ERR(inode);
@@ -298,7 +304,7 @@ static int gaze_tmpfile(gaze_idmap_t *idmap, struct inode *dir,
 		ret = gaze_error(dir->i_sb, ret, "tmpfile");
 		goto out_acl;
 	}
-	inode = gaze_new_inode(dir, ino, dacl, acl);	/* iput frees it */
+	inode = gaze_new_inode(dir, ino, NULL, dacl, acl); /* iput frees it */
 	if (IS_ERR(inode)) {
 		ret = PTR_ERR(inode);
 		goto out_acl;

@@ -1889,6 +1889,77 @@ test_range_warm(void)
 	gaze_dev_close(dev);
 }
 
+/* the core attributes the module needs after a create, compared */
+static bool
+attr_same(const struct gaze_attr *x, const struct gaze_attr *y)
+{
+	return x->ino == y->ino && x->mode == y->mode && x->uid == y->uid &&
+	       x->gid == y->gid && x->nlink == y->nlink &&
+	       x->size == y->size && x->blocks == y->blocks &&
+	       x->mtime == y->mtime && x->mtime_nsec == y->mtime_nsec &&
+	       x->ctime == y->ctime && x->ctime_nsec == y->ctime_nsec &&
+	       x->atime == y->atime && x->crtime == y->crtime &&
+	       x->flags == y->flags && x->generation == y->generation &&
+	       x->rdev_major == y->rdev_major &&
+	       x->rdev_minor == y->rdev_minor &&
+	       x->compress_algo == y->compress_algo;
+}
+
+/*
+ * gaze_ns_create hands back the new inode's and the directory's
+ * attributes as getattr gives them right after, through the directory's
+ * growth from inline to hashed, for files, directories and symlinks
+ */
+static void
+test_create_out(bool inline_data)
+{
+	const char *tag = inline_data ? "inline" : "noinline";
+	struct gaze_dev *dev = dev_new(64);
+	struct gaze_fs *fs = fs_new(dev, inline_data);
+	struct gaze_attr a = attr_of(0100644), out[2], got;
+	u32 dir, i, bad = 0, n = 0;
+	char name[32], tgt[64];
+
+	TAP_MUST(mk(fs, GAZE_ROOT_INO, "d", 040755, &dir));
+	for (i = 0; i < 600; i++) {
+		const char *target = NULL;
+
+		snprintf(name, sizeof(name), "entry-%u", i);
+		a.mode = i % 3 == 1 ? 040700 : 0100600;
+		if (i % 3 == 2) {
+			snprintf(tgt, sizeof(tgt), "/target/of/%u", i);
+			target = tgt;
+		}
+		if (gaze_ns_create(fs, dir, name, (u32)strlen(name), &a,
+				   target, out)) {
+			bad++;
+			continue;
+		}
+		if (gaze_ns_getattr(fs, out[0].ino, &got) ||
+		    !attr_same(&got, &out[0]) ||
+		    gaze_ns_getattr(fs, dir, &got) || !attr_same(&got, &out[1]))
+			bad++;
+		if (target && (gaze_ns_readlink(fs, out[0].ino, name,
+						sizeof(name)) !=
+			       (int)strlen(tgt) ||
+			       memcmp(name, tgt, strlen(tgt)) ||
+			       (out[0].mode & 0170000) != 0120000))
+			bad++;
+		n++;
+	}
+	tap_ok(!bad && n == 600,
+	       "%s: gaze_ns_create's attributes of 600 new files, directories and symlinks and of their directory equal getattr's after it",
+	       tag);
+	tap_ok(gaze_ns_create(fs, dir, "entry-0", 7, &a, NULL, out) == -EEXIST &&
+	       gaze_ns_create(fs, dir, "x", 1, &a, "", out) == -ENOENT &&
+	       gaze_ns_create(fs, dir, "y", 1, &(struct gaze_attr){
+			      .mode = 0120777 }, NULL, out) == -EINVAL,
+	       "%s: gaze_ns_create refuses a taken name, an empty target, a symlink without one",
+	       tag);
+	TAP_MUST(gaze_fs_close(fs));
+	gaze_dev_close(dev);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1929,6 +2000,8 @@ main(int argc, char **argv)
 	test_data_lost(16, 4096, 3000);
 	test_unlocked_reads();
 	test_map_warm();
+	test_create_out(true);
+	test_create_out(false);
 	test_range_warm();
 	if (!quick)
 		test_dir_many(true, 100000, 512, false);
