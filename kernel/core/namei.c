@@ -1123,14 +1123,26 @@ gaze_file_map(struct gaze_fs *fs, u32 ino, u64 fblk, u32 max, u64 *addr,
 }
 
 /*
- * One try of gaze_file_map_warm: from fblks[*done], each block's slot in
- * the map and, for a block it replaces, the table blocks that describe
- * the old one (gaze_block_invalidate's); *done past each block it has
- * seen; 0 at once when a miss would be read under the lock
+ * What a warm-up brings into the cache: the blocks fblks[0..nr) a write
+ * will map (gaze_file_map_warm), or with fblks NULL the cut [pos, to)
+ * (gaze_file_range_warm; self: the inode's own node too).  pos is how
+ * far it got: an index into fblks, or a file block.
+ */
+struct ns_warm {
+	const u64	*fblks;
+	u32		nr;
+	bool		self;
+	u64		pos, to;
+};
+
+/*
+ * One try: from w->pos, each block's slot in the map and the table
+ * blocks a change of it touches (the old block's, gaze_block_invalidate's),
+ * w->pos past each block seen; 0 at once when a miss would be read under
+ * the lock
  */
 static int
-ns_map_warm(struct gaze_fs *fs, struct gaze_miss *m, u32 ino,
-	    const u64 *fblks, u32 nr, u32 *done)
+ns_warm(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, struct ns_warm *w)
 {
 	struct gaze_mbuf *imb;
 	u64 addr;
@@ -1141,30 +1153,44 @@ ns_map_warm(struct gaze_fs *fs, struct gaze_miss *m, u32 ino,
 	err = ns_enter_map(fs, m, ino, &imb);
 	if (!imb)
 		return err;
-	while (!err && *done < nr) {
-		err = gaze_bmap_lookup(fs, imb, fblks[*done], &addr);
+	if (!err && w->self) {
+		err = gaze_bmap_warm_owner(fs, imb->blkaddr);
+		if (!err)
+			w->self = false;	/* in the cache now */
+	}
+	while (!err && w->fblks && w->pos < w->nr) {
+		err = gaze_bmap_lookup(fs, imb, w->fblks[w->pos], &addr);
 		if (!err)
 			err = gaze_bmap_warm_owner(fs, addr);
 		if (!err)
-			(*done)++;
+			w->pos++;
 	}
+	if (!err && !w->fblks)
+		err = gaze_bmap_warm(fs, imb, &w->pos, w->to);
 	if (err == -ENODATA)		/* inline: no map */
 		err = 0;
 	return gaze_ns_leave(fs, imb, false, err);
 }
 
+/* runs of GAZE_MISS_TRIES fetches each, while each gets further */
+static void
+ns_warm_run(struct gaze_fs *fs, u32 ino, struct ns_warm *w)
+{
+	u64 end = w->fblks ? w->nr : w->to, before;
+	int err;
+
+	do {
+		before = w->pos;
+		GAZE_MISS_RUN(fs, m, err, ns_warm(fs, &m, ino, w));
+	} while (!err && w->pos < end && w->pos > before);
+}
+
 void
 gaze_file_map_warm(struct gaze_fs *fs, u32 ino, const u64 *fblks, u32 nr)
 {
-	u32 done = 0, before;
-	int err;
+	struct ns_warm w = { .fblks = fblks, .nr = nr };
 
-	/* a run stops after GAZE_MISS_TRIES fetches; go on while it gains */
-	do {
-		before = done;
-		GAZE_MISS_RUN(fs, m, err, ns_map_warm(fs, &m, ino, fblks, nr,
-						      &done));
-	} while (!err && done < nr && done > before);
+	ns_warm_run(fs, ino, &w);
 }
 
 /*
@@ -1175,41 +1201,14 @@ gaze_file_map_warm(struct gaze_fs *fs, u32 ino, const u64 *fblks, u32 nr)
  */
 #define RANGE_WARM_MAX		(1ull << 18)
 
-/* one try of gaze_file_range_warm from *pos; 0 at once under the lock */
-static int
-ns_range_warm(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, u64 *pos,
-	      u64 to, bool self)
-{
-	struct gaze_mbuf *imb;
-	int err;
-
-	if (!m->nowait)
-		return 0;
-	err = ns_enter_map(fs, m, ino, &imb);
-	if (!imb)
-		return err;
-	if (!err && self)
-		err = gaze_bmap_warm_owner(fs, imb->blkaddr);
-	if (!err)
-		err = gaze_bmap_warm(fs, imb, pos, to);
-	if (err == -ENODATA)		/* inline: no map */
-		err = 0;
-	return gaze_ns_leave(fs, imb, false, err);
-}
-
 void
 gaze_file_range_warm(struct gaze_fs *fs, u32 ino, u64 from, u64 to,
 		     bool self)
 {
-	u64 pos = from, before;
-	int err;
+	struct ns_warm w = { .self = self, .pos = from,
+			     .to = min(to, from + RANGE_WARM_MAX) };
 
-	to = min(to, from + RANGE_WARM_MAX);
-	do {
-		before = pos;
-		GAZE_MISS_RUN(fs, m, err, ns_range_warm(fs, &m, ino, &pos, to,
-							self));
-	} while (!err && pos < to && pos > before);
+	ns_warm_run(fs, ino, &w);
 }
 
 /*
