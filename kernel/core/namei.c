@@ -413,17 +413,38 @@ gaze_ns_lookup(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 	return err;
 }
 
+/*
+ * The entry points' create: a symlink when target is set (tlen bytes;
+ * a->mode's type is then ignored), else the type a->mode gives; out as
+ * in gaze_ns_create, or NULL
+ */
+static int
+ns_create_locked(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
+		 const struct gaze_attr *a, const char *target, u32 tlen,
+		 u32 *ino, struct gaze_attr *out)
+{
+	struct gaze_attr la = *a;
+	int err;
+
+	if (target) {
+		if (!tlen)
+			return -ENOENT;
+		if (tlen > GAZE_SYMLINK_MAX)
+			return -ENAMETOOLONG;
+		la.mode = GAZE_S_IFLNK | (a->mode & 07777);
+	} else if (GAZE_S_ISLNK(a->mode)) {
+		return -EINVAL;		/* symlinks need a target */
+	}
+	mutex_lock(&fs->lock);
+	err = ns_create(fs, dir, name, len, &la, target, tlen, ino, out);
+	return gaze_ns_leave(fs, NULL, true, err);
+}
+
 int
 gaze_ns_mknod(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 	      const struct gaze_attr *a, u32 *ino)
 {
-	int err;
-
-	if (GAZE_S_ISLNK(a->mode))
-		return -EINVAL;		/* symlinks need a target */
-	mutex_lock(&fs->lock);
-	err = ns_create(fs, dir, name, len, a, NULL, 0, ino, NULL);
-	return gaze_ns_leave(fs, NULL, true, err);
+	return ns_create_locked(fs, dir, name, len, a, NULL, 0, ino, NULL);
 }
 
 int
@@ -431,17 +452,8 @@ gaze_ns_symlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 		const char *target, u32 tlen, const struct gaze_attr *a,
 		u32 *ino)
 {
-	struct gaze_attr la = *a;
-	int err;
-
-	if (!tlen)
-		return -ENOENT;
-	if (tlen > GAZE_SYMLINK_MAX)
-		return -ENAMETOOLONG;
-	la.mode = GAZE_S_IFLNK | (a->mode & 07777);
-	mutex_lock(&fs->lock);
-	err = ns_create(fs, dir, name, len, &la, target, tlen, ino, NULL);
-	return gaze_ns_leave(fs, NULL, true, err);
+	return ns_create_locked(fs, dir, name, len, a, target, tlen, ino,
+				NULL);
 }
 
 int
@@ -449,23 +461,8 @@ gaze_ns_create(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 	       const struct gaze_attr *a, const char *target,
 	       struct gaze_attr out[2])
 {
-	struct gaze_attr la = *a;
-	u32 tlen = 0, ino;
-	int err;
-
-	if (target) {
-		tlen = (u32)strlen(target);
-		if (!tlen)
-			return -ENOENT;
-		if (tlen > GAZE_SYMLINK_MAX)
-			return -ENAMETOOLONG;
-		la.mode = GAZE_S_IFLNK | (a->mode & 07777);
-	} else if (GAZE_S_ISLNK(a->mode)) {
-		return -EINVAL;
-	}
-	mutex_lock(&fs->lock);
-	err = ns_create(fs, dir, name, len, &la, target, tlen, &ino, out);
-	return gaze_ns_leave(fs, NULL, true, err);
+	return ns_create_locked(fs, dir, name, len, a, target,
+				target ? (u32)strlen(target) : 0, NULL, out);
 }
 
 /* a new regular file with no name, an orphan from the start */
@@ -1197,7 +1194,7 @@ gaze_file_map_warm(struct gaze_fs *fs, u32 ino, const u64 *fblks, u32 nr)
  * gaze_file_range_warm looks at most this many file blocks ahead (1 GiB
  * of file: about 260 map nodes and their table blocks), so the cache it
  * fills stays small next to fs->cache_limit; a larger cut reads the rest
- * of its misses under the lock, as before.
+ * of its misses under the lock.
  */
 #define RANGE_WARM_MAX		(1ull << 18)
 

@@ -18,10 +18,10 @@
  * most one is, and sending waits for it first).  Every other request on
  * the device (a read only when it overlaps a plugged or sent block)
  * first submits the plug and waits for both, so the core still sees its
- * writes in order, and a delayed work submits what is left.  Each 4 KiB block of the
- * caller's buffer is added to the bio as its own page when it is page
- * aligned (kmalloc'd or vmalloc'd); an unaligned block goes through a
- * bounce page.
+ * writes in order, and a delayed work submits what is left.  Each 4 KiB
+ * block of the caller's buffer is added to the bio as its own page when
+ * it is page aligned (kmalloc'd or vmalloc'd); an unaligned block goes
+ * through a bounce page.
  *
  * Zoned devices (host-managed, e.g. NVMe ZNS, null_blk zoned, SMR): zone
  * report, reset and finish are the block layer's.  Regular devices get
@@ -57,9 +57,11 @@ struct gaze_plug {
 	u64			next;	/* block after the bio's last */
 	/*
 	 * The bio sent before it, in flight until gaze_plug_wait (at most
-	 * one: every write waits for it).  Its end_io ends the folios'
-	 * writeback and completes done; the waiter then reads status and
-	 * drops the folios' references.  end_io touches only flight_*.
+	 * one: every write waits for it).  Set under lock by
+	 * gaze_plug_send; then only end_io writes flight_status and ends
+	 * the folios' writeback, and complete(flight_done) orders those
+	 * before the waiter's reads (wait_for_completion), which, under
+	 * lock, drops the folios' references and clears flight.
 	 */
 	struct bio		*flight;
 	struct folio		*flight_folios[BIO_MAX_VECS];
@@ -337,7 +339,7 @@ static int gaze_plug_send(struct gaze_bdev *b)
 	return ret;
 }
 
-/* sends the bio being built and waits for it and the one before; plug->lock held */
+/* sends the bio being built, waits for it and the one before; lock held */
 static int gaze_plug_submit(struct gaze_bdev *b)
 {
 	gaze_plug_send(b);

@@ -250,7 +250,7 @@ void gaze_bdev_set_error(struct gaze_dev *dev, int err);
 
 /* inode.c */
 struct inode *gaze_iget(struct super_block *sb, u32 ino);
-struct inode *gaze_iget_attr(struct super_block *sb,
+struct inode *gaze_iget_attr(struct super_block *sb, u32 ino,
 			     const struct gaze_attr *a);
 void gaze_drain_mapping(struct inode *inode);
 void gaze_attr_to_inode(struct inode *inode, const struct gaze_attr *a);

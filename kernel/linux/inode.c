@@ -101,9 +101,16 @@ static void gaze_set_ops(struct inode *inode, const struct gaze_attr *a)
 	}
 }
 
-struct inode *gaze_iget(struct super_block *sb, u32 ino)
+/*
+ * The VFS inode of core inode ino.  a: its attributes when the caller has
+ * them from the core already (a create), else NULL and they are read.
+ * One still cached under that number is returned as it is (after a
+ * create it cannot be: a freed number leaves the hash, gaze_ns_apply).
+ */
+struct inode *gaze_iget_attr(struct super_block *sb, u32 ino,
+			     const struct gaze_attr *a)
 {
-	struct gaze_attr a;
+	struct gaze_attr got;
 	struct inode *inode;
 	unsigned int nofs;
 	int ret;
@@ -113,40 +120,27 @@ struct inode *gaze_iget(struct super_block *sb, u32 ino)
 		return ERR_PTR(-ENOMEM);
 	if (!(inode->i_state & I_NEW))
 		return inode;
-	nofs = gaze_nofs_begin();
-	ret = gaze_ns_getattr(GAZE_FS(sb), ino, &a);
-	gaze_nofs_end(nofs);
-	if (ret) {
-		iget_failed(inode);
-		if (ret != -ENOENT && ret != -ENOMEM)
-			ret = gaze_error(sb, ret, "reading an inode");
-		return ERR_PTR(ret);
+	if (!a) {
+		nofs = gaze_nofs_begin();
+		ret = gaze_ns_getattr(GAZE_FS(sb), ino, &got);
+		gaze_nofs_end(nofs);
+		if (ret) {
+			iget_failed(inode);
+			if (ret != -ENOENT && ret != -ENOMEM)
+				ret = gaze_error(sb, ret, "reading an inode");
+			return ERR_PTR(ret);
+		}
+		a = &got;
 	}
-	gaze_attr_to_inode(inode, &a);
-	gaze_set_ops(inode, &a);
-	unlock_new_inode(inode);
-	return inode;
-}
-
-/*
- * The VFS inode of core inode a->ino whose attributes the caller has
- * from the core already (a create): no getattr.  One still cached under
- * that number (it cannot be: a freed number leaves the hash,
- * gaze_ns_apply) is returned as it is.
- */
-struct inode *gaze_iget_attr(struct super_block *sb,
-			     const struct gaze_attr *a)
-{
-	struct inode *inode = iget_locked(sb, a->ino);
-
-	if (!inode)
-		return ERR_PTR(-ENOMEM);
-	if (!(inode->i_state & I_NEW))
-		return inode;
 	gaze_attr_to_inode(inode, a);
 	gaze_set_ops(inode, a);
 	unlock_new_inode(inode);
 	return inode;
+}
+
+struct inode *gaze_iget(struct super_block *sb, u32 ino)
+{
+	return gaze_iget_attr(sb, ino, NULL);
 }
 
 /* re-reads what the core computed (blocks, times it touched) */

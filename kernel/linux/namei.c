@@ -188,8 +188,7 @@ static struct inode *gaze_new_inode(struct inode *dir, u32 ino,
 				    struct posix_acl *dacl,
 				    struct posix_acl *acl)
 {
-	struct inode *inode = a ? gaze_iget_attr(dir->i_sb, a) :
-				  gaze_iget(dir->i_sb, ino);
+	struct inode *inode = gaze_iget_attr(dir->i_sb, ino, a);
 	int ret;
 
 	if (IS_ERR(inode))
