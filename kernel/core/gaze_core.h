@@ -1342,15 +1342,39 @@ int __must_check gaze_ns_create(struct gaze_fs *fs, u32 dir, const char *name,
 int __must_check gaze_ns_link(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 		 u32 ino);
 /*
+ * What a link, unlink or rename did to the inodes it touched, taken in the
+ * same hold of fs->lock as the change, so that the module needs no getattr
+ * after it.  Slots by role: the (old) directory, the inode linked, unlinked
+ * or moved, the new directory and the inode replaced or exchanged.  A slot
+ * the operation did not touch has ino 0.  A bit of freed says the core
+ * freed that slot's inode (its attributes are its last ones, nlink 0): its
+ * number may soon name another inode.
+ */
+enum {
+	GAZE_OUT_DIR,		/* link, unlink: the directory; rename: old */
+	GAZE_OUT_INODE,		/* the inode linked, unlinked or moved */
+	GAZE_OUT_NDIR,		/* rename: the new directory */
+	GAZE_OUT_NINODE,	/* rename: the inode replaced or exchanged */
+	GAZE_OUT_NR
+};
+
+struct gaze_ns_out {
+	struct gaze_attr	a[GAZE_OUT_NR];
+	u32			freed;	/* bit (1 << slot) */
+};
+
+/*
  * gaze_ns_link with flags.  GAZE_NS_LINK_ORPHAN: an orphan (nlink 0,
  * GAZE_IF_ORPHAN) may be given a name, and stops being one; without it,
  * and for an inode with no links that is not an orphan, -ENOENT.  The
  * module passes it for linkat(2) of an O_TMPFILE file (the VFS refuses
- * the unlinked files that may not get a name back, I_LINKABLE).
+ * the unlinked files that may not get a name back, I_LINKABLE).  out:
+ * NULL, or filled on success as struct gaze_ns_out says (here and in
+ * gaze_ns_unlink_flags and gaze_ns_rename).
  */
 #define GAZE_NS_LINK_ORPHAN	0x200
 int __must_check gaze_ns_link_flags(struct gaze_fs *fs, u32 dir, const char *name,
-		       u32 len, u32 ino, u32 flags);
+		       u32 len, u32 ino, u32 flags, struct gaze_ns_out *out);
 /*
  * open(O_TMPFILE): a regular file (a->mode, -EINVAL for another type)
  * with no name, its parent dir, created an orphan: nlink 0, on the orphan
@@ -1370,7 +1394,7 @@ int __must_check gaze_ns_unlink(struct gaze_fs *fs, u32 dir, const char *name, u
  */
 #define GAZE_NS_IN_USE		0x100
 int __must_check gaze_ns_unlink_flags(struct gaze_fs *fs, u32 dir, const char *name,
-			 u32 len, u32 flags);
+			 u32 len, u32 flags, struct gaze_ns_out *out);
 /* frees orphan ino (last close); -ENOENT if it is not an orphan */
 int __must_check gaze_ns_orphan_evict(struct gaze_fs *fs, u32 ino);
 /*
@@ -1383,8 +1407,8 @@ int __must_check gaze_ns_orphan_evict(struct gaze_fs *fs, u32 ino);
  * the replaced inode loses a link and is freed at 0.  A directory moved
  * to another parent gets inode.parent ('..') updated and both parents'
  * nlink adjusted; moving one into its own subtree gives -EINVAL.  Two
- * names of the same inode: nothing happens, 0.  Both directories get
- * mtime and ctime, moved inodes ctime.
+ * names of the same inode: nothing happens, 0 (and out's slots are all
+ * untouched).  Both directories get mtime and ctime, moved inodes ctime.
  */
 #define GAZE_RENAME_NOREPLACE	1
 #define GAZE_RENAME_EXCHANGE	2
@@ -1401,7 +1425,7 @@ int __must_check gaze_ns_orphan_evict(struct gaze_fs *fs, u32 ino);
 #define GAZE_RENAME_IN_USE	GAZE_NS_IN_USE
 int __must_check gaze_ns_rename(struct gaze_fs *fs, u32 olddir, const char *oname,
 		   u32 olen, u32 newdir, const char *nname, u32 nlen,
-		   u32 flags);
+		   u32 flags, struct gaze_ns_out *out);
 /* *pos: 0 starts ('.' then '..' then entries in cookie order); fn returns
  * non-zero to stop; *pos is left at the next position.
  * fn gets each entry's own position as cookie ('.' 0, '..' 1, then
@@ -1911,9 +1935,12 @@ void gaze_dir_forget(struct gaze_fs *fs, struct gaze_mbuf *dmb);
 /*
  * After a link count change: an inode with links is just released; at
  * nlink 0 it is freed, or, when in_use and not a directory, becomes an
- * orphan.  Consumes the ref.
+ * orphan.  Consumes the ref.  *last (last may be NULL): the attributes
+ * as the drop leaves them; nlink 0 without GAZE_IF_ORPHAN there means the
+ * inode was freed.
  */
-int gaze_inode_drop(struct gaze_fs *fs, struct gaze_mbuf *imb, bool in_use);
+int gaze_inode_drop(struct gaze_fs *fs, struct gaze_mbuf *imb, bool in_use,
+		    struct gaze_attr *last);
 /* an orphan got a name (nlink 0 -> 1 by the caller): off the list, flag
  * cleared; dirties */
 void gaze_orphan_adopt(struct gaze_fs *fs, struct gaze_mbuf *imb);

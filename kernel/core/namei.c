@@ -242,6 +242,31 @@ ns_nlink_add(struct gaze_fs *fs, struct gaze_mbuf *imb, int delta)
 }
 
 /* stores a symlink target in a new inode */
+/* out's slot from inode imb; nothing for a NULL out */
+static void
+ns_out_set(struct gaze_ns_out *out, int slot, struct gaze_mbuf *imb)
+{
+	if (out)
+		gaze_inode_to_attr(imb->data, &out->a[slot]);
+}
+
+/* gaze_inode_drop of an inode that lost a link, with its slot in out */
+static int
+ns_out_drop(struct gaze_fs *fs, struct gaze_mbuf *imb, bool in_use,
+	    struct gaze_ns_out *out, int slot)
+{
+	struct gaze_attr *a;
+	int err;
+
+	if (!out)
+		return gaze_inode_drop(fs, imb, in_use, NULL);
+	a = &out->a[slot];
+	err = gaze_inode_drop(fs, imb, in_use, a);
+	if (!a->nlink && !(a->flags & GAZE_IF_ORPHAN))
+		out->freed |= 1u << slot;
+	return err;
+}
+
 static int
 ns_symlink_fill(struct gaze_fs *fs, struct gaze_mbuf *imb, const char *target,
 		u32 tlen)
@@ -485,7 +510,7 @@ ns_tmpfile(struct gaze_fs *fs, u32 dir, const struct gaze_attr *a, u32 *ino)
 		return err;
 	*ino = imb->id;
 	/* on the orphan list, GAZE_IF_ORPHAN; consumes the ref */
-	err = gaze_inode_drop(fs, imb, true);
+	err = gaze_inode_drop(fs, imb, true, NULL);
 	if (err) {
 		/* not tracked, so not kept: free it again */
 		if (!gaze_inode_get(fs, *ino, &imb))
@@ -512,7 +537,7 @@ int
 gaze_ns_link(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 	     u32 ino)
 {
-	return gaze_ns_link_flags(fs, dir, name, len, ino, 0);
+	return gaze_ns_link_flags(fs, dir, name, len, ino, 0, NULL);
 }
 
 /* may inode in get a new name (link flags) */
@@ -532,7 +557,7 @@ ns_link_ok(const struct gaze_inode *in, u32 flags)
 
 int
 gaze_ns_link_flags(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
-		   u32 ino, u32 flags)
+		   u32 ino, u32 flags, struct gaze_ns_out *out)
 {
 	struct gaze_mbuf *dmb, *imb;
 	struct gaze_inode *in;
@@ -540,6 +565,8 @@ gaze_ns_link_flags(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 
 	if (flags & ~GAZE_NS_LINK_ORPHAN)
 		return -EINVAL;
+	if (out)
+		memset(out, 0, sizeof(*out));
 	err = ns_enter_dir(fs, dir, name, len, &dmb);
 	if (err)
 		return err;
@@ -562,6 +589,8 @@ gaze_ns_link_flags(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 	ns_nlink_add(fs, imb, 1);
 	gaze_inode_touch(fs, imb, false);
 	gaze_inode_touch(fs, dmb, true);
+	ns_out_set(out, GAZE_OUT_INODE, imb);
+	ns_out_set(out, GAZE_OUT_DIR, dmb);
 out_inode:
 	gaze_mbuf_put(fs, imb);
 out_dir:
@@ -571,12 +600,12 @@ out_dir:
 int
 gaze_ns_unlink(struct gaze_fs *fs, u32 dir, const char *name, u32 len)
 {
-	return gaze_ns_unlink_flags(fs, dir, name, len, 0);
+	return gaze_ns_unlink_flags(fs, dir, name, len, 0, NULL);
 }
 
 int
 gaze_ns_unlink_flags(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
-		     u32 flags)
+		     u32 flags, struct gaze_ns_out *out)
 {
 	struct gaze_mbuf *dmb, *imb;
 	struct gaze_inode *in;
@@ -586,6 +615,8 @@ gaze_ns_unlink_flags(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 
 	if (flags & ~GAZE_NS_IN_USE)
 		return -EINVAL;
+	if (out)
+		memset(out, 0, sizeof(*out));
 	err = ns_enter_dir(fs, dir, name, len, &dmb);
 	if (err)
 		return err;
@@ -612,7 +643,8 @@ gaze_ns_unlink_flags(struct gaze_fs *fs, u32 dir, const char *name, u32 len,
 	}
 	gaze_inode_touch(fs, dmb, true);
 	gaze_inode_touch(fs, imb, false);
-	err = gaze_inode_drop(fs, imb, flags & GAZE_NS_IN_USE);
+	ns_out_set(out, GAZE_OUT_DIR, dmb);
+	err = ns_out_drop(fs, imb, flags & GAZE_NS_IN_USE, out, GAZE_OUT_INODE);
 	goto out_dir;
 out_inode:
 	gaze_mbuf_put(fs, imb);
@@ -1533,6 +1565,7 @@ struct ns_rename {
 	u32			odir, ndir, oino, nino;
 	struct gaze_mbuf	*odmb, *ndmb, *oimb, *nimb, *wimb;
 	bool			odir_is, ndir_is, in_use;
+	struct gaze_ns_out	*out;		/* or NULL */
 };
 
 /* swaps two existing names (RENAME_EXCHANGE) */
@@ -1644,7 +1677,7 @@ ns_rename_move(struct gaze_fs *fs, struct ns_rename *r, const char *oname,
 		ns_nlink_add(fs, r->nimb, -1);
 	}
 	gaze_inode_touch(fs, r->nimb, false);
-	err = gaze_inode_drop(fs, r->nimb, r->in_use);
+	err = ns_out_drop(fs, r->nimb, r->in_use, r->out, GAZE_OUT_NINODE);
 	r->nimb = NULL;
 	return err;
 }
@@ -1731,17 +1764,26 @@ ns_rename(struct gaze_fs *fs, struct ns_rename *r, const char *oname,
 	gaze_inode_touch(fs, r->odmb, true);
 	if (r->ndmb != r->odmb)
 		gaze_inode_touch(fs, r->ndmb, true);
+	ns_out_set(r->out, GAZE_OUT_DIR, r->odmb);
+	ns_out_set(r->out, GAZE_OUT_NDIR, r->ndmb);
+	ns_out_set(r->out, GAZE_OUT_INODE, r->oimb);
+	if (r->nimb)		/* exchanged; a replaced one is in out already */
+		ns_out_set(r->out, GAZE_OUT_NINODE, r->nimb);
 	return 0;
 }
 
 int
 gaze_ns_rename(struct gaze_fs *fs, u32 olddir, const char *oname, u32 olen,
-	       u32 newdir, const char *nname, u32 nlen, u32 flags)
+	       u32 newdir, const char *nname, u32 nlen, u32 flags,
+	       struct gaze_ns_out *out)
 {
 	struct ns_rename r = { .odir = olddir, .ndir = newdir,
-			       .in_use = flags & GAZE_RENAME_IN_USE };
+			       .in_use = flags & GAZE_RENAME_IN_USE,
+			       .out = out };
 	int err;
 
+	if (out)
+		memset(out, 0, sizeof(*out));
 	if (flags & ~(GAZE_RENAME_NOREPLACE | GAZE_RENAME_EXCHANGE |
 		      GAZE_RENAME_WHITEOUT | GAZE_RENAME_IN_USE))
 		return -EINVAL;

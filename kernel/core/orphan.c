@@ -89,16 +89,21 @@ gaze_orphans_destroy(struct gaze_fs *fs)
 }
 
 int
-gaze_inode_drop(struct gaze_fs *fs, struct gaze_mbuf *imb, bool in_use)
+gaze_inode_drop(struct gaze_fs *fs, struct gaze_mbuf *imb, bool in_use,
+		struct gaze_attr *last)
 {
 	struct gaze_inode *in = imb->data;
 	int err;
 
+	if (last)
+		gaze_inode_to_attr(in, last);
 	if (in->nlink) {
 		gaze_mbuf_put(fs, imb);
 		return 0;
 	}
 	if (!in_use || GAZE_S_ISDIR(le16_to_cpu(in->mode))) {
+		if (last)	/* freed: the orphan flag goes with it */
+			last->flags &= ~GAZE_IF_ORPHAN;
 		orphan_list_del(fs, imb->id);
 		return gaze_inode_evict(fs, imb);
 	}
@@ -110,6 +115,8 @@ gaze_inode_drop(struct gaze_fs *fs, struct gaze_mbuf *imb, bool in_use)
 		return err;
 	}
 	in->flags = cpu_to_le32(le32_to_cpu(in->flags) | GAZE_IF_ORPHAN);
+	if (last)
+		last->flags |= GAZE_IF_ORPHAN;
 	gaze_mbuf_dirty(fs, imb);
 	gaze_mbuf_put(fs, imb);
 	return 0;

@@ -73,16 +73,19 @@ static void gaze_ns_apply(struct inode *inode, int ret,
 	}
 }
 
-static void gaze_ns_refresh(struct inode *inode)
+/*
+ * Applies slot of what a link, unlink or rename did (the core took it
+ * from the same hold of its lock as the change) to inode, the VFS inode
+ * that held that role.  An untouched slot changes nothing.
+ */
+static void gaze_ns_out_apply(struct inode *inode,
+			      const struct gaze_ns_out *out, int slot)
 {
-	struct gaze_attr a;
-	unsigned int nofs;
-	int ret;
+	const struct gaze_attr *a = &out->a[slot];
 
-	nofs = gaze_nofs_begin();
-	ret = gaze_ns_getattr(gaze_ifs(inode), inode->i_ino, &a);
-	gaze_nofs_end(nofs);
-	gaze_ns_apply(inode, ret, &a);
+	if (!inode || a->ino != inode->i_ino)
+		return;
+	gaze_ns_apply(inode, out->freed & (1u << slot) ? -ENOENT : 0, a);
 }
 
 static struct dentry *gaze_lookup(struct inode *dir, struct dentry *dentry,
@@ -200,6 +203,30 @@ static struct inode *gaze_new_inode(struct inode *dir, u32 ino,
 	return ERR_PTR(ret);
 }
 
+/*
+ * Removes the name of a new inode that could not be set up (its ACL), so
+ * that no name stays without the ACL it was created with.  Its own frame:
+ * the create path does not carry the struct.
+ */
+static noinline void gaze_new_undo(struct inode *dir, struct dentry *dentry)
+{
+	struct gaze_ns_out out;
+	unsigned int nofs;
+	int err;
+
+	nofs = gaze_nofs_begin();
+	err = gaze_ns_unlink_flags(gaze_ifs(dir), dir->i_ino,
+				   dentry->d_name.name, dentry->d_name.len, 0,
+				   &out);
+	gaze_nofs_end(nofs);
+	/* the name stays only on an I/O error or corruption, which
+	 * errors= then handles */
+	if (err)
+		gaze_error(dir->i_sb, err, "create: undoing a file whose ACL failed");
+	else
+		gaze_ns_out_apply(dir, &out, GAZE_OUT_DIR);
+}
+
 /* creates any inode type (a symlink when target is set) */
 static int gaze_new(gaze_idmap_t *idmap, struct inode *dir,
 		    struct dentry *dentry, umode_t mode, dev_t rdev,
@@ -210,7 +237,7 @@ static int gaze_new(gaze_idmap_t *idmap, struct inode *dir,
 	struct gaze_attr a, out[2];
 	struct inode *inode;
 	unsigned int nofs;
-	int ret, err;
+	int ret;
 
 	ret = gaze_new_begin(idmap, dir, mode, rdev, !target, &a, &dacl, &acl);
 	if (ret)
@@ -229,15 +256,7 @@ static int gaze_new(gaze_idmap_t *idmap, struct inode *dir,
 	if (IS_ERR(inode)) {
 		/* never leave a name without the ACL it was created with */
 		ret = PTR_ERR(inode);
-		nofs = gaze_nofs_begin();
-		err = gaze_ns_unlink(fs, dir->i_ino, dentry->d_name.name,
-				     dentry->d_name.len);
-		gaze_nofs_end(nofs);
-		/* the name stays without its ACL only on an I/O error or
-		 * corruption, which errors= then handles */
-		if (err)
-			gaze_error(dir->i_sb, err, "create: undoing a file whose ACL failed");
-		gaze_ns_refresh(dir);
+		gaze_new_undo(dir, dentry);
 		goto out_acl;
 	}
 	d_instantiate(dentry, inode);
@@ -325,18 +344,19 @@ static int gaze_link(struct dentry *old_dentry, struct inode *dir,
 		     struct dentry *dentry)
 {
 	struct inode *inode = d_inode(old_dentry);
+	struct gaze_ns_out out;
 	unsigned int nofs;
 	int ret;
 
 	nofs = gaze_nofs_begin();
 	ret = gaze_ns_link_flags(gaze_ifs(dir), dir->i_ino,
 				 dentry->d_name.name, dentry->d_name.len,
-				 inode->i_ino, GAZE_NS_LINK_ORPHAN);
+				 inode->i_ino, GAZE_NS_LINK_ORPHAN, &out);
 	gaze_nofs_end(nofs);
 	if (ret)
 		return gaze_error(dir->i_sb, ret, "link");
-	gaze_ns_refresh(dir);
-	gaze_ns_refresh(inode);
+	gaze_ns_out_apply(dir, &out, GAZE_OUT_DIR);
+	gaze_ns_out_apply(inode, &out, GAZE_OUT_INODE);
 	ihold(inode);
 	d_instantiate(dentry, inode);
 	return 0;
@@ -346,18 +366,20 @@ static int gaze_link(struct dentry *old_dentry, struct inode *dir,
 static int gaze_unlink(struct inode *dir, struct dentry *dentry)
 {
 	struct inode *inode = d_inode(dentry);
+	struct gaze_ns_out out;
 	unsigned int nofs;
 	int ret;
 
 	nofs = gaze_nofs_begin();
 	ret = gaze_ns_unlink_flags(gaze_ifs(dir), dir->i_ino,
 				   dentry->d_name.name, dentry->d_name.len,
-				   S_ISDIR(inode->i_mode) ? 0 : GAZE_NS_IN_USE);
+				   S_ISDIR(inode->i_mode) ? 0 : GAZE_NS_IN_USE,
+				   &out);
 	gaze_nofs_end(nofs);
 	if (ret)
 		return gaze_error(dir->i_sb, ret, "unlink");
-	gaze_ns_refresh(dir);
-	gaze_ns_refresh(inode);
+	gaze_ns_out_apply(dir, &out, GAZE_OUT_DIR);
+	gaze_ns_out_apply(inode, &out, GAZE_OUT_INODE);
 	if (!inode->i_nlink)
 		gaze_set_ctime(inode, gaze_ctime(dir));
 	return 0;
@@ -383,6 +405,7 @@ static int gaze_rename(gaze_idmap_t *idmap,
 {
 	struct inode *old_inode = d_inode(old_dentry);
 	struct inode *new_inode = d_inode(new_dentry);
+	struct gaze_ns_out out;
 	unsigned int nofs;
 	u32 cflags = flags;
 	int ret;
@@ -399,19 +422,16 @@ static int gaze_rename(gaze_idmap_t *idmap,
 	ret = gaze_ns_rename(gaze_ifs(old_dir), old_dir->i_ino,
 			     old_dentry->d_name.name, old_dentry->d_name.len,
 			     new_dir->i_ino, new_dentry->d_name.name,
-			     new_dentry->d_name.len, cflags);
+			     new_dentry->d_name.len, cflags, &out);
 	gaze_nofs_end(nofs);
 	if (ret)
 		return gaze_error(old_dir->i_sb, ret, "rename");
-	gaze_ns_refresh(old_dir);
-	if (new_dir != old_dir)
-		gaze_ns_refresh(new_dir);
-	gaze_ns_refresh(old_inode);
-	if (new_inode) {
-		gaze_ns_refresh(new_inode);
-		if (!new_inode->i_nlink && S_ISDIR(new_inode->i_mode))
-			i_size_write(new_inode, 0);
-	}
+	gaze_ns_out_apply(old_dir, &out, GAZE_OUT_DIR);
+	gaze_ns_out_apply(new_dir, &out, GAZE_OUT_NDIR);
+	gaze_ns_out_apply(old_inode, &out, GAZE_OUT_INODE);
+	gaze_ns_out_apply(new_inode, &out, GAZE_OUT_NINODE);
+	if (new_inode && !new_inode->i_nlink && S_ISDIR(new_inode->i_mode))
+		i_size_write(new_inode, 0);
 	return 0;
 }
 

@@ -206,7 +206,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 3:
 			err = gaze_ns_rename(fs, dir, name, len, dir, name2,
-					     len2, 0);
+					     len2, 0, NULL);
 			k2 = model_find(name2, len2);
 			if (!name_valid(name, len) || !name_valid(name2, len2)) {
 				check(err < 0);

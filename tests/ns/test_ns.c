@@ -970,7 +970,7 @@ mv(struct gaze_fs *fs, u32 od, const char *on, u32 nd, const char *nn,
    u32 flags)
 {
 	return gaze_ns_rename(fs, od, on, (u32)strlen(on), nd, nn,
-			      (u32)strlen(nn), flags);
+			      (u32)strlen(nn), flags, NULL);
 }
 
 static u32
@@ -1764,7 +1764,7 @@ range_cut(struct gaze_fs *fs, u32 dir, const u32 *f, int op, bool warm)
 	default:
 		snprintf(name, sizeof(name), "%u", f[2]);
 		if (gaze_ns_unlink_flags(fs, dir, name, (u32)strlen(name),
-					 GAZE_NS_IN_USE))
+					 GAZE_NS_IN_USE, NULL))
 			return -1;
 		ur_cold(fs);
 		if (warm)
@@ -1805,7 +1805,7 @@ test_range_warm(void)
 		snprintf(name, sizeof(name), "%u", i);
 		snprintf(to, sizeof(to), "%u", f[i]);
 		if (gaze_ns_rename(fs, dir, name, (u32)strlen(name), dir, to,
-				   (u32)strlen(to), 0))
+				   (u32)strlen(to), 0, NULL))
 			bad++;
 	}
 	tap_ok(!bad && !gaze_fs_sync(fs), "range warm-up: setup (6 files of 3,500 blocks)");
@@ -1826,12 +1826,12 @@ test_range_warm(void)
 	ur_cold(fs);
 	if (lk(fs, dir, "new", &i) || gaze_ns_getattr(fs, i, &ga) ||
 	    lk(fs, GAZE_ROOT_INO, "moved", &k) != -ENOENT ||
-	    gaze_ns_rename(fs, dir, "new", 3, GAZE_ROOT_INO, "moved", 5, 0))
+	    gaze_ns_rename(fs, dir, "new", 3, GAZE_ROOT_INO, "moved", 5, 0, NULL))
 		bad++;
 	locked[0][2] = ur.locked;
 	ur_cold(fs);
 	if (lk(fs, dir, "lnk", &i) || gaze_ns_getattr(fs, i, &ga) ||
-	    gaze_ns_unlink_flags(fs, dir, "lnk", 3, GAZE_NS_IN_USE))
+	    gaze_ns_unlink_flags(fs, dir, "lnk", 3, GAZE_NS_IN_USE, NULL))
 		bad++;
 	tap_ok(!bad && !locked[0][0] && !locked[0][1] && !locked[0][2] &&
 	       !ur.locked,
@@ -1960,6 +1960,135 @@ test_create_out(bool inline_data)
 	gaze_dev_close(dev);
 }
 
+/*
+ * out of a link, unlink or rename: the slots in mask are filled, the
+ * others are not; a filled slot equals getattr right after, or, when its
+ * bit is in freed, has nlink 0 and its inode is gone
+ */
+static bool
+out_same(struct gaze_fs *fs, const struct gaze_ns_out *out, u32 mask,
+	 u32 freed)
+{
+	struct gaze_attr got;
+	int i;
+
+	if (out->freed != freed)
+		return false;
+	for (i = 0; i < GAZE_OUT_NR; i++) {
+		const struct gaze_attr *a = &out->a[i];
+
+		if (!(mask & (1u << i))) {
+			if (a->ino)
+				return false;
+		} else if (freed & (1u << i)) {
+			if (!a->ino || a->nlink ||
+			    gaze_ns_getattr(fs, a->ino, &got) != -ENOENT)
+				return false;
+		} else if (!a->ino || gaze_ns_getattr(fs, a->ino, &got) ||
+			   !attr_same(&got, a)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+#define OUT_BIT(s)	(1u << GAZE_OUT_##s)
+
+/* one round of every kind of link, unlink and rename, in dirs d and e */
+static u32
+ns_out_round(struct gaze_fs *fs, u32 d, u32 e, u32 i)
+{
+	const u32 two = OUT_BIT(DIR) | OUT_BIT(INODE);
+	const u32 four = two | OUT_BIT(NDIR) | OUT_BIT(NINODE);
+	struct gaze_ns_out o;
+	char a[32], b[32], c[32], x[32];
+	u32 f, g, sub, bad = 0;
+
+	snprintf(a, sizeof(a), "a%u", i);
+	snprintf(b, sizeof(b), "b%u", i);
+	snprintf(c, sizeof(c), "c%u", i);
+	snprintf(x, sizeof(x), "x%u", i);
+	if (mk(fs, d, a, 0100644, &f) || mk(fs, e, b, 0100644, &g) ||
+	    mk(fs, d, c, 040755, &sub))
+		return 1;
+	/* link, and unlink of a name that leaves a link */
+	bad += gaze_ns_link_flags(fs, e, x, (u32)strlen(x), f, 0, &o) ||
+	       !out_same(fs, &o, two, 0) || o.a[GAZE_OUT_INODE].nlink != 2;
+	bad += gaze_ns_unlink_flags(fs, e, x, (u32)strlen(x), 0, &o) ||
+	       !out_same(fs, &o, two, 0) || o.a[GAZE_OUT_DIR].ino != e;
+	/* a move across dirs, of a directory (both dirs' nlink change) */
+	bad += gaze_ns_rename(fs, d, c, (u32)strlen(c), e, c, (u32)strlen(c),
+			      0, &o) ||
+	       !out_same(fs, &o, two | OUT_BIT(NDIR), 0);
+	/* exchange of a file and a directory across dirs */
+	bad += gaze_ns_rename(fs, d, a, (u32)strlen(a), e, c, (u32)strlen(c),
+			      GAZE_RENAME_EXCHANGE, &o) ||
+	       !out_same(fs, &o, four, 0);
+	/* a file in use replaced within one dir: an orphan, not freed */
+	bad += gaze_ns_rename(fs, e, b, (u32)strlen(b), e, c, (u32)strlen(c),
+			      GAZE_RENAME_IN_USE, &o) ||
+	       !out_same(fs, &o, four, 0) ||
+	       !(o.a[GAZE_OUT_NINODE].flags & GAZE_IF_ORPHAN);
+	bad += gaze_ns_orphan_evict(fs, f) != 0;
+	/* a file not in use replaced, with a whiteout: freed */
+	bad += mk(fs, d, x, 0100600, &f) ||
+	       gaze_ns_rename(fs, e, c, (u32)strlen(c), d, x, (u32)strlen(x),
+			      GAZE_RENAME_WHITEOUT, &o) ||
+	       !out_same(fs, &o, four, OUT_BIT(NINODE));
+	/* an empty directory replaced by one, then removed: both freed */
+	bad += mk(fs, e, b, 040700, &g) ||
+	       gaze_ns_rename(fs, d, a, (u32)strlen(a), e, b, (u32)strlen(b),
+			      0, &o) ||
+	       !out_same(fs, &o, four, OUT_BIT(NINODE));
+	bad += gaze_ns_unlink_flags(fs, e, b, (u32)strlen(b), 0, &o) ||
+	       !out_same(fs, &o, two, OUT_BIT(INODE));
+	/* the last name of a file in use: an orphan; the whiteout's too */
+	bad += gaze_ns_unlink_flags(fs, d, x, (u32)strlen(x), GAZE_NS_IN_USE,
+				    &o) ||
+	       !out_same(fs, &o, two, 0) || o.a[GAZE_OUT_INODE].nlink;
+	bad += gaze_ns_orphan_evict(fs, o.a[GAZE_OUT_INODE].ino) != 0;
+	bad += gaze_ns_unlink_flags(fs, e, c, (u32)strlen(c), 0, &o) ||
+	       !out_same(fs, &o, two, OUT_BIT(INODE));
+	return bad;
+}
+
+/*
+ * gaze_ns_link_flags, gaze_ns_unlink_flags and gaze_ns_rename hand back
+ * what they did to each inode as getattr gives it right after (the module
+ * reads nothing back after them), through directories' growth from
+ * inline to hashed; failures and no-ops fill no slot
+ */
+static void
+test_ns_out(bool inline_data)
+{
+	const char *tag = inline_data ? "inline" : "noinline";
+	struct gaze_dev *dev = dev_new(64);
+	struct gaze_fs *fs = fs_new(dev, inline_data);
+	struct gaze_ns_out o;
+	u32 d, e, f, i, bad = 0;
+
+	TAP_MUST(mk(fs, GAZE_ROOT_INO, "d", 040755, &d));
+	TAP_MUST(mk(fs, GAZE_ROOT_INO, "e", 040755, &e));
+	for (i = 0; i < 300; i++)
+		bad += ns_out_round(fs, d, e, i);
+	tap_ok(!bad,
+	       "%s: 300 rounds of link, unlink and rename (move, exchange, replace in use, not in use, a directory, whiteout): out equals getattr after, freed inodes are gone (%u bad)",
+	       tag, bad);
+	TAP_MUST(mk(fs, d, "same", 0100644, &f));
+	TAP_MUST(gaze_ns_link(fs, d, "same2", 5, f));
+	memset(&o, 0xff, sizeof(o));
+	tap_ok(!gaze_ns_rename(fs, d, "same", 4, d, "same2", 5, 0, &o) &&
+	       out_same(fs, &o, 0, 0) &&
+	       gaze_ns_rename(fs, d, "nope", 4, d, "x", 1, 0, &o) == -ENOENT &&
+	       gaze_ns_unlink_flags(fs, d, "nope", 4, 0, &o) == -ENOENT &&
+	       gaze_ns_link_flags(fs, d, "same", 4, f, 0, &o) == -EEXIST &&
+	       gaze_ns_link_flags(fs, d, "z", 1, f, 0x4000, &o) == -EINVAL,
+	       "%s: a rename onto another name of the same inode fills no slot; failures return their errors",
+	       tag);
+	TAP_MUST(gaze_fs_close(fs));
+	gaze_dev_close(dev);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -2002,6 +2131,8 @@ main(int argc, char **argv)
 	test_map_warm();
 	test_create_out(true);
 	test_create_out(false);
+	test_ns_out(true);
+	test_ns_out(false);
 	test_range_warm();
 	if (!quick)
 		test_dir_many(true, 100000, 512, false);

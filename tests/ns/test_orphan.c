@@ -154,7 +154,7 @@ static int
 unlink_in_use(struct gaze_fs *fs, const char *name)
 {
 	return gaze_ns_unlink_flags(fs, GAZE_ROOT_INO, name,
-				    (u32)strlen(name), GAZE_NS_IN_USE);
+				    (u32)strlen(name), GAZE_NS_IN_USE, NULL);
 }
 
 static void
@@ -327,7 +327,7 @@ test_rename_over(void)
 	fill(fs, dst, 8);
 	free1 = gaze_space_free_blocks(fs);
 	tap_ok(!gaze_ns_rename(fs, GAZE_ROOT_INO, "src", 3, GAZE_ROOT_INO,
-			       "dst", 3, GAZE_RENAME_IN_USE),
+			       "dst", 3, GAZE_RENAME_IN_USE, NULL),
 	       "rename over a file in use");
 	tap_ok(!gaze_ns_lookup(fs, GAZE_ROOT_INO, "dst", 3, &x, NULL) &&
 	       x == src && check(fs, src, 7), "dst is the moved file");
@@ -341,7 +341,7 @@ test_rename_over(void)
 	       gaze_space_free_blocks(fs) >= free1 + NBLK && check(fs, src, 7),
 	       "after a power cut the replaced file is freed");
 	tap_ok(gaze_ns_rename(fs, GAZE_ROOT_INO, "dst", 3, GAZE_ROOT_INO,
-			      "z", 1, 0x80) == -EINVAL,
+			      "z", 1, 0x80, NULL) == -EINVAL,
 	       "unknown rename flag: -EINVAL");
 	gaze_fs_close(fs);
 	gaze_dev_close(d);
@@ -390,7 +390,7 @@ test_whiteout(void)
 	f = mkfile(fs, "a");
 	t = mkfile(fs, "t");
 	tap_ok(!gaze_ns_rename(fs, GAZE_ROOT_INO, "a", 1, GAZE_ROOT_INO, "b",
-			       1, GAZE_RENAME_WHITEOUT),
+			       1, GAZE_RENAME_WHITEOUT, NULL),
 	       "rename with whiteout");
 	tap_ok(!gaze_ns_lookup(fs, GAZE_ROOT_INO, "b", 1, &x, NULL) && x == f,
 	       "the file moved");
@@ -400,16 +400,16 @@ test_whiteout(void)
 	       a.nlink == 1 && a.uid == 1000,
 	       "the old name is a 0:0 character device, mode 0");
 	tap_ok(gaze_ns_rename(fs, GAZE_ROOT_INO, "b", 1, GAZE_ROOT_INO, "t",
-			      1, GAZE_RENAME_WHITEOUT | GAZE_RENAME_EXCHANGE) ==
+			      1, GAZE_RENAME_WHITEOUT | GAZE_RENAME_EXCHANGE, NULL) ==
 	       -EINVAL, "whiteout with exchange: -EINVAL");
 	tap_ok(!gaze_ns_rename(fs, GAZE_ROOT_INO, "b", 1, GAZE_ROOT_INO, "t",
-			       1, GAZE_RENAME_WHITEOUT | GAZE_RENAME_IN_USE) &&
+			       1, GAZE_RENAME_WHITEOUT | GAZE_RENAME_IN_USE, NULL) &&
 	       !gaze_ns_getattr(fs, t, &a) && !a.nlink &&
 	       !gaze_ns_lookup(fs, GAZE_ROOT_INO, "b", 1, &w, &dt) && dt == 2,
 	       "whiteout over an existing file in use");
 	tap_ok(gaze_ns_rename(fs, GAZE_ROOT_INO, "t", 1, GAZE_ROOT_INO, "a",
 			      1, GAZE_RENAME_WHITEOUT |
-			      GAZE_RENAME_NOREPLACE) == -EEXIST,
+			      GAZE_RENAME_NOREPLACE, NULL) == -EEXIST,
 	       "whiteout with noreplace onto a whiteout: -EEXIST");
 	gaze_fs_close(fs);
 	fs = fs_open(d, 0);
@@ -462,10 +462,10 @@ test_tmpfile(void)
 	tap_ok(fill(fs, ino, 7) && check(fs, ino, 7), "it reads and writes");
 	tap_ok(gaze_ns_link(fs, GAZE_ROOT_INO, "t", 1, ino) == -ENOENT,
 	       "plain link refuses it");
-	tap_ok(gaze_ns_link_flags(fs, GAZE_ROOT_INO, "t", 1, ino, 0x4000) ==
+	tap_ok(gaze_ns_link_flags(fs, GAZE_ROOT_INO, "t", 1, ino, 0x4000, NULL) ==
 	       -EINVAL, "an unknown link flag: -EINVAL");
 	tap_ok(!gaze_ns_link_flags(fs, GAZE_ROOT_INO, "t", 1, ino,
-				   GAZE_NS_LINK_ORPHAN) &&
+				   GAZE_NS_LINK_ORPHAN, NULL) &&
 	       !gaze_ns_getattr(fs, ino, &a) && a.nlink == 1 &&
 	       !(a.flags & GAZE_IF_ORPHAN) && !fs->nr_orphans,
 	       "linkat names it: nlink 1, no longer an orphan");
@@ -474,7 +474,7 @@ test_tmpfile(void)
 	tap_ok(gaze_ns_orphan_evict(fs, ino) == -ENOENT,
 	       "the last close does not free it");
 	tap_ok(gaze_ns_link_flags(fs, GAZE_ROOT_INO, "t2", 2, GAZE_ROOT_INO,
-				  GAZE_NS_LINK_ORPHAN) == -EPERM,
+				  GAZE_NS_LINK_ORPHAN, NULL) == -EPERM,
 	       "the flag does not allow linking a directory");
 
 	/* one never named: the checkpoint lists it, a power cut frees it */

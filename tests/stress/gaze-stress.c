@@ -1196,7 +1196,7 @@ op_rename(struct th *t)
 			return;
 	}
 	want = model_rename(od, on, nd, nn, flags, false);
-	got = gaze_ns_rename(fs, od, on, strlen(on), nd, nn, strlen(nn), flags);
+	got = gaze_ns_rename(fs, od, on, strlen(on), nd, nn, strlen(nn), flags, NULL);
 	vlog("rename %u/%s -> %u/%s flags %u: %d (model %d)", od, on, nd, nn,
 	     flags, got, want);
 	if (outcome_ok("rename", want, got) && !got && !want)
