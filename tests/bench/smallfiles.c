@@ -15,6 +15,11 @@
  *	create empty files f0, f1, ... from a common start for SECONDS;
  *	then one syncfs.  Prints "creates N secs S sync_s S per_sec R",
  *	R = N / (SECONDS + the syncfs's time).
+ *   smallfiles pchange DIR PROCS SECONDS
+ *	As pcreate, but each process runs cycles of create fN, link fN lN,
+ *	rename lN rN, unlink fN, unlink rN: five namespace changes, four
+ *	of them on an inode and a directory the VFS already has.  Prints
+ *	"changes N secs S sync_s S per_sec R" (N counts each change).
  *   smallfiles lat DIR N SEED
  *	Visits the N files of create in a random order (SEED): stat() on
  *	the even ones, open() and close() on the odd ones, each timed on
@@ -25,6 +30,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,7 +143,33 @@ static double now(void)
 }
 
 /* one creating process: files in DIR until END; writes its count to FD */
-static void create_child(const char *dir, int go, int wfd, double secs)
+/* one cycle of pchange on number n: 0, or the failing call's message */
+static int change_cycle(const char *dir, long n)
+{
+	char f[4200], l[4200], r[4200];
+	int fd;
+
+	snprintf(f, sizeof(f), "%s/f%ld", dir, n);
+	snprintf(l, sizeof(l), "%s/l%ld", dir, n);
+	snprintf(r, sizeof(r), "%s/r%ld", dir, n);
+	fd = open(f, O_CREAT | O_EXCL | O_WRONLY, 0644);
+	if (fd < 0)
+		return fail("create", f);
+	close(fd);
+	if (link(f, l))
+		return fail("link", l);
+	if (rename(l, r))
+		return fail("rename", r);
+	if (unlink(f))
+		return fail("unlink", f);
+	if (unlink(r))
+		return fail("unlink", r);
+	return 0;
+}
+
+/* creates (change false) or change cycles (true) until secs have passed */
+static void create_child(const char *dir, int go, int wfd, double secs,
+			 bool change)
 {
 	char path[4200], c;
 	long n = 0;
@@ -148,6 +180,12 @@ static void create_child(const char *dir, int go, int wfd, double secs)
 		_exit(1);
 	end = now() + secs;
 	while (now() < end) {
+		if (change) {
+			if (change_cycle(dir, n))
+				_exit(1);
+			n++;
+			continue;
+		}
 		snprintf(path, sizeof(path), "%s/f%ld", dir, n);
 		fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
 		if (fd < 0)
@@ -155,12 +193,14 @@ static void create_child(const char *dir, int go, int wfd, double secs)
 		close(fd);
 		n++;
 	}
+	if (change)
+		n *= 5;
 	if (write(wfd, &n, sizeof(n)) != sizeof(n))
 		_exit(1);
 	_exit(0);
 }
 
-static int do_pcreate(const char *dir, int procs, double secs)
+static int do_pcreate(const char *dir, int procs, double secs, bool change)
 {
 	int go[2], res[2], i, st, bad = 0;
 	long total = 0, n;
@@ -179,7 +219,7 @@ static int do_pcreate(const char *dir, int procs, double secs)
 			return fail("fork", sub);
 		if (pid == 0) {
 			close(go[1]);
-			create_child(sub, go[0], res[1], secs);
+			create_child(sub, go[0], res[1], secs, change);
 		}
 	}
 	close(go[0]);
@@ -202,8 +242,9 @@ static int do_pcreate(const char *dir, int procs, double secs)
 	if (sync_dir(dir))
 		return 1;
 	e = now();
-	printf("creates %ld secs %.3f sync_s %.3f per_sec %.1f\n", total, secs,
-	       e - s, total / (secs + e - s));
+	printf("%s %ld secs %.3f sync_s %.3f per_sec %.1f\n",
+	       change ? "changes" : "creates", total, secs, e - s,
+	       total / (secs + e - s));
 	return 0;
 }
 
@@ -276,13 +317,15 @@ int main(int argc, char **argv)
 	int ret;
 
 	if (argc == 5 && !strcmp(argv[1], "pcreate") && atoi(argv[3]) > 0)
-		return do_pcreate(argv[2], atoi(argv[3]), atof(argv[4]));
+		return do_pcreate(argv[2], atoi(argv[3]), atof(argv[4]), false);
+	if (argc == 5 && !strcmp(argv[1], "pchange") && atoi(argv[3]) > 0)
+		return do_pcreate(argv[2], atoi(argv[3]), atof(argv[4]), true);
 	if (argc == 5 && !strcmp(argv[1], "lat") && atol(argv[3]) > 0)
 		return do_lat(argv[2], atol(argv[3]), atoi(argv[4]));
 	if (argc != 5) {
 		fprintf(stderr,
 			"usage: smallfiles create|stat|unlink DIR N SIZE\n"
-			"       smallfiles pcreate DIR PROCS SECONDS\n"
+			"       smallfiles pcreate|pchange DIR PROCS SECONDS\n"
 			"       smallfiles lat DIR N SEED\n");
 		return 2;
 	}

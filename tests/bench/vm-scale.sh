@@ -13,6 +13,9 @@
 #                  files of their own, final fsync counted (MiB/s)
 #   (c) create     empty-file creates, 1 and N processes in directories
 #                  of their own, final syncfs counted (creates/s)
+#   (g) nschange   cycles of create, link, rename, unlink, unlink, 1 and
+#                  N processes in directories of their own, final syncfs
+#                  counted (changes/s)
 #   (d) stat, open p99 latency (us) of uncached files while a writer
 #                  streams and GC runs
 #   (e) seqwrite, seqread  1 MiB sequential, 1 and N jobs (MiB/s)
@@ -54,7 +57,7 @@ for fs in ${FSES:-gaze f2fs}; do
 		-e GAZE_BUILDDIR="$BUILD" -e GAZE_SRCDIR="$SRC" \
 		-e FS_ONLY=$fs -e SECS="$SECS" -e JOBS="$JOBS" \
 		-e AGE_SECS="${AGE_SECS:-30}" -e NFILES="${NFILES:-6000}" \
-		-e NSTAT="${NSTAT:-3000}" -e PHASES="${PHASES:-a b c e f d}" \
+		-e NSTAT="${NSTAT:-3000}" -e PHASES="${PHASES:-a b c g e f d}" \
 		-x "$SRC" -x "$BUILD" -z "$ZNS" -Z "$ZONE" -C "$CAP" -d 512 -b 4096 \
 		"$SRC/tests/bench/guest/scale-bench.sh"
 	rc=$?
@@ -85,6 +88,7 @@ row()	# TEST V1 VN UNIT
 row randread qd1 qd32 IOPS
 row randwrite j1 j$JOBS MiB/s
 row create p1 p$JOBS files/s
+row nschange p1 p$JOBS changes/s
 row seqwrite j1 j$JOBS MiB/s
 row seqread j1 j$JOBS MiB/s
 row coldstat j1 j$JOBS files/s

@@ -29,7 +29,10 @@
 #       of N directories, caches dropped, then find -type f -printf %s
 #       (a readdir, and a lookup and a stat per file) over one directory,
 #       and over all N at once by N processes: files/s
-# PHASES (default "a b c e f d") picks and orders the phases.
+#   (g) namespace changes, 1 and N processes in separate directories:
+#       cycles of create, link, rename, unlink, unlink (tests/bench/
+#       smallfiles pchange), then syncfs: changes/s
+# PHASES (default "a b c g e f d") picks and orders the phases.
 # Prints "# sc FS TEST VARIANT VALUE" lines and "# ..." comments.
 set -u
 . "$GAZE_SRCDIR/tests/bench/guest/lib.sh"
@@ -41,7 +44,7 @@ SECS=${SECS:-10}
 AGE_SECS=${AGE_SECS:-30}
 NFILES=${NFILES:-6000}
 NSTAT=${NSTAT:-3000}
-PHASES=${PHASES:-a b c e f d}
+PHASES=${PHASES:-a b c g e f d}
 JOBS=${JOBS:-$(nproc)}
 W=/tmp/scale
 M=$W/mnt
@@ -171,6 +174,20 @@ phase_c()
 		fig create p$n "$(sed -n 's/.* per_sec //p' $W/out)"
 		say "$FS create $n: $(cat $W/out)"
 		rm -rf $M/c$n
+		sync
+	done
+}
+
+# (g) namespace changes, 1 and N processes, then syncfs
+phase_g()
+{
+	for n in 1 $JOBS; do
+		mkdir $M/g$n
+		run "$SF" pchange $M/g$n $n $SECS
+		[ $rc -eq 0 ] || die "change $n"
+		fig nschange p$n "$(sed -n 's/.* per_sec //p' $W/out)"
+		say "$FS change $n: $(cat $W/out)"
+		rm -rf $M/g$n
 		sync
 	done
 }
