@@ -13,13 +13,16 @@
  *   smallfiles pcreate DIR PROCS SECONDS
  *	PROCS processes, each in its own directory DIR/pK (made first),
  *	create empty files f0, f1, ... from a common start for SECONDS;
- *	then one syncfs.  Prints "creates N secs S sync_s S per_sec R",
- *	R = N / (SECONDS + the syncfs's time).
+ *	then one syncfs.  Prints "creates N secs S longest_s L sync_s S
+ *	per_sec R": S from the start until the last process ended (SECONDS,
+ *	or more when a create was still running at the end), L the longest
+ *	single create, R = N / (S + the syncfs's time).
  *   smallfiles pchange DIR PROCS SECONDS
  *	As pcreate, but each process runs cycles of create fN, link fN lN,
  *	rename lN rN, unlink fN, unlink rN: five namespace changes, four
  *	of them on an inode and a directory the VFS already has.  Prints
- *	"changes N secs S sync_s S per_sec R" (N counts each change).
+ *	"changes N secs S longest_s L sync_s S per_sec R" (N counts each
+ *	change, L is the longest cycle).
  *   smallfiles lat DIR N SEED
  *	Visits the N files of create in a random order (SEED): stat() on
  *	the even ones, open() and close() on the odd ones, each timed on
@@ -167,23 +170,38 @@ static int change_cycle(const char *dir, long n)
 	return 0;
 }
 
-/* creates (change false) or change cycles (true) until secs have passed */
+/* the time now; *longest keeps the longest step since the last call */
+static double step_time(double last, double *longest)
+{
+	double t = now();
+
+	if (t - last > *longest)
+		*longest = t - last;
+	return t;
+}
+
+/*
+ * Creates (change false) or change cycles (true) until secs have passed;
+ * writes the count, then its longest create or cycle in seconds, to wfd.
+ */
 static void create_child(const char *dir, int go, int wfd, double secs,
 			 bool change)
 {
+	double end, t, longest = 0;
 	char path[4200], c;
 	long n = 0;
-	double end;
 	int fd;
 
 	if (read(go, &c, 1) != 1)
 		_exit(1);
-	end = now() + secs;
-	while (now() < end) {
+	t = now();
+	end = t + secs;
+	while (t < end) {
 		if (change) {
 			if (change_cycle(dir, n))
 				_exit(1);
 			n++;
+			t = step_time(t, &longest);
 			continue;
 		}
 		snprintf(path, sizeof(path), "%s/f%ld", dir, n);
@@ -192,10 +210,12 @@ static void create_child(const char *dir, int go, int wfd, double secs,
 			_exit(fail("create", path));
 		close(fd);
 		n++;
+		t = step_time(t, &longest);
 	}
 	if (change)
 		n *= 5;
-	if (write(wfd, &n, sizeof(n)) != sizeof(n))
+	if (write(wfd, &n, sizeof(n)) != sizeof(n) ||
+	    write(wfd, &longest, sizeof(longest)) != sizeof(longest))
 		_exit(1);
 	_exit(0);
 }
@@ -203,6 +223,7 @@ static void create_child(const char *dir, int go, int wfd, double secs,
 static int do_pcreate(const char *dir, int procs, double secs, bool change)
 {
 	int go[2], res[2], i, st, bad = 0;
+	double longest = 0, l, start;
 	long total = 0, n;
 	pid_t pid;
 	char sub[4096];
@@ -223,6 +244,7 @@ static int do_pcreate(const char *dir, int procs, double secs, bool change)
 		}
 	}
 	close(go[0]);
+	start = now();
 	for (i = 0; i < procs; i++)
 		if (write(go[1], "g", 1) != 1)
 			return fail("start", dir);
@@ -232,8 +254,12 @@ static int do_pcreate(const char *dir, int procs, double secs, bool change)
 			bad = 1;
 	}
 	close(res[1]);
-	while (read(res[0], &n, sizeof(n)) == sizeof(n))
+	while (read(res[0], &n, sizeof(n)) == sizeof(n) &&
+	       read(res[0], &l, sizeof(l)) == sizeof(l)) {
 		total += n;
+		if (l > longest)
+			longest = l;
+	}
 	if (bad) {
 		fprintf(stderr, "smallfiles: a creating process failed\n");
 		return 1;
@@ -242,9 +268,9 @@ static int do_pcreate(const char *dir, int procs, double secs, bool change)
 	if (sync_dir(dir))
 		return 1;
 	e = now();
-	printf("%s %ld secs %.3f sync_s %.3f per_sec %.1f\n",
-	       change ? "changes" : "creates", total, secs, e - s,
-	       total / (secs + e - s));
+	printf("%s %ld secs %.3f longest_s %.3f sync_s %.3f per_sec %.1f\n",
+	       change ? "changes" : "creates", total, s - start, longest,
+	       e - s, total / (e - start));
 	return 0;
 }
 
