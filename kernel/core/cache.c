@@ -553,10 +553,15 @@ gaze_cache_for_each_dirty(struct gaze_fs *fs, u32 type,
 	INIT_LIST_HEAD(&c->dirty);
 
 	while (!list_empty(&work)) {
+		if (ret) {
+			/* stopped: the rest goes back as it was, in order */
+			list_splice_tail_init(&work, &c->dirty);
+			break;
+		}
 		mb = list_first_entry(&work, struct gaze_mbuf, list);
 		list_del(&mb->list);
 		list_add_tail(&mb->list, &c->dirty);
-		if (ret || mb->type != type)
+		if (mb->type != type)
 			continue;
 		if (!(mb->flags & GAZE_MBF_DIRTY)) {
 			/* cleaned by hand: settle its list */

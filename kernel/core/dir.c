@@ -1060,10 +1060,15 @@ dir_flush_one(struct gaze_fs *fs, struct gaze_mbuf *mb, void *arg)
 {
 	u32 ino = mb->id, lblk = (u32)mb->idx, ofs;
 	struct gaze_mbuf *imb, *owner;
+	u32 *budget = arg;
 	u64 addr;
 	int err;
 
-	(void)arg;
+	if (budget) {
+		if (!*budget)
+			return 1;	/* stop the walk */
+		(*budget)--;
+	}
 	err = gaze_inode_get(fs, ino, &imb);
 	if (err)
 		return err;
@@ -1091,7 +1096,17 @@ out_inode:
 }
 
 int
+gaze_dir_flush_some(struct gaze_fs *fs, u32 *budget)
+{
+	int ret;
+
+	ret = gaze_cache_for_each_dirty(fs, GAZE_MB_FBLK, dir_flush_one,
+					budget);
+	return ret > 0 ? 0 : ret;
+}
+
+int
 gaze_dir_flush(struct gaze_fs *fs)
 {
-	return gaze_cache_for_each_dirty(fs, GAZE_MB_FBLK, dir_flush_one, NULL);
+	return gaze_dir_flush_some(fs, NULL);
 }

@@ -791,6 +791,11 @@ int gaze_node_new(struct gaze_fs *fs, u32 nid, u32 ino, u32 magic, u32 index,
 /* writes one dirty node to its log (type from the owner); updates imap */
 int gaze_node_write(struct gaze_fs *fs, struct gaze_mbuf *mb);
 int gaze_nodes_flush(struct gaze_fs *fs);
+/*
+ * gaze_nodes_flush of at most *budget nodes, the longest dirty first;
+ * *budget is lowered by the nodes taken.  budget NULL: all.
+ */
+int gaze_nodes_flush_some(struct gaze_fs *fs, u32 *budget);
 /* the GAZE_LOG_* type a node block is written to */
 int gaze_node_log_type(const void *blk);
 /* checks a node block read at addr for nid (magic, crc, nid, seq) */
@@ -869,9 +874,10 @@ int gaze_cp_renew_zones(struct gaze_fs *fs);
 /* finishes a partly written sequential checkpoint zone (not the active
  * one): keeps it out of the device's active-zone count */
 int gaze_cp_zone_finish(struct gaze_fs *fs, u32 zone);
-/* keeps memory bounded: flushes dirty dir blocks and nodes when the
- * cache is over its limit, and checkpoints when dirty table blocks keep
- * it over; called by namespace ops (fs->lock held) at their end */
+/* keeps memory bounded: writes the oldest dirty dir blocks and nodes a
+ * batch at a time once they fill half the cache, flushes them all when
+ * the cache is over its limit, and checkpoints when dirty table blocks
+ * keep it over; called by namespace ops (fs->lock held) at their end */
 int gaze_fs_balance(struct gaze_fs *fs);
 /* writes dirty directory blocks, then dirty nodes (fs->lock held) */
 int gaze_fs_flush_dirty(struct gaze_fs *fs);
@@ -1617,6 +1623,8 @@ struct gaze_xattr_place {
 int gaze_xattr_place(struct gaze_fs *fs, u32 ino, struct gaze_xattr_place *p);
 /* checkpoint hook: writes dirty directory blocks (GAZE_MB_FBLK) */
 int gaze_dir_flush(struct gaze_fs *fs);
+/* gaze_dir_flush of at most *budget blocks, as gaze_nodes_flush_some */
+int gaze_dir_flush_some(struct gaze_fs *fs, u32 *budget);
 
 /*
  * Namespace internals, shared by inode.c bmap.c dir.c xattr.c namei.c

@@ -518,6 +518,7 @@ gaze_node_write(struct gaze_fs *fs, struct gaze_mbuf *mb)
 
 struct node_flush {
 	struct node_batch	b[GAZE_NR_LOG_TYPES];
+	u32			*budget;	/* or NULL: no bound */
 };
 
 static int
@@ -530,6 +531,11 @@ node_flush_one(struct gaze_fs *fs, struct gaze_mbuf *mb, void *arg)
 
 	if (fs->flags & GAZE_FS_RDONLY)
 		return -EROFS;
+	if (nf->budget) {
+		if (!*nf->budget)
+			return 1;	/* stop the walk; write what we have */
+		(*nf->budget)--;
+	}
 	if (b->n == NODE_BATCH) {
 		ret = node_batch_write(fs, b, type, 0);
 		if (ret)
@@ -541,7 +547,7 @@ node_flush_one(struct gaze_fs *fs, struct gaze_mbuf *mb, void *arg)
 }
 
 int
-gaze_nodes_flush(struct gaze_fs *fs)
+gaze_nodes_flush_some(struct gaze_fs *fs, u32 *budget)
 {
 	struct node_flush *nf;
 	int ret, r, t;
@@ -551,7 +557,10 @@ gaze_nodes_flush(struct gaze_fs *fs)
 	nf = gaze_zalloc(sizeof(*nf));
 	if (!nf)
 		return -ENOMEM;
+	nf->budget = budget;
 	ret = gaze_cache_for_each_dirty(fs, GAZE_MB_NODE, node_flush_one, nf);
+	if (ret > 0)
+		ret = 0;	/* the budget ran out */
 	for (t = 0; t < GAZE_NR_LOG_TYPES; t++) {
 		if (!nf->b[t].n)
 			continue;
@@ -567,6 +576,12 @@ gaze_nodes_flush(struct gaze_fs *fs)
 	}
 	gaze_free(nf);
 	return ret;
+}
+
+int
+gaze_nodes_flush(struct gaze_fs *fs)
+{
+	return gaze_nodes_flush_some(fs, NULL);
 }
 
 /*

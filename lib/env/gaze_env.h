@@ -126,6 +126,17 @@ static inline void list_del_init(struct list_head *e)
 static inline void list_move_tail(struct list_head *e, struct list_head *h)
 { list_del(e); list_add_tail(e, h); }
 static inline int list_empty(const struct list_head *h) { return h->next == h; }
+/* moves all of l to the end of h; l is left empty */
+static inline void list_splice_tail_init(struct list_head *l, struct list_head *h)
+{
+	if (list_empty(l))
+		return;
+	l->next->prev = h->prev;
+	h->prev->next = l->next;
+	l->prev->next = h;
+	h->prev = l->prev;
+	INIT_LIST_HEAD(l);
+}
 #define list_entry(p, t, m) container_of(p, t, m)
 #define list_first_entry(h, t, m) list_entry((h)->next, t, m)
 #define list_for_each_entry(p, h, m) \
