@@ -618,31 +618,41 @@ gaze_fs_age(const struct gaze_fs *fs)
 	return sec > 0 && (u64)sec > mk ? (u64)sec - mk : 0;
 }
 
+/* dirty directory blocks and nodes over half the cache */
+static bool
+fs_dirty_high(struct gaze_fs *fs)
+{
+	u64 dirty = (u64)gaze_cache_nr_dirty(fs, GAZE_MB_FBLK) +
+		    gaze_cache_nr_dirty(fs, GAZE_MB_NODE);
+
+	return dirty * GAZE_BLOCK_SIZE > fs->cache_limit / 2;
+}
+
 /*
  * Write-behind: once dirty directory blocks and nodes fill half the
- * cache, an operation that ends writes the ones dirty the longest, at
- * most FS_WRITE_BEHIND.  Without it they piled up to the cache's limit,
- * and the one operation that met it wrote them all in one hold of
- * fs->lock: with the module's 512 MiB cache (a 2 GiB guest), 120,000
- * creates then stood still for two seconds.  Nodes written here go to
- * new blocks like any flush; what they replace is free after the next
- * checkpoint, and gaze_gc_balance_meta has kept room for all of them.
+ * cache, an operation that ends writes the nodes dirty the longest, at
+ * most FS_WRITE_BEHIND blocks, and directory blocks only when no node is
+ * left to write (a big directory's blocks are dirtied again and again by
+ * creates that hash all over it, while a new inode is written once).
+ * Without it they piled up to the cache's limit, and the one operation
+ * that met it wrote them all in one hold of fs->lock: with the module's
+ * 512 MiB cache (a 2 GiB guest), 120,000 creates then stood still for
+ * two seconds.  Nodes written here go to new blocks like any flush; what
+ * they replace is free after the next checkpoint, and
+ * gaze_gc_balance_meta has kept room for all of them.
  */
 static int
 fs_write_behind(struct gaze_fs *fs)
 {
-	u64 dirty = (u64)gaze_cache_nr_dirty(fs, GAZE_MB_FBLK) +
-		    gaze_cache_nr_dirty(fs, GAZE_MB_NODE);
 	u32 budget = FS_WRITE_BEHIND;
 	int ret;
 
-	if (fs->flags & GAZE_FS_RDONLY ||
-	    dirty * GAZE_BLOCK_SIZE <= fs->cache_limit / 2)
+	if (fs->flags & GAZE_FS_RDONLY || !fs_dirty_high(fs))
 		return 0;
-	ret = gaze_dir_flush_some(fs, &budget);
-	if (ret)
+	ret = gaze_nodes_flush_some(fs, &budget);
+	if (ret || !budget || !fs_dirty_high(fs))
 		return ret;
-	return gaze_nodes_flush_some(fs, &budget);
+	return gaze_dir_flush_some(fs, &budget);
 }
 
 int

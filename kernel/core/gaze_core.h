@@ -874,8 +874,8 @@ int gaze_cp_renew_zones(struct gaze_fs *fs);
 /* finishes a partly written sequential checkpoint zone (not the active
  * one): keeps it out of the device's active-zone count */
 int gaze_cp_zone_finish(struct gaze_fs *fs, u32 zone);
-/* keeps memory bounded: writes the oldest dirty dir blocks and nodes a
- * batch at a time once they fill half the cache, flushes them all when
+/* keeps memory bounded: writes the oldest dirty nodes (then dir blocks)
+ * a batch at a time once they fill half the cache, flushes them all when
  * the cache is over its limit, and checkpoints when dirty table blocks
  * keep it over; called by namespace ops (fs->lock held) at their end */
 int gaze_fs_balance(struct gaze_fs *fs);

@@ -170,6 +170,12 @@ static int change_cycle(const char *dir, long n)
 	return 0;
 }
 
+/* what a child of pcreate or pchange reports */
+struct child_result {
+	long	n;
+	double	longest;
+};
+
 /* the time now; *longest keeps the longest step since the last call */
 static double step_time(double last, double *longest)
 {
@@ -182,12 +188,13 @@ static double step_time(double last, double *longest)
 
 /*
  * Creates (change false) or change cycles (true) until secs have passed;
- * writes the count, then its longest create or cycle in seconds, to wfd.
+ * writes the count and its longest create or cycle (seconds) to wfd.
  */
 static void create_child(const char *dir, int go, int wfd, double secs,
 			 bool change)
 {
 	double end, t, longest = 0;
+	struct child_result r;
 	char path[4200], c;
 	long n = 0;
 	int fd;
@@ -214,8 +221,10 @@ static void create_child(const char *dir, int go, int wfd, double secs,
 	}
 	if (change)
 		n *= 5;
-	if (write(wfd, &n, sizeof(n)) != sizeof(n) ||
-	    write(wfd, &longest, sizeof(longest)) != sizeof(longest))
+	r.n = n;
+	r.longest = longest;
+	/* one write: below PIPE_BUF, so children's results never mix */
+	if (write(wfd, &r, sizeof(r)) != sizeof(r))
 		_exit(1);
 	_exit(0);
 }
@@ -223,8 +232,9 @@ static void create_child(const char *dir, int go, int wfd, double secs,
 static int do_pcreate(const char *dir, int procs, double secs, bool change)
 {
 	int go[2], res[2], i, st, bad = 0;
-	double longest = 0, l, start;
-	long total = 0, n;
+	double longest = 0, start;
+	struct child_result r;
+	long total = 0;
 	pid_t pid;
 	char sub[4096];
 	double s, e;
@@ -254,11 +264,10 @@ static int do_pcreate(const char *dir, int procs, double secs, bool change)
 			bad = 1;
 	}
 	close(res[1]);
-	while (read(res[0], &n, sizeof(n)) == sizeof(n) &&
-	       read(res[0], &l, sizeof(l)) == sizeof(l)) {
-		total += n;
-		if (l > longest)
-			longest = l;
+	while (read(res[0], &r, sizeof(r)) == sizeof(r)) {
+		total += r.n;
+		if (r.longest > longest)
+			longest = r.longest;
 	}
 	if (bad) {
 		fprintf(stderr, "smallfiles: a creating process failed\n");
