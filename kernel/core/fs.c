@@ -20,8 +20,6 @@
 #define FS_DEFAULT_CACHE_LIMIT	(32u << 20)
 /* blocks a write-behind step takes at most (gaze_fs_balance) */
 #define FS_WRITE_BEHIND		1024u
-/* dirty nodes and directory blocks write-behind keeps to at most */
-#define FS_DIRTY_HIGH		(64u << 20)
 #define FS_REPORT_BATCH		64u
 
 static void
@@ -620,21 +618,19 @@ gaze_fs_age(const struct gaze_fs *fs)
 	return sec > 0 && (u64)sec > mk ? (u64)sec - mk : 0;
 }
 
-/* dirty directory blocks and nodes over half the cache, or 64 MiB */
+/* dirty directory blocks and nodes over half the cache */
 static bool
 fs_dirty_high(struct gaze_fs *fs)
 {
 	u64 dirty = (u64)gaze_cache_nr_dirty(fs, GAZE_MB_FBLK) +
 		    gaze_cache_nr_dirty(fs, GAZE_MB_NODE);
 
-	return dirty * GAZE_BLOCK_SIZE >
-	       min_t(u64, fs->cache_limit / 2, FS_DIRTY_HIGH);
+	return dirty * GAZE_BLOCK_SIZE > fs->cache_limit / 2;
 }
 
 /*
  * Write-behind: once dirty directory blocks and nodes fill half the
- * cache or 64 MiB (what a checkpoint, and so a sync, then has to write
- * first), an operation that ends writes the nodes dirty the longest, at
+ * cache, an operation that ends writes the nodes dirty the longest, at
  * most FS_WRITE_BEHIND blocks, and directory blocks only when no node is
  * left to write (a big directory's blocks are dirtied again and again by
  * creates that hash all over it, while a new inode is written once).
