@@ -164,15 +164,27 @@ phase_b()
 	done
 }
 
+# GAZE's checkpoint sequence number (0 on F2FS): the log says how many
+# checkpoints a phase made
+cp_seq()
+{
+	[ "$FS" = gaze ] || { echo 0; return; }
+	"$CTL" info --json $M | tr -d ' \n' |
+		sed -n 's/.*"cp_seq":\([0-9]*\).*/\1/p'
+}
+
 # (c) empty-file creates, 1 and N processes, then syncfs
 phase_c()
 {
+	local cp0
+
 	for n in 1 $JOBS; do
 		mkdir $M/c$n
+		cp0=$(cp_seq)
 		run "$SF" pcreate $M/c$n $n $SECS
 		[ $rc -eq 0 ] || die "create $n"
 		fig create p$n "$(sed -n 's/.* per_sec //p' $W/out)"
-		say "$FS create $n: $(cat $W/out)"
+		say "$FS create $n: $(cat $W/out) checkpoints $(($(cp_seq) - cp0))"
 		rm -rf $M/c$n
 		sync
 	done
