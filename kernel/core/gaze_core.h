@@ -1944,8 +1944,8 @@ void gaze_dir_forget(struct gaze_fs *fs, struct gaze_mbuf *dmb);
  * After a link count change: an inode with links is just released; at
  * nlink 0 it is freed, or, when in_use and not a directory, becomes an
  * orphan.  Consumes the ref.  *last (last may be NULL): the attributes
- * as the drop leaves them; nlink 0 without GAZE_IF_ORPHAN there means the
- * inode was freed.
+ * as the drop leaves them; on success, nlink 0 without GAZE_IF_ORPHAN
+ * there means the inode was freed.
  */
 int gaze_inode_drop(struct gaze_fs *fs, struct gaze_mbuf *imb, bool in_use,
 		    struct gaze_attr *last);
