@@ -173,35 +173,35 @@ cp_seq()
 		sed -n 's/.*"cp_seq":\([0-9]*\).*/\1/p'
 }
 
-# (c) empty-file creates, 1 and N processes, then syncfs
-phase_c()
+# (c) and (g): smallfiles MODE (pcreate or pchange) by 1 and N processes
+# in directories of their own (DIR1, DIRN), then syncfs; the figure is
+# ROW p1 and p$JOBS
+ns_phase()
 {
-	local cp0
+	local mode=$1 row=$2 dir=$3 cp0
 
 	for n in 1 $JOBS; do
-		mkdir $M/c$n
+		mkdir $M/$dir$n
 		cp0=$(cp_seq)
-		run "$SF" pcreate $M/c$n $n $SECS
-		[ $rc -eq 0 ] || die "create $n"
-		fig create p$n "$(sed -n 's/.* per_sec //p' $W/out)"
-		say "$FS create $n: $(cat $W/out) checkpoints $(($(cp_seq) - cp0))"
-		rm -rf $M/c$n
+		run "$SF" $mode $M/$dir$n $n $SECS
+		[ $rc -eq 0 ] || die "$row $n"
+		fig $row p$n "$(sed -n 's/.* per_sec //p' $W/out)"
+		say "$FS $row $n: $(cat $W/out) checkpoints $(($(cp_seq) - cp0))"
+		rm -rf $M/$dir$n
 		sync
 	done
 }
 
-# (g) namespace changes, 1 and N processes, then syncfs
+# (c) empty-file creates
+phase_c()
+{
+	ns_phase pcreate create c
+}
+
+# (g) namespace changes: create, link, rename, unlink, unlink
 phase_g()
 {
-	for n in 1 $JOBS; do
-		mkdir $M/g$n
-		run "$SF" pchange $M/g$n $n $SECS
-		[ $rc -eq 0 ] || die "change $n"
-		fig nschange p$n "$(sed -n 's/.* per_sec //p' $W/out)"
-		say "$FS change $n: $(cat $W/out)"
-		rm -rf $M/g$n
-		sync
-	done
+	ns_phase pchange nschange g
 }
 
 # (e) sequential write and read, 1 and N jobs, 256 MiB in all
