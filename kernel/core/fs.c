@@ -634,11 +634,11 @@ fs_dirty_high(struct gaze_fs *fs)
  * most FS_WRITE_BEHIND blocks, and directory blocks only when no node is
  * left to write (a big directory's blocks are dirtied again and again by
  * creates that hash all over it, while a new inode is written once).
- * Without it they piled up to the cache's limit, and the one operation
- * that met it wrote them all in one hold of fs->lock: with the module's
- * 512 MiB cache (a 2 GiB guest), 120,000 creates then stood still for
- * two seconds.  Nodes written here go to new blocks like any flush; what
- * they replace is free after the next checkpoint, and
+ * Without it they would pile up to the cache's limit, and the one
+ * operation that met it would write them all in one hold of fs->lock:
+ * with the module's 512 MiB cache (a 2 GiB guest), two seconds after
+ * about 120,000 creates.  Nodes written here go to new blocks like any
+ * flush; what they replace is free after the next checkpoint, and
  * gaze_gc_balance_meta has kept room for all of them.
  */
 static int

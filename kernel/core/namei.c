@@ -241,7 +241,6 @@ ns_nlink_add(struct gaze_fs *fs, struct gaze_mbuf *imb, int delta)
 	gaze_mbuf_dirty(fs, imb);
 }
 
-/* stores a symlink target in a new inode */
 /* out's slot from inode imb; nothing for a NULL out */
 static void
 ns_out_set(struct gaze_ns_out *out, int slot, struct gaze_mbuf *imb)
@@ -267,6 +266,7 @@ ns_out_drop(struct gaze_fs *fs, struct gaze_mbuf *imb, bool in_use,
 	return err;
 }
 
+/* stores a symlink target in a new inode */
 static int
 ns_symlink_fill(struct gaze_fs *fs, struct gaze_mbuf *imb, const char *target,
 		u32 tlen)

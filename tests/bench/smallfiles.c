@@ -145,20 +145,30 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* one creating process: files in DIR until END; writes its count to FD */
-/* one cycle of pchange on number n: 0, or the failing call's message */
-static int change_cycle(const char *dir, long n)
+/* pcreate's step: a new empty file DIR/fN; 0, or the error's message */
+static int create_one(const char *dir, long n)
 {
-	char f[4200], l[4200], r[4200];
+	char f[4200];
 	int fd;
 
 	snprintf(f, sizeof(f), "%s/f%ld", dir, n);
-	snprintf(l, sizeof(l), "%s/l%ld", dir, n);
-	snprintf(r, sizeof(r), "%s/r%ld", dir, n);
 	fd = open(f, O_CREAT | O_EXCL | O_WRONLY, 0644);
 	if (fd < 0)
 		return fail("create", f);
 	close(fd);
+	return 0;
+}
+
+/* pchange's step on number n: 0, or the failing call's message */
+static int change_cycle(const char *dir, long n)
+{
+	char f[4200], l[4200], r[4200];
+
+	if (create_one(dir, n))
+		return 1;
+	snprintf(f, sizeof(f), "%s/f%ld", dir, n);
+	snprintf(l, sizeof(l), "%s/l%ld", dir, n);
+	snprintf(r, sizeof(r), "%s/r%ld", dir, n);
 	if (link(f, l))
 		return fail("link", l);
 	if (rename(l, r))
@@ -193,29 +203,19 @@ static double step_time(double last, double *longest)
 static void create_child(const char *dir, int go, int wfd, double secs,
 			 bool change)
 {
+	int (*step)(const char *, long) = change ? change_cycle : create_one;
 	double end, t, longest = 0;
 	struct child_result r;
-	char path[4200], c;
 	long n = 0;
-	int fd;
+	char c;
 
 	if (read(go, &c, 1) != 1)
 		_exit(1);
 	t = now();
 	end = t + secs;
 	while (t < end) {
-		if (change) {
-			if (change_cycle(dir, n))
-				_exit(1);
-			n++;
-			t = step_time(t, &longest);
-			continue;
-		}
-		snprintf(path, sizeof(path), "%s/f%ld", dir, n);
-		fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
-		if (fd < 0)
-			_exit(fail("create", path));
-		close(fd);
+		if (step(dir, n))
+			_exit(1);
 		n++;
 		t = step_time(t, &longest);
 	}
