@@ -688,6 +688,12 @@ int gaze_space_zone_stat(struct gaze_fs *fs, u32 zone, u32 *valid,
 			 u32 *state);
 u32 gaze_space_free_zones(struct gaze_fs *fs);
 /*
+ * The end of what a read may take from addr on in addr's zone without
+ * going past what was written: a log's zone up to the log's next block,
+ * a full zone up to its capacity, anything else only addr's own block
+ */
+u64 gaze_space_read_end(struct gaze_fs *fs, u64 addr);
+/*
  * FITRIM: the FREE main zones that lie wholly in blocks [start, end)
  * are reset or discarded (gaze_dev_ops.discard) when the device still
  * holds data in them.  gaze_space_trim_init checks the request (-EINVAL:
@@ -761,7 +767,10 @@ int gaze_nid_claim(struct gaze_fs *fs, u32 nid);
 /* frees the nid and invalidates its block */
 int gaze_nid_free(struct gaze_fs *fs, u32 nid);
 /* cached or read + verified against magic (GAZE_MAGIC_INODE/DNODE/
- * INODE_IND/XATTR); ref held.  -ENOENT if the nid has no block. */
+ * INODE_IND/XATTR); ref held.  -ENOENT if the nid has no block.  An
+ * inode read by a read-only operation brings in the inodes around it
+ * (GAZE_INODE_AROUND blocks, node.c). */
+#define GAZE_INODE_AROUND	16
 int gaze_node_get(struct gaze_fs *fs, u32 nid, u32 magic,
 		  struct gaze_mbuf **mbp);
 /* gaze_node_get without I/O: -EAGAIN when the node is not in the cache */

@@ -281,6 +281,76 @@ gaze_node_get_cached(struct gaze_fs *fs, u32 nid, u32 magic,
 	return 0;
 }
 
+/*
+ * A live inode block read with another: inserted when the imap still
+ * places node nid at addr.  The imap is only looked at, never read: with
+ * fs->miss pointing at a probe of its own, a miss fails and skips the
+ * block without touching the operation's own struct gaze_miss.
+ */
+static void
+node_around_keep(struct gaze_fs *fs, u64 addr, const void *blk)
+{
+	const struct gaze_mhdr *h = blk;
+	struct gaze_miss *m = fs->miss, probe;
+	u32 nid = le32_to_cpu(h->nid);
+	u64 at;
+	int ret;
+
+	if (le32_to_cpu(h->magic) != GAZE_MAGIC_INODE ||
+	    nid <= GAZE_NID_RESERVED || nid >= le32_to_cpu(fs->sb.max_nid))
+		return;
+	gaze_miss_init(&probe);
+	fs->miss = &probe;
+	ret = gaze_imap_get(fs, nid, &at);
+	fs->miss = m;
+	gaze_miss_exit(&probe);
+	if (!ret && at == addr)
+		gaze_node_insert(fs, nid, GAZE_MAGIC_INODE, addr, blk);
+}
+
+/*
+ * Inode read-around, in a read-only operation (fs->miss set): an inode
+ * read from the device comes with the aligned window of
+ * GAZE_INODE_AROUND blocks around it, in one read without fs->lock, and
+ * every block there that is a live inode is cached too (as ext4 reads
+ * the inode table around an inode).  Inodes made together are written
+ * together, so a stat of each file of a directory after a cache drop
+ * (a build, a backup, `git status`), which looks its names up without a
+ * readdir, reads a window instead of every inode alone.  The window
+ * stays inside what the zone has written (gaze_space_read_end) and
+ * inside the zone.  -GAZE_EMISS: the window is named, to be fetched
+ * before the next try; 0: inserted, or nothing to gain (the caller
+ * reads the inode as usual, so a block that fails its checks is read and
+ * reported the usual way).
+ */
+static int
+node_inode_around(struct gaze_fs *fs, u32 nid, u64 addr)
+{
+	u64 zone_start = addr - addr % fs->dev->zone_blocks;
+	u64 first = max(addr & ~(u64)(GAZE_INODE_AROUND - 1), zone_start);
+	u64 end = min(first + GAZE_INODE_AROUND,
+		      gaze_space_read_end(fs, addr));
+	const u8 *run;
+	u32 nr, i;
+	int ret;
+
+	if (!fs->miss || end <= first + 1)
+		return 0;
+	nr = (u32)(end - first);
+	ret = gaze_miss_run(fs, nid, first, &nr, (const void **)&run);
+	if (ret <= 0 || !run)
+		return ret;
+	for (i = 0; i < nr; i++) {
+		const u8 *blk = run + ((size_t)i << GAZE_BLOCK_SHIFT);
+
+		if (first + i == addr)
+			gaze_node_insert(fs, nid, GAZE_MAGIC_INODE, addr, blk);
+		else
+			node_around_keep(fs, first + i, blk);
+	}
+	return 0;
+}
+
 int
 gaze_node_get(struct gaze_fs *fs, u32 nid, u32 magic, struct gaze_mbuf **mbp)
 {
@@ -300,6 +370,11 @@ gaze_node_get(struct gaze_fs *fs, u32 nid, u32 magic, struct gaze_mbuf **mbp)
 		gaze_err("node %u has no block (imap %llx)", nid,
 			 (unsigned long long)addr);
 		return -EFSCORRUPTED;
+	}
+	if (magic == GAZE_MAGIC_INODE) {
+		ret = node_inode_around(fs, nid, addr);
+		if (ret)
+			return ret;
 	}
 	ret = gaze_mbuf_read(fs, GAZE_MB_NODE, nid, 0, addr, magic, &mb);
 	if (ret)

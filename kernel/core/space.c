@@ -1566,6 +1566,24 @@ gaze_space_zone_stat(struct gaze_fs *fs, u32 zone, u32 *valid, u32 *state)
 	return 0;
 }
 
+u64
+gaze_space_read_end(struct gaze_fs *fs, u64 addr)
+{
+	struct gaze_space *sp = fs->space;
+	u64 zone = addr / sp->zone_blocks;
+	u64 base = zone * sp->zone_blocks;
+	u32 i;
+
+	if (zone < sp->main_start || zone - sp->main_start >= sp->main_count)
+		return addr + 1;
+	for (i = 0; i < sp->nr_logs; i++)
+		if (sp->logs[i].zone == zone)
+			return max(addr + 1, base + sp->logs[i].offset);
+	if (sp->zones[zone - sp->main_start].state == GAZE_ZS_FULL)
+		return base + sp->zone_cap;
+	return addr + 1;
+}
+
 u32
 gaze_space_free_zones(struct gaze_fs *fs)
 {
