@@ -51,6 +51,7 @@ fs_alloc(struct gaze_dev *dev, u32 flags)
 	fs->next_generation = gaze_crc32c(gaze_crc32c(~0u, &sec, sizeof(sec)) ^
 					  nsec, &t, sizeof(t));
 	fs->cache_limit = FS_DEFAULT_CACHE_LIMIT;
+	fs->around_credit = GAZE_AROUND_CREDIT;
 	fs->gc_policy = GAZE_GC_POLICY_DEFAULT;
 	for (i = 0; i < GAZE_GCP_MAX_JOBS; i++)
 		fs->gcp_zone[i] = GAZE_GCP_NONE;

@@ -232,6 +232,8 @@ u64 gaze_siphash(const u32 key[4], const void *data, size_t len);
 #define GAZE_MB_FBLK	4	/* id = ino, idx = logical block (dir blocks) */
 
 #define GAZE_MBF_DIRTY	0x1
+#define GAZE_MBF_AROUND	0x2	/* a node an inode's read-around brought in,
+				 * not asked for yet (node.c) */
 
 struct gaze_mbuf {
 	u32	type, id;
@@ -357,6 +359,13 @@ struct gaze_fs {
 	struct gaze_space	*space;
 	struct mutex		lock;		/* see top of file */
 	size_t			cache_limit;	/* bytes of clean+dirty mbufs */
+	/*
+	 * Inode read-around (node.c): one credit back for each inode it
+	 * brought in that was then asked for, one spent on each window
+	 * read; with none left, only one cold inode in GAZE_AROUND_PROBE
+	 * (by a hash of its number) takes a window.  fs->lock.
+	 */
+	u32			around_credit;
 	struct gaze_gc_stats	gc;		/* gc.c; fs->lock */
 	bool			gc_active;	/* in GC: no re-entry */
 	struct gaze_gc_mover	gc_mv;		/* the baseline's move in
@@ -771,6 +780,8 @@ int gaze_nid_free(struct gaze_fs *fs, u32 nid);
  * inode read by a read-only operation brings in the inodes around it
  * (GAZE_INODE_AROUND blocks, node.c). */
 #define GAZE_INODE_AROUND	16
+#define GAZE_AROUND_CREDIT	64	/* at open, and at most */
+#define GAZE_AROUND_PROBE	16
 int gaze_node_get(struct gaze_fs *fs, u32 nid, u32 magic,
 		  struct gaze_mbuf **mbp);
 /* gaze_node_get without I/O: -EAGAIN when the node is not in the cache */

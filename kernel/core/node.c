@@ -271,6 +271,11 @@ gaze_node_get_cached(struct gaze_fs *fs, u32 nid, u32 magic,
 	mb = gaze_mbuf_lookup(fs, GAZE_MB_NODE, nid, 0);
 	if (!mb)
 		return -EAGAIN;
+	if (mb->flags & GAZE_MBF_AROUND) {	/* a read-around paid off */
+		mb->flags &= ~GAZE_MBF_AROUND;
+		if (fs->around_credit < GAZE_AROUND_CREDIT)
+			fs->around_credit++;
+	}
 	h = mb->data;
 	if (le32_to_cpu(h->magic) != magic) {
 		gaze_err("node %u is not of the expected type", nid);
@@ -293,6 +298,7 @@ node_around_keep(struct gaze_fs *fs, u64 addr, const void *blk)
 	const struct gaze_mhdr *h = blk;
 	struct gaze_miss *m = fs->miss, probe;
 	u32 nid = le32_to_cpu(h->nid);
+	struct gaze_mbuf *mb;
 	u64 at;
 	int ret;
 
@@ -304,8 +310,27 @@ node_around_keep(struct gaze_fs *fs, u64 addr, const void *blk)
 	ret = gaze_imap_get(fs, nid, &at);
 	fs->miss = m;
 	gaze_miss_exit(&probe);
-	if (!ret && at == addr)
-		gaze_node_insert(fs, nid, GAZE_MAGIC_INODE, addr, blk);
+	if (ret || at != addr ||
+	    gaze_mbuf_create(fs, GAZE_MB_NODE, nid, 0, &mb))
+		return;
+	memcpy(mb->data, blk, GAZE_BLOCK_SIZE);
+	mb->flags |= GAZE_MBF_AROUND;
+	node_keep(fs, mb, nid, GAZE_MAGIC_INODE, addr);
+}
+
+/*
+ * Whether a cold read of inode nid takes a window: while the inodes
+ * windows brought in are asked for (credit left), always; else one
+ * inode in GAZE_AROUND_PROBE, the same one on every try of an operation
+ * (a hash of its number, so that no stride in a workload's order can
+ * always or never meet it), to notice when neighbours are asked for
+ * again
+ */
+static bool
+node_around_on(const struct gaze_fs *fs, u32 nid)
+{
+	return fs->around_credit ||
+	       (nid * 0x9e3779b1u) >> 28 == 0;
 }
 
 /*
@@ -316,9 +341,12 @@ node_around_keep(struct gaze_fs *fs, u64 addr, const void *blk)
  * the inode table around an inode).  Inodes made together are written
  * together, so a stat of each file of a directory after a cache drop
  * (a build, a backup, `git status`), which looks its names up without a
- * readdir, reads a window instead of every inode alone.  The window
- * stays inside what the zone has written (gaze_space_read_end) and
- * inside the zone.  -GAZE_EMISS: the window is named, to be fetched
+ * readdir, reads a window instead of every inode alone.  Where the
+ * neighbours are not asked for (a stat of scattered files) a window
+ * costs a larger read and the checks of blocks nobody wants, so windows
+ * are taken only while they pay off (node_around_on).  The window stays
+ * inside what the zone has written (gaze_space_read_end) and inside the
+ * zone.  -GAZE_EMISS: the window is named, to be fetched
  * before the next try; 0: inserted, or nothing to gain (the caller
  * reads the inode as usual, so a block that fails its checks is read and
  * reported the usual way).
@@ -334,12 +362,14 @@ node_inode_around(struct gaze_fs *fs, u32 nid, u64 addr)
 	u32 nr, i;
 	int ret;
 
-	if (!fs->miss || end <= first + 1)
+	if (!fs->miss || end <= first + 1 || !node_around_on(fs, nid))
 		return 0;
 	nr = (u32)(end - first);
 	ret = gaze_miss_run(fs, nid, first, &nr, (const void **)&run);
 	if (ret <= 0 || !run)
 		return ret;
+	if (fs->around_credit)
+		fs->around_credit--;
 	for (i = 0; i < nr; i++) {
 		const u8 *blk = run + ((size_t)i << GAZE_BLOCK_SHIFT);
 

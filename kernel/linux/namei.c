@@ -83,7 +83,11 @@ static void gaze_ns_out_apply(struct inode *inode,
 {
 	const struct gaze_attr *a = &out->a[slot];
 
-	if (!inode || a->ino != inode->i_ino)
+	/* a slot the change did not fill has ino 0 */
+	if (!inode || !a->ino)
+		return;
+	/* the VFS's locks keep the names on the inodes the core changed */
+	if (WARN_ON_ONCE(a->ino != inode->i_ino))
 		return;
 	gaze_ns_apply(inode, out->freed & (1u << slot) ? -ENOENT : 0, a);
 }

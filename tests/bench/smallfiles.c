@@ -28,6 +28,11 @@
  *	the even ones, open() and close() on the odd ones, each timed on
  *	its own (drop the caches first: every call then reads the inode).
  *	Prints "stat p50_us X p99_us X max_us X" and the same for "open".
+ *   smallfiles sparse DIR N STRIDE
+ *	stat() on every STRIDE-th of the N files of create, in a random
+ *	order (seed 1), checking that each exists; the caller times it.
+ *	After a cache drop every call reads its inode, and readahead that
+ *	brings an inode's neighbours in gains nothing: its cost shows.
  *
  * Exit 0, or 1 with a message naming the file and the error.
  */
@@ -301,11 +306,51 @@ static void report(const char *what, double *v, long n)
 	       v[n / 2] * 1e6, v[(n * 99) / 100] * 1e6, v[n - 1] * 1e6);
 }
 
+/* 0, step, 2 * step, ... below n in a random order (seed): n / step */
+static long *shuffled(long n, long step, unsigned int seed)
+{
+	long *order = calloc(n / step + 1, sizeof(long));
+	long i, j, t, k = 0;
+
+	if (!order)
+		return NULL;
+	for (i = 0; i < n; i += step)
+		order[k++] = i;
+	srandom(seed);
+	for (i = k - 1; i > 0; i--) {
+		j = random() % (i + 1);
+		t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+	return order;
+}
+
+static int do_sparse(const char *dir, long n, long stride)
+{
+	long *order = shuffled(n, stride, 1);
+	char path[4096];
+	struct stat st;
+	long i;
+
+	if (!order)
+		return fail("calloc", dir);
+	for (i = 0; i < (n + stride - 1) / stride; i++) {
+		name_of(path, sizeof(path), dir, order[i]);
+		if (stat(path, &st)) {
+			free(order);
+			return fail("stat", path);
+		}
+	}
+	free(order);
+	return 0;
+}
+
 static int do_lat(const char *dir, long n, unsigned int seed)
 {
 	double *ls = calloc(n, sizeof(double)), *lo = calloc(n, sizeof(double));
-	long *order = calloc(n, sizeof(long));
-	long i, j, t, ns = 0, no = 0;
+	long *order = shuffled(n, 1, seed);
+	long i, ns = 0, no = 0;
 	char path[4096];
 	struct stat st;
 	double s;
@@ -313,15 +358,6 @@ static int do_lat(const char *dir, long n, unsigned int seed)
 
 	if (!ls || !lo || !order)
 		return fail("calloc", dir);
-	srandom(seed);
-	for (i = 0; i < n; i++)
-		order[i] = i;
-	for (i = n - 1; i > 0; i--) {
-		j = random() % (i + 1);
-		t = order[i];
-		order[i] = order[j];
-		order[j] = t;
-	}
 	for (i = 0; i < n; i++) {
 		name_of(path, sizeof(path), dir, order[i]);
 		s = now();
@@ -357,11 +393,15 @@ int main(int argc, char **argv)
 		return do_pcreate(argv[2], atoi(argv[3]), atof(argv[4]), true);
 	if (argc == 5 && !strcmp(argv[1], "lat") && atol(argv[3]) > 0)
 		return do_lat(argv[2], atol(argv[3]), atoi(argv[4]));
+	if (argc == 5 && !strcmp(argv[1], "sparse") && atol(argv[3]) > 0 &&
+	    atol(argv[4]) > 0)
+		return do_sparse(argv[2], atol(argv[3]), atol(argv[4]));
 	if (argc != 5) {
 		fprintf(stderr,
 			"usage: smallfiles create|stat|unlink DIR N SIZE\n"
 			"       smallfiles pcreate|pchange DIR PROCS SECONDS\n"
-			"       smallfiles lat DIR N SEED\n");
+			"       smallfiles lat DIR N SEED\n"
+			"       smallfiles sparse DIR N STRIDE\n");
 		return 2;
 	}
 	n = strtol(argv[3], NULL, 10);

@@ -6,7 +6,7 @@
 # two QEMU guests, one workload after the other: sequential write and read
 # with 1 MiB I/O (ZNS_MIB/8, at most 256 MiB), create, stat and unlink of
 # SMALL_N small files (environment, default 100000, of SMALL_SIZE bytes,
-# default 4096), 4 KiB random overwrite with fio (then 2048 more, each
+# default 4096; stat also of every 16th file in a random order), 4 KiB random overwrite with fio (then 2048 more, each
 # followed by fsync), delete.  Prints each
 # phase's time for both and the ratio GAZE/F2FS (below 1: GAZE is
 # faster).  Each filesystem runs in a guest of its own, booted fresh.

@@ -1711,6 +1711,54 @@ test_unlocked_reads(void)
 }
 
 /*
+ * Inode read-around stops where it does not pay: stats of every 16th of
+ * 3,200 files made together, in a scattered order, soon read about one
+ * block each; a stat of every file in order then turns it on again
+ */
+static void
+test_read_around_credit(void)
+{
+	struct gaze_dev *dev = dev_new(64);
+	struct gaze_fs *fs = fs_new(dev, false);
+	struct gaze_emu_stats s0, s1, s2;
+	static u32 ino[3200];
+	struct gaze_attr ga;
+	u32 dir, i, n = 3200, k;
+	char name[32];
+	int err = 0;
+
+	TAP_MUST(mk(fs, GAZE_ROOT_INO, "s", 040755, &dir));
+	for (i = 0; i < n && !err; i++) {
+		snprintf(name, sizeof(name), "f%u", i);
+		err = mk(fs, dir, name, 0100644, &ino[i]);
+	}
+	tap_ok(!err && !gaze_fs_sync(fs), "read-around credit: setup");
+	fs = fs_reopen(fs, dev);
+	gaze_emu_stats(dev, &s0);
+	for (k = 0; k < 200 && !err; k++) {
+		err = gaze_ns_getattr(fs, ino[(k * 37) % 200 * 16], &ga);
+		if (k == 99)
+			gaze_emu_stats(dev, &s1);
+	}
+	gaze_emu_stats(dev, &s2);
+	tap_ok(!err && s2.blocks_read - s1.blocks_read <= 100 * 3,
+	       "scattered stats: the first 100 read %llu blocks, the next 100 %llu (%u credit left)",
+	       (unsigned long long)(s1.blocks_read - s0.blocks_read),
+	       (unsigned long long)(s2.blocks_read - s1.blocks_read),
+	       fs->around_credit);
+	s0 = s2;
+	for (i = 0; i < n && !err; i++)
+		err = gaze_ns_getattr(fs, ino[i], &ga);
+	gaze_emu_stats(dev, &s1);
+	tap_ok(!err && s1.reads - s0.reads <= n / 4 &&
+	       fs->around_credit == GAZE_AROUND_CREDIT,
+	       "then every file in order: %llu reads (credit %u)",
+	       (unsigned long long)(s1.reads - s0.reads), fs->around_credit);
+	TAP_MUST(gaze_fs_close(fs));
+	gaze_dev_close(dev);
+}
+
+/*
  * gaze_file_map_warm before a write of blocks spread over a file's map
  * nodes: the nodes are read without fs->lock, and the write then reads
  * fewer blocks under it than the same write on a cold cache
@@ -2262,6 +2310,7 @@ main(int argc, char **argv)
 	test_data_lost(64, 1024, 0);
 	test_data_lost(16, 4096, 3000);
 	test_unlocked_reads();
+	test_read_around_credit();
 	test_map_warm();
 	test_create_out(true);
 	test_create_out(false);

@@ -12,7 +12,8 @@
 # "none").  Prints "# FS PHASE SECONDS" lines and
 # the MiB written to each device.  Phases: sequential write and read
 # with 1 MiB I/O, create / stat / unlink of SMALL_N files of SMALL_SIZE
-# bytes (tests/bench/smallfiles), fio 4 KiB random overwrite of the big
+# bytes (tests/bench/smallfiles; stat also of every 16th file in a
+# random order, after a cache drop), fio 4 KiB random overwrite of the big
 # file, then 2048 of them each followed by fsync, delete of the big file.
 set -u
 . "$GAZE_SRCDIR/tests/bench/guest/lib.sh"
@@ -51,6 +52,9 @@ workload()
 	t small_create "$SF" create $M/small "$SMALL_N" "$SMALL_SIZE"
 	drop
 	t small_stat "$SF" stat $M/small "$SMALL_N" "$SMALL_SIZE"
+	# every 16th file in a random order: an inode's neighbours go unused
+	drop
+	t small_stat_sparse "$SF" sparse $M/small "$SMALL_N" 16
 	# random 4 KiB overwrites of the big file, 2x its size in total
 	t rand_overwrite fio --name=rw --filename=$M/big --rw=randwrite \
 		--bs=4k --size=${SEQ_MIB}m --io_size=$((SEQ_MIB * 2))m \
