@@ -25,6 +25,10 @@
 static void
 fs_free(struct gaze_fs *fs)
 {
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(fs->staged); i++)
+		gaze_free(fs->staged[i].buf);
 	gaze_orphans_destroy(fs);
 	gaze_space_destroy(fs);
 	gaze_tables_destroy(fs);

@@ -428,7 +428,21 @@ struct gaze_fs {
 	struct gaze_miss	*miss;		/* the read-only operation
 						 * that holds fs->lock,
 						 * or NULL; fs->lock */
+	/*
+	 * File data blocks a cut will zero in part, read without fs->lock
+	 * (gaze_file_edges_warm); the cut takes one in place of its read
+	 * when it is still at the same address with reset_seq unchanged,
+	 * as a miss's fetched block.  buf NULL: empty.  fs->lock.
+	 */
+	struct gaze_staged {
+		u64	addr, reset_seq;
+		void	*buf;
+	}			staged[2];
 };
+
+/* the data block at addr into buf: a staged copy (fs->staged), else
+ * read; fs->lock */
+int gaze_block_read_staged(struct gaze_fs *fs, u64 addr, void *buf);
 
 /* a zone is reset or discarded (fs->lock): see fs->reset_seq */
 static inline void gaze_fs_zone_reset_note(struct gaze_fs *fs)
@@ -1532,6 +1546,14 @@ void gaze_file_map_warm(struct gaze_fs *fs, u32 ino, const u64 *fblks,
  */
 void gaze_file_range_warm(struct gaze_fs *fs, u32 ino, u64 from, u64 to,
 			  bool self);
+/*
+ * Before a cut that zeroes bytes [off, end) of a file (a truncate to off
+ * with end U64_MAX, a punch hole or zero range): the data blocks it
+ * rewrites in part, at most two, read without fs->lock into
+ * fs->staged[], so that the cut reads none of them under it.  Best
+ * effort, like the warm-ups above; never reads under the lock.
+ */
+void gaze_file_edges_warm(struct gaze_fs *fs, u32 ino, u64 off, u64 end);
 /*
  * The run of file blocks from fblk that is mapped to consecutive device
  * blocks (*addr, *nr <= max), or a hole (*addr 0, *nr blocks of it up to

@@ -777,7 +777,7 @@ gaze_inode_truncate_trim(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size,
 				buf = gaze_alloc(GAZE_BLOCK_SIZE);
 				if (!buf)
 					return -ENOMEM;
-				err = gaze_block_read(fs, addr, buf);
+				err = gaze_block_read_staged(fs, addr, buf);
 				if (!err) {
 					memset(buf + boff, 0,
 					       GAZE_BLOCK_SIZE - boff);
@@ -818,7 +818,7 @@ inode_zero_partial(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off,
 	buf = gaze_alloc(GAZE_BLOCK_SIZE);
 	if (!buf)
 		return -ENOMEM;
-	err = gaze_block_read(fs, addr, buf);
+	err = gaze_block_read_staged(fs, addr, buf);
 	if (!err) {
 		memset(buf + (off & (GAZE_BLOCK_SIZE - 1)), 0, end - off);
 		err = inode_write_block(fs, imb, fblk, buf);

@@ -1241,6 +1241,86 @@ gaze_file_range_warm(struct gaze_fs *fs, u32 ino, u64 from, u64 to,
 }
 
 /*
+ * One try of gaze_file_edges_warm: the addresses of the data blocks a
+ * zero of [off, end) rewrites in part (gaze_inode_zero's and the
+ * truncate's rule: the block holding off when off is not aligned, the
+ * one holding end when end is not aligned and below the size), with
+ * fs->reset_seq; none in an inline or compressed file, whose cut reads
+ * no such block
+ */
+static int
+ns_edges(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, u64 off, u64 end,
+	 struct gaze_staged *e, u32 *n)
+{
+	const u64 mask = GAZE_BLOCK_SIZE - 1;
+	struct gaze_inode *in;
+	struct gaze_mbuf *imb;
+	u64 size, fblk[2], addr;
+	u32 k = 0, i;
+	int err;
+
+	*n = 0;
+	if (!m->nowait)
+		return 0;
+	err = ns_enter_ro(fs, m, ino, gaze_inode_get, &imb);
+	if (err)
+		return err;
+	in = imb->data;
+	size = le64_to_cpu(in->size);
+	end = min(end, size);
+	if ((le32_to_cpu(in->flags) & GAZE_IF_INLINE_DATA) ||
+	    in->compress_log_cluster || off >= end)
+		goto out;
+	if (off & mask)
+		fblk[k++] = off >> GAZE_BLOCK_SHIFT;
+	if ((end & mask) && end < size &&
+	    !(k && fblk[0] == end >> GAZE_BLOCK_SHIFT))
+		fblk[k++] = end >> GAZE_BLOCK_SHIFT;
+	for (i = 0; i < k && !err; i++) {
+		err = gaze_bmap_lookup(fs, imb, fblk[i], &addr);
+		if (!err && GAZE_ADDR_IS_REAL(addr)) {
+			e[*n].addr = addr;
+			e[*n].reset_seq = fs->reset_seq;
+			e[*n].buf = NULL;
+			(*n)++;
+		}
+	}
+out:
+	return gaze_ns_leave(fs, imb, false, err);
+}
+
+void
+gaze_file_edges_warm(struct gaze_fs *fs, u32 ino, u64 off, u64 end)
+{
+	struct gaze_staged e[ARRAY_SIZE(fs->staged)], *st;
+	u32 n = 0, i;
+	int err;
+
+	GAZE_MISS_RUN(fs, m, err, ns_edges(fs, &m, ino, off, end, e, &n));
+	if (err)
+		return;
+	for (i = 0; i < n; i++) {
+		e[i].buf = gaze_alloc(GAZE_BLOCK_SIZE);
+		if (e[i].buf &&
+		    fs->dev->ops->read(fs->dev, e[i].addr, 1, e[i].buf)) {
+			gaze_free(e[i].buf);
+			e[i].buf = NULL;
+		}
+	}
+	mutex_lock(&fs->lock);
+	for (i = 0; i < ARRAY_SIZE(fs->staged); i++) {
+		st = &fs->staged[i];
+		gaze_free(st->buf);
+		st->buf = NULL;
+		if (i < n && e[i].buf && e[i].reset_seq == fs->reset_seq)
+			*st = e[i];
+		else if (i < n)
+			gaze_free(e[i].buf);
+	}
+	mutex_unlock(&fs->lock);
+}
+
+/*
  * Holes among file blocks [from, to) as the cached map shows them; under
  * a node that is not in the cache, blocks below eof (the last one the
  * inode's size covers) count as mapped, those past it as holes.

@@ -285,6 +285,28 @@ gaze_block_read(struct gaze_fs *fs, u64 addr, void *buf)
 	return fs->dev->ops->read(fs->dev, addr, 1, buf);
 }
 
+int
+gaze_block_read_staged(struct gaze_fs *fs, u64 addr, void *buf)
+{
+	struct gaze_staged *st;
+	bool fresh;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(fs->staged); i++) {
+		st = &fs->staged[i];
+		if (!st->buf || st->addr != addr)
+			continue;
+		fresh = st->reset_seq == fs->reset_seq;
+		if (fresh)
+			memcpy(buf, st->buf, GAZE_BLOCK_SIZE);
+		gaze_free(st->buf);
+		st->buf = NULL;
+		if (fresh)
+			return 0;
+	}
+	return gaze_block_read(fs, addr, buf);
+}
+
 /* ---------------------------------------------------------------- */
 /* Table mirrors                                                     */
 /* ---------------------------------------------------------------- */

@@ -1981,6 +1981,139 @@ test_range_warm(void)
 	gaze_dev_close(dev);
 }
 
+/*
+ * gaze_file_edges_warm: a truncate to an unaligned size and a punch hole
+ * with both ends unaligned read the blocks they zero in part without
+ * fs->lock; a block rewritten or a zone reset after the warm-up is read
+ * again; every byte is right afterwards
+ */
+#define EDGE_SIZE	(64 * GAZE_BLOCK_SIZE)
+#define EDGE_TRUNC	(10 * GAZE_BLOCK_SIZE + 1000)
+#define EDGE_PUNCH	(20 * GAZE_BLOCK_SIZE + 300)
+#define EDGE_PEND	(40 * GAZE_BLOCK_SIZE + 700)
+
+static int
+edge_cut(struct gaze_fs *fs, u32 ino, bool punch, bool warm)
+{
+	if (punch) {
+		gaze_file_range_warm(fs, ino, EDGE_PUNCH / GAZE_BLOCK_SIZE,
+				     EDGE_PEND / GAZE_BLOCK_SIZE + 1, false);
+		if (warm)
+			gaze_file_edges_warm(fs, ino, EDGE_PUNCH, EDGE_PEND);
+		ur.locked = 0;
+		return gaze_file_fallocate(fs, ino, GAZE_FALLOC_PUNCH_HOLE |
+					   GAZE_FALLOC_KEEP_SIZE, EDGE_PUNCH,
+					   EDGE_PEND - EDGE_PUNCH);
+	}
+	gaze_file_range_warm(fs, ino, EDGE_TRUNC / GAZE_BLOCK_SIZE + 1, ~0ull,
+			     false);
+	if (warm)
+		gaze_file_edges_warm(fs, ino, EDGE_TRUNC, ~0ull);
+	ur.locked = 0;
+	return gaze_file_truncate_trim(fs, ino, EDGE_TRUNC, true);
+}
+
+/* the file as the model says: want[0..len) */
+static bool
+edge_same(struct gaze_fs *fs, u32 ino, const u8 *want, u64 len)
+{
+	static u8 got[EDGE_SIZE + 1];
+	struct gaze_attr ga;
+
+	return !gaze_ns_getattr(fs, ino, &ga) && ga.size == len &&
+	       gaze_file_read(fs, ino, got, sizeof(got), 0) == (s64)len &&
+	       !memcmp(got, want, len);
+}
+
+static void
+test_edges_warm(void)
+{
+	static u8 buf[EDGE_SIZE], want[6][EDGE_SIZE], other[GAZE_BLOCK_SIZE];
+	struct gaze_dev *dev = dev_new(64);
+	struct gaze_fs *fs = fs_new(dev, false);
+	u64 locked[4], len[6];
+	u32 dir, f[6], i, bad = 0;
+	char name[16];
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (u8)(i * 11 + i / 4096 + 1);
+	memset(other, 0x5a, sizeof(other));
+	TAP_MUST(mk(fs, GAZE_ROOT_INO, "e", 040755, &dir));
+	for (i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "%u", i);
+		TAP_MUST(mk(fs, dir, name, 0100644, &f[i]));
+		if (gaze_file_write(fs, f[i], buf, sizeof(buf), 0) !=
+		    sizeof(buf))
+			bad++;
+		memcpy(want[i], buf, sizeof(buf));
+	}
+	tap_ok(!bad && !gaze_fs_sync(fs), "edges warm-up: setup");
+	fs = fs_reopen(fs, dev);
+	ur_wrap(fs, dev);
+	/* f0, f1: truncate cold and warmed; f2, f3: punch cold and warmed */
+	for (i = 0; i < 4; i++) {
+		ur_cold(fs);
+		if (edge_cut(fs, f[i], i >= 2, i & 1))
+			bad++;
+		locked[i] = ur.locked;
+	}
+	tap_ok(!bad && locked[0] && !locked[1],
+	       "truncate to an unaligned size: %llu reads under fs->lock cold, %llu after gaze_file_edges_warm",
+	       (unsigned long long)locked[0], (unsigned long long)locked[1]);
+	tap_ok(!bad && locked[2] && !locked[3],
+	       "punch hole with unaligned ends: %llu reads under fs->lock cold, %llu after gaze_file_edges_warm",
+	       (unsigned long long)locked[2], (unsigned long long)locked[3]);
+	for (i = 0; i < 2; i++)
+		len[i] = EDGE_TRUNC;
+	for (i = 2; i < 4; i++) {
+		memset(want[i] + EDGE_PUNCH, 0, EDGE_PEND - EDGE_PUNCH);
+		len[i] = EDGE_SIZE;
+	}
+
+	/* f4: the block rewritten after the warm-up; f5: a zone reset */
+	ur_cold(fs);
+	gaze_file_edges_warm(fs, f[4], EDGE_TRUNC, ~0ull);
+	if (gaze_file_write(fs, f[4], other, sizeof(other),
+			    EDGE_TRUNC / GAZE_BLOCK_SIZE * GAZE_BLOCK_SIZE) !=
+	    sizeof(other) ||
+	    gaze_file_truncate_trim(fs, f[4], EDGE_TRUNC, true))
+		bad++;
+	memcpy(want[4] + EDGE_TRUNC / GAZE_BLOCK_SIZE * GAZE_BLOCK_SIZE, other,
+	       EDGE_TRUNC % GAZE_BLOCK_SIZE);
+	len[4] = EDGE_TRUNC;
+	ur_cold(fs);
+	gaze_file_edges_warm(fs, f[5], EDGE_TRUNC, ~0ull);
+	mutex_lock(&fs->lock);
+	gaze_fs_zone_reset_note(fs);
+	mutex_unlock(&fs->lock);
+	ur.locked = 0;
+	if (gaze_file_truncate_trim(fs, f[5], EDGE_TRUNC, true))
+		bad++;
+	len[5] = EDGE_TRUNC;
+	tap_ok(!bad && ur.locked > 0,
+	       "a zone reset after the warm-up: the block is read again under the lock (%llu reads)",
+	       (unsigned long long)ur.locked);
+	dev->ops = ur.real;
+	for (i = 0; i < 6; i++)
+		if (!edge_same(fs, f[i], want[i], len[i]))
+			bad++;
+	/* the tail past the cut reads as zeros once the file grows again */
+	fs = fs_reopen(fs, dev);
+	for (i = 0; i < 6; i++) {
+		if (!edge_same(fs, f[i], want[i], len[i]))
+			bad++;
+		if (len[i] == EDGE_SIZE)
+			continue;
+		memset(want[i] + len[i], 0, EDGE_SIZE - len[i]);
+		if (gaze_file_truncate_trim(fs, f[i], EDGE_SIZE, false) ||
+		    !edge_same(fs, f[i], want[i], EDGE_SIZE))
+			bad++;
+	}
+	tap_ok(!bad, "the cut files read back right, a rewritten block's new bytes kept, before and after a reopen");
+	TAP_MUST(gaze_fs_close(fs));
+	gaze_dev_close(dev);
+}
+
 /* the core attributes the module needs after a create, compared */
 static bool
 attr_same(const struct gaze_attr *x, const struct gaze_attr *y)
@@ -2311,6 +2444,7 @@ main(int argc, char **argv)
 	test_data_lost(16, 4096, 3000);
 	test_unlocked_reads();
 	test_read_around_credit();
+	test_edges_warm();
 	test_map_warm();
 	test_create_out(true);
 	test_create_out(false);
