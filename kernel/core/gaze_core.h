@@ -813,6 +813,15 @@ int gaze_node_get_ref(struct gaze_fs *fs, u32 nid, u32 magic,
  */
 int gaze_node_insert(struct gaze_fs *fs, u32 nid, u32 magic, u64 addr,
 		     const void *data);
+/*
+ * A block read outside the cache from addr, inserted (with mbflags) when
+ * it is an inode the imap still places at addr and it checks; the imap
+ * is looked at, never read (fs->miss points at a probe of its own
+ * meanwhile, so a miss skips the block: -GAZE_EMISS).  0 inserted, else
+ * why not (-EINVAL not an inode, -ESTALE moved, -EEXIST cached).
+ */
+int gaze_inode_insert_live(struct gaze_fs *fs, u64 addr, const void *blk,
+			   u32 mbflags);
 /* reads nids[0] with the siblings after it that lie in the blocks right
  * after it on the device (up to GAZE_NODE_RA_MAX), in one read, into the
  * cache; advisory: does nothing if nids[0] is cached, drops what fails */

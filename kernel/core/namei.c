@@ -754,34 +754,22 @@ ns_pf_sort(struct ns_pf *pf, u32 n)
 
 /*
  * Every inode block of the nr read at first that the imap still places
- * there (read under fs->lock without reading: a miss skips the block),
+ * there (gaze_inode_insert_live: the imap looked at, never read),
  * inserted; the blocks between the ones asked for are often inodes made
  * with them, which a listing in hash order asks for next
  */
 static u32
 ns_pf_insert(struct gaze_fs *fs, u64 first, u32 nr, const u8 *buf, u64 seq)
 {
-	u32 i, nid, got = 0, max = le32_to_cpu(fs->sb.max_nid);
-	const struct gaze_mhdr *h;
-	struct gaze_miss m;
-	u64 addr;
+	u32 i, got = 0;
 
-	gaze_miss_init(&m);	/* names misses, never reads them */
 	mutex_lock(&fs->lock);
-	fs->miss = &m;
-	for (i = 0; i < nr && fs->reset_seq == seq; i++) {
-		h = (const void *)(buf + ((size_t)i << GAZE_BLOCK_SHIFT));
-		nid = le32_to_cpu(h->nid);
-		if (le32_to_cpu(h->magic) != GAZE_MAGIC_INODE ||
-		    nid <= GAZE_NID_RESERVED || nid >= max ||
-		    gaze_imap_get(fs, nid, &addr) || addr != first + i)
-			continue;
-		if (!gaze_node_insert(fs, nid, GAZE_MAGIC_INODE, addr, h))
+	for (i = 0; i < nr && fs->reset_seq == seq; i++)
+		if (!gaze_inode_insert_live(fs, first + i,
+					    buf + ((size_t)i << GAZE_BLOCK_SHIFT),
+					    0))
 			got++;
-	}
-	fs->miss = NULL;
 	mutex_unlock(&fs->lock);
-	gaze_miss_exit(&m);
 	return got;
 }
 

@@ -286,14 +286,9 @@ gaze_node_get_cached(struct gaze_fs *fs, u32 nid, u32 magic,
 	return 0;
 }
 
-/*
- * A live inode block read with another: inserted when the imap still
- * places node nid at addr.  The imap is only looked at, never read: with
- * fs->miss pointing at a probe of its own, a miss fails and skips the
- * block without touching the operation's own struct gaze_miss.
- */
-static void
-node_around_keep(struct gaze_fs *fs, u64 addr, const void *blk)
+int
+gaze_inode_insert_live(struct gaze_fs *fs, u64 addr, const void *blk,
+		       u32 mbflags)
 {
 	const struct gaze_mhdr *h = blk;
 	struct gaze_miss *m = fs->miss, probe;
@@ -304,18 +299,21 @@ node_around_keep(struct gaze_fs *fs, u64 addr, const void *blk)
 
 	if (le32_to_cpu(h->magic) != GAZE_MAGIC_INODE ||
 	    nid <= GAZE_NID_RESERVED || nid >= le32_to_cpu(fs->sb.max_nid))
-		return;
+		return -EINVAL;
 	gaze_miss_init(&probe);
 	fs->miss = &probe;
 	ret = gaze_imap_get(fs, nid, &at);
 	fs->miss = m;
 	gaze_miss_exit(&probe);
-	if (ret || at != addr ||
-	    gaze_mbuf_create(fs, GAZE_MB_NODE, nid, 0, &mb))
-		return;
+	if (!ret && at != addr)
+		ret = -ESTALE;
+	if (!ret)
+		ret = gaze_mbuf_create(fs, GAZE_MB_NODE, nid, 0, &mb);
+	if (ret)
+		return ret;
 	memcpy(mb->data, blk, GAZE_BLOCK_SIZE);
-	mb->flags |= GAZE_MBF_AROUND;
-	node_keep(fs, mb, nid, GAZE_MAGIC_INODE, addr);
+	mb->flags |= mbflags;
+	return node_keep(fs, mb, nid, GAZE_MAGIC_INODE, addr);
 }
 
 /*
@@ -376,7 +374,8 @@ node_inode_around(struct gaze_fs *fs, u32 nid, u64 addr)
 		if (first + i == addr)
 			gaze_node_insert(fs, nid, GAZE_MAGIC_INODE, addr, blk);
 		else
-			node_around_keep(fs, first + i, blk);
+			gaze_inode_insert_live(fs, first + i, blk,
+					       GAZE_MBF_AROUND);
 	}
 	return 0;
 }

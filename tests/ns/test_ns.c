@@ -1830,6 +1830,25 @@ test_map_warm(void)
 	gaze_dev_close(dev);
 }
 
+/* directory dname in the root, with n files "0", "1", ... of len bytes
+ * of buf each; the number of writes that came short */
+static u32
+mk_written(struct gaze_fs *fs, const char *dname, const u8 *buf, size_t len,
+	   u32 *dir, u32 *f, u32 n)
+{
+	char name[16];
+	u32 i, bad = 0;
+
+	TAP_MUST(mk(fs, GAZE_ROOT_INO, dname, 040755, dir));
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%u", i);
+		TAP_MUST(mk(fs, *dir, name, 0100644, &f[i]));
+		if (gaze_file_write(fs, f[i], buf, len, 0) != (s64)len)
+			bad++;
+	}
+	return bad;
+}
+
 /*
  * Cuts on a cold cache (truncate, punch hole, freeing an orphan) read the
  * map nodes and table blocks they free under fs->lock; after
@@ -1882,14 +1901,7 @@ test_range_warm(void)
 
 	for (i = 0; i < sizeof(buf); i++)
 		buf[i] = (u8)(i * 7 + i / 4096);
-	TAP_MUST(mk(fs, GAZE_ROOT_INO, "d", 040755, &dir));
-	for (i = 0; i < 6; i++) {
-		snprintf(name, sizeof(name), "%u", i);
-		TAP_MUST(mk(fs, dir, name, 0100644, &f[i]));
-		if (gaze_file_write(fs, f[i], buf, sizeof(buf), 0) !=
-		    sizeof(buf))
-			bad++;
-	}
+	bad += mk_written(fs, "d", buf, sizeof(buf), &dir, f, 6);
 	/* the names are the inode numbers, for range_cut's unlink */
 	for (i = 0; i < 6; i++) {
 		char to[16];
@@ -2033,20 +2045,13 @@ test_edges_warm(void)
 	struct gaze_fs *fs = fs_new(dev, false);
 	u64 locked[4], len[6];
 	u32 dir, f[6], i, bad = 0;
-	char name[16];
 
 	for (i = 0; i < sizeof(buf); i++)
 		buf[i] = (u8)(i * 11 + i / 4096 + 1);
 	memset(other, 0x5a, sizeof(other));
-	TAP_MUST(mk(fs, GAZE_ROOT_INO, "e", 040755, &dir));
-	for (i = 0; i < 6; i++) {
-		snprintf(name, sizeof(name), "%u", i);
-		TAP_MUST(mk(fs, dir, name, 0100644, &f[i]));
-		if (gaze_file_write(fs, f[i], buf, sizeof(buf), 0) !=
-		    sizeof(buf))
-			bad++;
+	bad += mk_written(fs, "e", buf, sizeof(buf), &dir, f, 6);
+	for (i = 0; i < 6; i++)
 		memcpy(want[i], buf, sizeof(buf));
-	}
 	tap_ok(!bad && !gaze_fs_sync(fs), "edges warm-up: setup");
 	fs = fs_reopen(fs, dev);
 	ur_wrap(fs, dev);
