@@ -660,6 +660,34 @@ fs_write_behind(struct gaze_fs *fs)
 	return gaze_dir_flush_some(fs, &budget);
 }
 
+void
+gaze_fs_cp_steps(struct gaze_fs *fs)
+{
+	u32 budget, steps = 0;
+	int ret;
+
+	do {
+		mutex_lock(&fs->lock);
+		if ((fs->flags & GAZE_FS_RDONLY) ||
+		    !gaze_space_nr_prefree(fs)) {
+			mutex_unlock(&fs->lock);
+			return;
+		}
+		if (!steps)
+			steps = (gaze_cache_nr_dirty(fs, GAZE_MB_NODE) +
+				 gaze_cache_nr_dirty(fs, GAZE_MB_FBLK)) /
+				FS_WRITE_BEHIND + 1;
+		budget = FS_WRITE_BEHIND;
+		ret = gaze_nodes_flush_some(fs, &budget);
+		if (!ret && budget)
+			ret = gaze_dir_flush_some(fs, &budget);
+		/* and the nodes that writing directory blocks dirtied */
+		if (!ret && budget)
+			ret = gaze_nodes_flush_some(fs, &budget);
+		mutex_unlock(&fs->lock);
+	} while (!ret && !budget && --steps);
+}
+
 int
 gaze_fs_balance(struct gaze_fs *fs)
 {

@@ -922,6 +922,16 @@ int gaze_cp_zone_finish(struct gaze_fs *fs, u32 zone);
  * the cache is over its limit, and checkpoints when dirty table blocks
  * keep it over; called by namespace ops (fs->lock held) at their end */
 int gaze_fs_balance(struct gaze_fs *fs);
+/*
+ * Before the checkpoint that settles PREFREE zones (the background GC's,
+ * which nobody waits for): writes the dirty nodes, then directory blocks,
+ * a write-behind batch per hold of fs->lock, which it takes itself, so
+ * that the checkpoint's own hold writes only what was dirtied since
+ * rather than up to half the cache while every operation waits.  At most
+ * as many batches as were dirty at the start, so writers that dirty as
+ * fast cannot keep it going; nothing when no zone is PREFREE.
+ */
+void gaze_fs_cp_steps(struct gaze_fs *fs);
 /* writes dirty directory blocks, then dirty nodes (fs->lock held) */
 int gaze_fs_flush_dirty(struct gaze_fs *fs);
 /* seconds since mkfs by the wall clock; 0 if the clock is behind */

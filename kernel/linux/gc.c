@@ -124,6 +124,10 @@ static unsigned int gaze_bggc_step(struct gaze_sb_info *sbi)
 	gaze_bggc_thresholds(sbi, &low, &high);
 	if (!sb_start_write_trylock(sb))
 		return GAZE_BGGC_IDLE_MS;
+	/* the settling checkpoint below then writes little in its hold */
+	nofs = gaze_nofs_begin();
+	gaze_fs_cp_steps(fs);
+	gaze_nofs_end(nofs);
 	if (gaze_gcp_active(sbi)) {
 		ret = gaze_bggc_pipe_step(sbi, fs, sync ? high : low, high,
 					  sync ? GAZE_GC_BG_URGENT : 0, &more);

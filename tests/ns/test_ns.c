@@ -2119,6 +2119,60 @@ test_edges_warm(void)
 	gaze_dev_close(dev);
 }
 
+/*
+ * gaze_fs_cp_steps: with PREFREE zones waiting for the settling
+ * checkpoint, the dirty nodes and directory blocks go out a batch per
+ * hold of the lock before it; with none waiting, nothing is written
+ */
+static void
+test_cp_steps(void)
+{
+	static u8 buf[2048 * GAZE_BLOCK_SIZE];
+	struct gaze_dev *dev = dev_new(64);
+	struct gaze_fs *fs = fs_new(dev, false);
+	u32 dir, big, ino, i, d0, d1, d2, d3, pre;
+	char name[32];
+	int err;
+
+	memset(buf, 0x3c, sizeof(buf));
+	TAP_MUST(mk(fs, GAZE_ROOT_INO, "big", 0100644, &big));
+	err = gaze_file_write(fs, big, buf, sizeof(buf), 0) != sizeof(buf) ||
+	      gaze_fs_sync(fs) ||
+	      gaze_ns_unlink(fs, GAZE_ROOT_INO, "big", 3) || gaze_fs_sync(fs);
+	pre = gaze_space_nr_prefree(fs);
+	TAP_MUST(mk(fs, GAZE_ROOT_INO, "d", 040755, &dir));
+	for (i = 0; i < 3000 && !err; i++) {
+		snprintf(name, sizeof(name), "f%u", i);
+		err = mk(fs, dir, name, 0100644, &ino);
+	}
+	d0 = gaze_cache_nr_dirty(fs, GAZE_MB_NODE) +
+	     gaze_cache_nr_dirty(fs, GAZE_MB_FBLK);
+	gaze_fs_cp_steps(fs);
+	d1 = gaze_cache_nr_dirty(fs, GAZE_MB_NODE) +
+	     gaze_cache_nr_dirty(fs, GAZE_MB_FBLK);
+	tap_ok(!err && pre > 0 && d0 > 2000 && !d1,
+	       "cp steps: %u PREFREE zones, %u dirty blocks before, %u after",
+	       pre, d0, d1);
+	err = gaze_gc_settle(fs);
+	for (i = 3000; i < 4000 && !err; i++) {
+		snprintf(name, sizeof(name), "f%u", i);
+		err = mk(fs, dir, name, 0100644, &ino);
+	}
+	d2 = gaze_cache_nr_dirty(fs, GAZE_MB_NODE) +
+	     gaze_cache_nr_dirty(fs, GAZE_MB_FBLK);
+	gaze_fs_cp_steps(fs);
+	d3 = gaze_cache_nr_dirty(fs, GAZE_MB_NODE) +
+	     gaze_cache_nr_dirty(fs, GAZE_MB_FBLK);
+	tap_ok(!err && !gaze_space_nr_prefree(fs) && d2 > 500 && d3 == d2,
+	       "cp steps with no PREFREE zone: nothing written (%u dirty, %u after)",
+	       d2, d3);
+	fs = fs_reopen(fs, dev);
+	err = lk(fs, dir, "f3999", &ino) || lk(fs, dir, "f0", &ino);
+	tap_ok(!err, "cp steps: the files are there after a reopen");
+	TAP_MUST(gaze_fs_close(fs));
+	gaze_dev_close(dev);
+}
+
 /* the core attributes the module needs after a create, compared */
 static bool
 attr_same(const struct gaze_attr *x, const struct gaze_attr *y)
@@ -2450,6 +2504,7 @@ main(int argc, char **argv)
 	test_unlocked_reads();
 	test_read_around_credit();
 	test_edges_warm();
+	test_cp_steps();
 	test_map_warm();
 	test_create_out(true);
 	test_create_out(false);
