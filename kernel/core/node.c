@@ -328,7 +328,7 @@ static bool
 node_around_on(const struct gaze_fs *fs, u32 nid)
 {
 	return fs->around_credit ||
-	       (nid * 0x9e3779b1u) >> 28 == 0;
+	       ((nid * 0x9e3779b1u) >> 16) % GAZE_AROUND_PROBE == 0;
 }
 
 /*
