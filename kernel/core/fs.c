@@ -481,14 +481,6 @@ gaze_fs_close(struct gaze_fs *fs)
 	return ret;
 }
 
-int
-gaze_fs_sync(struct gaze_fs *fs)
-{
-	if (fs->flags & GAZE_FS_RDONLY)
-		return 0;
-	return fs_cp_write_locked(fs, 0);
-}
-
 /*
  * Whether the dirty state can be made durable by roll-forward alone, and
  * to which physical node log (*li).  Not when: an operation since the
@@ -541,6 +533,8 @@ fs_wp_tells(const struct gaze_fs *fs)
 	       fs->dev->nr_conv <= fs->lay.main_zone_start;
 }
 
+static void fs_flush_steps(struct gaze_fs *fs, bool prefree_only);
+
 static int
 fs_fsync_locked(struct gaze_fs *fs)
 {
@@ -574,10 +568,17 @@ checkpoint:
 int
 gaze_fs_fsync(struct gaze_fs *fs)
 {
-	int ret;
+	bool cp;
+	int li, ret;
 
 	if (fs->flags & GAZE_FS_RDONLY)
 		return 0;
+	/* a checkpoint: its dirty blocks first in batches, as for sync */
+	mutex_lock(&fs->lock);
+	cp = !fs_rf_possible(fs, &li);
+	mutex_unlock(&fs->lock);
+	if (cp)
+		fs_flush_steps(fs, false);
 	mutex_lock(&fs->lock);
 	ret = fs_fsync_locked(fs);
 	mutex_unlock(&fs->lock);
@@ -634,34 +635,57 @@ fs_dirty_high(struct gaze_fs *fs)
 }
 
 /*
+ * One batch of at most *budget blocks (*budget is left with what the
+ * batch did not use): the nodes dirty the longest, then directory blocks
+ * only when no node is left to write (a big directory's blocks are
+ * dirtied again and again by creates that hash all over it, while a new
+ * inode is written once), then the nodes that writing those directory
+ * blocks dirtied.  Nodes written here go to new blocks like any flush;
+ * what they replace is free after the next checkpoint, and
+ * gaze_gc_balance_meta has kept room for all of them.  Under fs->lock.
+ */
+static int
+fs_flush_batch(struct gaze_fs *fs, u32 *budget)
+{
+	int ret;
+
+	ret = gaze_nodes_flush_some(fs, budget);
+	if (!ret && *budget)
+		ret = gaze_dir_flush_some(fs, budget);
+	if (!ret && *budget)
+		ret = gaze_nodes_flush_some(fs, budget);
+	return ret;
+}
+
+/*
  * Write-behind: once dirty directory blocks and nodes fill half the
- * cache, an operation that ends writes the nodes dirty the longest, at
- * most FS_WRITE_BEHIND blocks, and directory blocks only when no node is
- * left to write (a big directory's blocks are dirtied again and again by
- * creates that hash all over it, while a new inode is written once).
- * Without it they would pile up to the cache's limit, and the one
- * operation that met it would write them all in one hold of fs->lock:
- * with the module's 512 MiB cache (a 2 GiB guest), two seconds after
- * about 120,000 creates.  Nodes written here go to new blocks like any
- * flush; what they replace is free after the next checkpoint, and
- * gaze_gc_balance_meta has kept room for all of them.
+ * cache, an operation that ends writes one batch.  Without it they would
+ * pile up to the cache's limit, and the one operation that met it would
+ * write them all in one hold of fs->lock: with the module's 512 MiB
+ * cache (a 2 GiB guest), two seconds after about 120,000 creates.
  */
 static int
 fs_write_behind(struct gaze_fs *fs)
 {
 	u32 budget = FS_WRITE_BEHIND;
-	int ret;
 
 	if (fs->flags & GAZE_FS_RDONLY || !fs_dirty_high(fs))
 		return 0;
-	ret = gaze_nodes_flush_some(fs, &budget);
-	if (ret || !budget || !fs_dirty_high(fs))
-		return ret;
-	return gaze_dir_flush_some(fs, &budget);
+	return fs_flush_batch(fs, &budget);
 }
 
-void
-gaze_fs_cp_steps(struct gaze_fs *fs)
+/*
+ * Before a checkpoint: the dirty nodes and directory blocks go out a
+ * batch per hold of fs->lock, so the checkpoint's own hold writes only
+ * what was dirtied meanwhile, the tables and the checkpoint, and other
+ * tasks' operations run between the batches.  At most as many batches
+ * as the dirty blocks at the start fill, so writers that keep dirtying
+ * cannot keep it going; an error is left for the checkpoint to meet.
+ * With prefree_only, only while a zone waits for the checkpoint (the
+ * background GC's settling checkpoint).  Called without fs->lock.
+ */
+static void
+fs_flush_steps(struct gaze_fs *fs, bool prefree_only)
 {
 	u32 budget, steps = 0;
 	int ret;
@@ -669,7 +693,7 @@ gaze_fs_cp_steps(struct gaze_fs *fs)
 	do {
 		mutex_lock(&fs->lock);
 		if ((fs->flags & GAZE_FS_RDONLY) ||
-		    !gaze_space_nr_prefree(fs)) {
+		    (prefree_only && !gaze_space_nr_prefree(fs))) {
 			mutex_unlock(&fs->lock);
 			return;
 		}
@@ -678,14 +702,26 @@ gaze_fs_cp_steps(struct gaze_fs *fs)
 				 gaze_cache_nr_dirty(fs, GAZE_MB_FBLK)) /
 				FS_WRITE_BEHIND + 1;
 		budget = FS_WRITE_BEHIND;
-		ret = gaze_nodes_flush_some(fs, &budget);
-		if (!ret && budget)
-			ret = gaze_dir_flush_some(fs, &budget);
-		/* and the nodes that writing directory blocks dirtied */
-		if (!ret && budget)
-			ret = gaze_nodes_flush_some(fs, &budget);
+		ret = fs_flush_batch(fs, &budget);
 		mutex_unlock(&fs->lock);
 	} while (!ret && !budget && --steps);
+}
+
+void
+gaze_fs_cp_steps(struct gaze_fs *fs)
+{
+	fs_flush_steps(fs, true);
+}
+
+/* a checkpoint now, its dirty nodes and directory blocks written first in
+ * batches (fs_flush_steps) */
+int
+gaze_fs_sync(struct gaze_fs *fs)
+{
+	if (fs->flags & GAZE_FS_RDONLY)
+		return 0;
+	fs_flush_steps(fs, false);
+	return fs_cp_write_locked(fs, 0);
 }
 
 int

@@ -949,7 +949,13 @@ int gaze_fs_format(struct gaze_dev *dev, const struct gaze_mkfs_params *p,
 int gaze_fs_open(struct gaze_dev *dev, u32 flags, struct gaze_fs **fsp);
 /* read-write: final checkpoint with GAZE_CP_UMOUNT; then frees */
 int gaze_fs_close(struct gaze_fs *fs);
-int __must_check gaze_fs_sync(struct gaze_fs *fs);		/* checkpoint now */
+/*
+ * A checkpoint now.  The dirty nodes and directory blocks go out first a
+ * batch per hold of fs->lock, as for gaze_fs_cp_steps, so that other
+ * tasks' operations run between the batches; the checkpoint's own hold
+ * writes what was dirtied meanwhile, the tables and the checkpoint.
+ */
+int __must_check gaze_fs_sync(struct gaze_fs *fs);
 /*
  * Makes everything written to the core so far durable: the dirty nodes
  * go to their log marked for roll-forward, without a checkpoint, when

@@ -77,10 +77,13 @@ void *gaze_alloc(size_t size);
 void *gaze_zalloc(size_t size);
 void gaze_free(void *p);
 
-struct mutex { pthread_mutex_t m; };
-#define mutex_init(x) pthread_mutex_init(&(x)->m, NULL)
+/* holds: times the mutex was taken (written under it), so that a test
+ * can tell which writes one hold made */
+struct mutex { pthread_mutex_t m; unsigned long holds; };
+#define mutex_init(x) ((x)->holds = 0, pthread_mutex_init(&(x)->m, NULL))
 #define mutex_destroy(x) pthread_mutex_destroy(&(x)->m)
-#define mutex_lock(x) pthread_mutex_lock(&(x)->m)
+#define mutex_lock(x) \
+	do { pthread_mutex_lock(&(x)->m); (x)->holds++; } while (0)
 #define mutex_unlock(x) pthread_mutex_unlock(&(x)->m)
 typedef struct { pthread_spinlock_t s; } spinlock_t;
 #define spin_lock_init(x) pthread_spin_init(&(x)->s, PTHREAD_PROCESS_PRIVATE)

@@ -21,6 +21,9 @@
 #   (e) seqwrite, seqread  1 MiB sequential, 1 and N jobs (MiB/s)
 #   (f) coldstat   lookup and stat of uncached files, 1 process and N in
 #                  directories of their own (files/s)
+#   (s) synccreate creates by N processes while another fsyncs every
+#                  0.2 s: creates/s, the longest create and the longest
+#                  fsync (ms); only when PHASES names it
 # PHASES (e.g. "f d") runs only those phases, in that order; FSES="gaze"
 # boots only GAZE's guest (to compare two modules: its rows then say
 # "missing" for F2FS).
@@ -101,3 +104,20 @@ for l in stat open; do
 	printf '%-10s %-9s %10s %10s %10s %10s %7s %7s %7.2f %s\n' "$l" \
 		"p99 us" - "${g:--}" - "${f:--}" - - "$r" "$t"
 done
+# (s): the rate, then the longest create and fsync (lower is better)
+g=$(fig gaze synccreate p$JOBS) f=$(fig f2fs synccreate p$JOBS)
+if [ -n "$g$f" ]; then
+	r=$(ratio "$g" "$f")
+	t=missing
+	[ -z "$g" ] || [ -z "$f" ] || { t="not met"; [ "$(echo "$r >= 1" | bc -l)" != 1 ] || t=met; }
+	printf '%-10s %-9s %10s %10s %10s %10s %7s %7s %7.2f %s\n' synccreate \
+		files/s - "${g:--}" - "${f:--}" - - "$r" "$t"
+	for l in longest_ms fsync_ms; do
+		g=$(fig gaze synccreate $l) f=$(fig f2fs synccreate $l)
+		r=$(ratio "$g" "$f")
+		t=missing
+		[ -z "$g" ] || [ -z "$f" ] || { t="not met"; [ "$(echo "$r <= 1" | bc -l)" != 1 ] || t=met; }
+		printf '%-10s %-9s %10s %10s %10s %10s %7s %7s %7.2f %s\n' \
+			synccreate "${l%_ms} ms" - "${g:--}" - "${f:--}" - - "$r" "$t"
+	done
+fi

@@ -2120,9 +2120,77 @@ test_edges_warm(void)
 }
 
 /*
+ * The device's writes, wrapped: blocks written per hold of fs->lock (the
+ * userspace mutex counts its holds), the most in one hold, and the holds
+ * that wrote
+ */
+static struct {
+	const struct gaze_dev_ops *real;
+	struct gaze_dev_ops ops;
+	struct gaze_fs *fs;
+	unsigned long hold;		/* the hold the last write was in */
+	u64 cur, max, total, holds;
+} hw;
+
+static void
+hw_note(u32 nr)
+{
+	if (hw.fs->lock.holds != hw.hold || !hw.holds) {
+		hw.hold = hw.fs->lock.holds;
+		hw.holds++;
+		hw.cur = 0;
+	}
+	hw.cur += nr;
+	hw.total += nr;
+	if (hw.cur > hw.max)
+		hw.max = hw.cur;
+}
+
+static int
+hw_write(struct gaze_dev *d, u64 blk, u32 nr, const void *buf)
+{
+	hw_note(nr);
+	return hw.real->write(d, blk, nr, buf);
+}
+
+static int
+hw_append(struct gaze_dev *d, u32 zone, u32 nr, const void *buf, u64 *blk)
+{
+	hw_note(nr);
+	return hw.real->append(d, zone, nr, buf, blk);
+}
+
+static int
+hw_writev(struct gaze_dev *d, u64 blk, u32 nr, void *const *bufs)
+{
+	hw_note(nr);
+	return hw.real->writev(d, blk, nr, bufs);
+}
+
+static void
+hw_wrap(struct gaze_fs *fs, struct gaze_dev *d)
+{
+	memset(&hw, 0, sizeof(hw));
+	hw.real = d->ops;
+	hw.ops = *d->ops;
+	hw.ops.write = hw_write;
+	hw.ops.append = d->ops->append ? hw_append : NULL;
+	hw.ops.writev = d->ops->writev ? hw_writev : NULL;
+	hw.fs = fs;
+	d->ops = &hw.ops;
+}
+
+static void
+hw_unwrap(struct gaze_dev *d)
+{
+	d->ops = hw.real;
+}
+
+/*
  * gaze_fs_cp_steps: with PREFREE zones waiting for the settling
  * checkpoint, the dirty nodes and directory blocks go out a batch per
- * hold of the lock before it; with none waiting, nothing is written
+ * hold of the lock before it; with none waiting, nothing is written.
+ * gaze_fs_sync writes them the same way before its checkpoint.
  */
 static void
 test_cp_steps(void)
@@ -2147,14 +2215,54 @@ test_cp_steps(void)
 	}
 	d0 = gaze_cache_nr_dirty(fs, GAZE_MB_NODE) +
 	     gaze_cache_nr_dirty(fs, GAZE_MB_FBLK);
+	hw_wrap(fs, dev);
 	gaze_fs_cp_steps(fs);
+	hw_unwrap(dev);
 	d1 = gaze_cache_nr_dirty(fs, GAZE_MB_NODE) +
 	     gaze_cache_nr_dirty(fs, GAZE_MB_FBLK);
 	tap_ok(!err && pre > 0 && d0 > 2000 && !d1,
 	       "cp steps: %u PREFREE zones, %u dirty blocks before, %u after",
 	       pre, d0, d1);
+	tap_ok(hw.total >= d0 && hw.max <= 1024 && hw.holds >= 3,
+	       "cp steps: %llu blocks in %llu holds, at most %llu in one",
+	       (unsigned long long)hw.total, (unsigned long long)hw.holds,
+	       (unsigned long long)hw.max);
 	err = gaze_gc_settle(fs);
-	for (i = 3000; i < 4000 && !err; i++) {
+	for (i = 3000; i < 6000 && !err; i++) {
+		snprintf(name, sizeof(name), "f%u", i);
+		err = mk(fs, dir, name, 0100644, &ino);
+	}
+	d2 = gaze_cache_nr_dirty(fs, GAZE_MB_NODE) +
+	     gaze_cache_nr_dirty(fs, GAZE_MB_FBLK);
+	hw_wrap(fs, dev);
+	err = err || gaze_fs_sync(fs);
+	hw_unwrap(dev);
+	d3 = gaze_cache_nr_dirty(fs, GAZE_MB_NODE) +
+	     gaze_cache_nr_dirty(fs, GAZE_MB_FBLK);
+	/* the checkpoint's hold adds the tables and the checkpoint */
+	tap_ok(!err && d2 > 2000 && !d3 && hw.total >= d2 &&
+	       hw.max <= 1024 + 128 && hw.holds >= 4,
+	       "sync in steps: %u dirty blocks, %llu written in %llu holds, at most %llu in one",
+	       d2, (unsigned long long)hw.total,
+	       (unsigned long long)hw.holds, (unsigned long long)hw.max);
+	/* fsync after creates: their directory blocks make it a checkpoint */
+	for (i = 6000; i < 9000 && !err; i++) {
+		snprintf(name, sizeof(name), "f%u", i);
+		err = mk(fs, dir, name, 0100644, &ino);
+	}
+	d2 = gaze_cache_nr_dirty(fs, GAZE_MB_NODE) +
+	     gaze_cache_nr_dirty(fs, GAZE_MB_FBLK);
+	hw_wrap(fs, dev);
+	err = err || gaze_fs_fsync(fs);
+	hw_unwrap(dev);
+	d3 = gaze_cache_nr_dirty(fs, GAZE_MB_NODE) +
+	     gaze_cache_nr_dirty(fs, GAZE_MB_FBLK);
+	tap_ok(!err && d2 > 2000 && !d3 && hw.total >= d2 &&
+	       hw.max <= 1024 + 128 && hw.holds >= 4,
+	       "fsync's checkpoint in steps: %u dirty blocks, %llu written in %llu holds, at most %llu in one",
+	       d2, (unsigned long long)hw.total,
+	       (unsigned long long)hw.holds, (unsigned long long)hw.max);
+	for (i = 9000; i < 10000 && !err; i++) {
 		snprintf(name, sizeof(name), "f%u", i);
 		err = mk(fs, dir, name, 0100644, &ino);
 	}
@@ -2167,7 +2275,8 @@ test_cp_steps(void)
 	       "cp steps with no PREFREE zone: nothing written (%u dirty, %u after)",
 	       d2, d3);
 	fs = fs_reopen(fs, dev);
-	err = lk(fs, dir, "f3999", &ino) || lk(fs, dir, "f0", &ino);
+	err = lk(fs, dir, "f9999", &ino) || lk(fs, dir, "f0", &ino) ||
+	      lk(fs, dir, "f4567", &ino);
 	tap_ok(!err, "cp steps: the files are there after a reopen");
 	TAP_MUST(gaze_fs_close(fs));
 	gaze_dev_close(dev);

@@ -32,7 +32,13 @@
 #   (g) namespace changes, 1 and N processes in separate directories:
 #       cycles of create, link, rename, unlink, unlink (tests/bench/
 #       smallfiles pchange), then syncfs: changes/s
-# PHASES (default "a b c g e f d") picks and orders the phases.
+#   (s) empty-file creates by N processes in separate directories while
+#       another appends 4 KiB to a file and fsyncs it every 0.2 s (a
+#       mail or database server beside other work): the fsyncs after
+#       creates commit what the creates dirtied; creates/s, the longest
+#       create (ms) and the longest fsync (ms)
+# PHASES (default "a b c g e f d") picks and orders the phases; (s)
+# runs only when named.
 # Prints "# sc FS TEST VARIANT VALUE" lines and "# ..." comments.
 set -u
 . "$GAZE_SRCDIR/tests/bench/guest/lib.sh"
@@ -202,6 +208,40 @@ phase_c()
 phase_g()
 {
 	ns_phase pchange nschange g
+}
+
+# (s) creates beside a process that fsyncs every 0.2 s
+phase_s()
+{
+	local cp0 sp
+
+	mkdir $M/s
+	cp0=$(cp_seq)
+	(
+		i=0 longest=0
+		while [ ! -e $W/s.stop ]; do
+			t0=$(date +%s%N)
+			dd if=/dev/zero of=$M/s.log bs=4k count=1 seek=$i \
+				conv=fsync,notrunc status=none || exit 1
+			t=$((($(date +%s%N) - t0) / 1000000))
+			[ $t -le $longest ] || longest=$t
+			i=$((i + 1))
+			sleep 0.2
+		done
+		echo "fsyncs $i longest_ms $longest"
+	) >$W/s.fsync 2>&1 &
+	sp=$!
+	run "$SF" pcreate $M/s $JOBS $SECS
+	touch $W/s.stop
+	wait $sp || { cat $W/s.fsync; die "fsyncer"; }
+	rm -f $W/s.stop
+	[ $rc -eq 0 ] || die "synccreate"
+	fig synccreate p$JOBS "$(sed -n 's/.* per_sec //p' $W/out)"
+	fig synccreate longest_ms "$(awk '{ for (i = 1; i < NF; i++) if ($i == "longest_s") printf "%.0f", $(i + 1) * 1000 }' $W/out)"
+	fig synccreate fsync_ms "$(awk '{ print $4 }' $W/s.fsync)"
+	say "$FS synccreate $JOBS: $(cat $W/out), $(cat $W/s.fsync), checkpoints $(($(cp_seq) - cp0))"
+	rm -rf $M/s $M/s.log
+	sync
 }
 
 # (e) sequential write and read, 1 and N jobs, 256 MiB in all
