@@ -533,8 +533,6 @@ fs_wp_tells(const struct gaze_fs *fs)
 	       fs->dev->nr_conv <= fs->lay.main_zone_start;
 }
 
-static void fs_flush_steps(struct gaze_fs *fs, bool prefree_only);
-
 static int
 fs_fsync_locked(struct gaze_fs *fs)
 {
@@ -568,17 +566,10 @@ checkpoint:
 int
 gaze_fs_fsync(struct gaze_fs *fs)
 {
-	bool cp;
-	int li, ret;
+	int ret;
 
 	if (fs->flags & GAZE_FS_RDONLY)
 		return 0;
-	/* a checkpoint: its dirty blocks first in batches, as for sync */
-	mutex_lock(&fs->lock);
-	cp = !fs_rf_possible(fs, &li);
-	mutex_unlock(&fs->lock);
-	if (cp)
-		fs_flush_steps(fs, false);
 	mutex_lock(&fs->lock);
 	ret = fs_fsync_locked(fs);
 	mutex_unlock(&fs->lock);

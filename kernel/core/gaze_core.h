@@ -1747,6 +1747,17 @@ int gaze_inode_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size);
  * gaze_file_truncate_trim) */
 int gaze_inode_truncate_trim(struct gaze_fs *fs, struct gaze_mbuf *imb,
 			     u64 size, bool trim);
+/*
+ * The file blocks a zero of [off, end) in a file of size rewrites in
+ * part, the rest of each kept: the block holding off when off is not
+ * aligned, and the block holding end when end is not aligned and below
+ * the size (at the size the block's tail is past the EOF, so it is cut
+ * as a whole), once when they are the same block.  A truncate to off is
+ * the zero of [off, size).  Puts them in fblk in file order and returns
+ * how many (0-2).  gaze_inode_zero, the truncate and the warm-up of
+ * their reads (gaze_file_edges_warm) follow this one rule.
+ */
+u32 gaze_zero_edges(u64 size, u64 off, u64 end, u64 fblk[2]);
 /* bytes [off, end) below the size become zero (whole blocks: holes) */
 int gaze_inode_zero(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off,
 		    u64 end);

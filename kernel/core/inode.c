@@ -700,6 +700,47 @@ gaze_inode_write_blocks(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 fblk,
 	return err;
 }
 
+u32
+gaze_zero_edges(u64 size, u64 off, u64 end, u64 fblk[2])
+{
+	const u64 mask = GAZE_BLOCK_SIZE - 1;
+	u32 n = 0;
+
+	end = min(end, size);
+	if (off >= end)
+		return 0;
+	if (off & mask)
+		fblk[n++] = off >> GAZE_BLOCK_SHIFT;
+	if ((end & mask) && end < size &&
+	    !(n && fblk[0] == end >> GAZE_BLOCK_SHIFT))
+		fblk[n++] = end >> GAZE_BLOCK_SHIFT;
+	return n;
+}
+
+/* zeroes bytes [off, end) inside one mapped block (a hole stays) */
+static int
+inode_zero_partial(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off,
+		   u64 end)
+{
+	u64 fblk = off >> GAZE_BLOCK_SHIFT, addr;
+	u8 *buf;
+	int err;
+
+	err = gaze_bmap_lookup(fs, imb, fblk, &addr);
+	if (err || !GAZE_ADDR_IS_REAL(addr))
+		return err;
+	buf = gaze_alloc(GAZE_BLOCK_SIZE);
+	if (!buf)
+		return -ENOMEM;
+	err = gaze_block_read_staged(fs, addr, buf);
+	if (!err) {
+		memset(buf + (off & (GAZE_BLOCK_SIZE - 1)), 0, end - off);
+		err = inode_write_block(fs, imb, fblk, buf);
+	}
+	gaze_free(buf);
+	return err;
+}
+
 int
 gaze_inode_truncate(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size)
 {
@@ -739,9 +780,7 @@ gaze_inode_truncate_trim(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size,
 			 bool trim)
 {
 	struct gaze_inode *in = imb->data;
-	u64 old = le64_to_cpu(in->size), addr, from;
-	u32 boff;
-	u8 *buf;
+	u64 old = le64_to_cpu(in->size), from, fblk[2];
 	int err;
 
 	if (size > GAZE_BMAP_MAX_BLOCKS << GAZE_BLOCK_SHIFT)
@@ -766,29 +805,12 @@ gaze_inode_truncate_trim(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size,
 		if (err)
 			return err;
 	}
-	if (size < old) {
-		boff = (u32)(size & (GAZE_BLOCK_SIZE - 1));
-		if (boff) {
-			err = gaze_bmap_lookup(fs, imb,
-					       size >> GAZE_BLOCK_SHIFT, &addr);
-			if (err)
-				return err;
-			if (GAZE_ADDR_IS_REAL(addr)) {
-				buf = gaze_alloc(GAZE_BLOCK_SIZE);
-				if (!buf)
-					return -ENOMEM;
-				err = gaze_block_read_staged(fs, addr, buf);
-				if (!err) {
-					memset(buf + boff, 0,
-					       GAZE_BLOCK_SIZE - boff);
-					err = inode_write_block(fs, imb,
-						size >> GAZE_BLOCK_SHIFT, buf);
-				}
-				gaze_free(buf);
-				if (err)
-					return err;
-			}
-		}
+	/* the tail of the block the new EOF cuts */
+	if (gaze_zero_edges(old, size, old, fblk)) {
+		err = inode_zero_partial(fs, imb, size,
+					 (fblk[0] + 1) << GAZE_BLOCK_SHIFT);
+		if (err)
+			return err;
 	}
 	if (size <= old || trim) {
 		/* and blocks preallocated past the size (KEEP_SIZE) */
@@ -803,30 +825,6 @@ gaze_inode_truncate_trim(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 size,
 	return 0;
 }
 
-/* zeroes bytes [off, end) inside one mapped block (a hole stays) */
-static int
-inode_zero_partial(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off,
-		   u64 end)
-{
-	u64 fblk = off >> GAZE_BLOCK_SHIFT, addr;
-	u8 *buf;
-	int err;
-
-	err = gaze_bmap_lookup(fs, imb, fblk, &addr);
-	if (err || !GAZE_ADDR_IS_REAL(addr))
-		return err;
-	buf = gaze_alloc(GAZE_BLOCK_SIZE);
-	if (!buf)
-		return -ENOMEM;
-	err = gaze_block_read_staged(fs, addr, buf);
-	if (!err) {
-		memset(buf + (off & (GAZE_BLOCK_SIZE - 1)), 0, end - off);
-		err = inode_write_block(fs, imb, fblk, buf);
-	}
-	gaze_free(buf);
-	return err;
-}
-
 /*
  * Bytes [off, end) below the size read as zero afterwards: whole blocks
  * become holes, partial ones are rewritten.  The block holding the size
@@ -836,8 +834,8 @@ int
 gaze_inode_zero(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off, u64 end)
 {
 	struct gaze_inode *in = imb->data;
-	u64 size = le64_to_cpu(in->size), first, last, mapped;
-	u64 mask = GAZE_BLOCK_SIZE - 1;
+	u64 size = le64_to_cpu(in->size), first, last, mapped, fblk[2], lo, hi;
+	u32 n, i;
 	int err = 0;
 
 	end = min(end, size);
@@ -863,16 +861,20 @@ gaze_inode_zero(struct gaze_fs *fs, struct gaze_mbuf *imb, u64 off, u64 end)
 		if (err)
 			return err;
 	}
+	/* the blocks cut in part: their bytes in [off, end), to the block's
+	 * end at the size */
+	n = gaze_zero_edges(size, off, end, fblk);
+	for (i = 0; i < n && !err; i++) {
+		lo = max(off, fblk[i] << GAZE_BLOCK_SHIFT);
+		hi = (fblk[i] + 1) << GAZE_BLOCK_SHIFT;
+		if (end < size)
+			hi = min(hi, end);
+		err = inode_zero_partial(fs, imb, lo, hi);
+	}
+	/* and the whole ones, the block holding the size included */
 	first = DIV_ROUND_UP(off, GAZE_BLOCK_SIZE);
 	last = end == size ? DIV_ROUND_UP(end, GAZE_BLOCK_SIZE) :
 	       end >> GAZE_BLOCK_SHIFT;
-	if (first > last)		/* inside one block */
-		return inode_zero_partial(fs, imb, off, end);
-	if (off & mask)
-		err = inode_zero_partial(fs, imb, off, first << GAZE_BLOCK_SHIFT);
-	if (!err && last << GAZE_BLOCK_SHIFT < end)
-		err = inode_zero_partial(fs, imb, last << GAZE_BLOCK_SHIFT,
-					 end);
 	if (!err && first < last)
 		err = gaze_bmap_range(fs, imb, first, last, true, &mapped);
 	return err;

@@ -1230,21 +1230,18 @@ gaze_file_range_warm(struct gaze_fs *fs, u32 ino, u64 from, u64 to,
 
 /*
  * One try of gaze_file_edges_warm: the addresses of the data blocks a
- * zero of [off, end) rewrites in part (gaze_inode_zero's and the
- * truncate's rule: the block holding off when off is not aligned, the
- * one holding end when end is not aligned and below the size), with
- * fs->reset_seq; none in an inline or compressed file, whose cut reads
- * no such block
+ * zero of [off, end) rewrites in part (gaze_zero_edges, the rule
+ * gaze_inode_zero and the truncate follow), with fs->reset_seq; none in
+ * an inline or compressed file, whose cut reads no such block
  */
 static int
 ns_edges(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, u64 off, u64 end,
 	 struct gaze_staged *e, u32 *n)
 {
-	const u64 mask = GAZE_BLOCK_SIZE - 1;
 	struct gaze_inode *in;
 	struct gaze_mbuf *imb;
-	u64 size, fblk[2], addr;
-	u32 k = 0, i;
+	u64 fblk[2], addr;
+	u32 k, i;
 	int err;
 
 	*n = 0;
@@ -1254,16 +1251,10 @@ ns_edges(struct gaze_fs *fs, struct gaze_miss *m, u32 ino, u64 off, u64 end,
 	if (err)
 		return err;
 	in = imb->data;
-	size = le64_to_cpu(in->size);
-	end = min(end, size);
 	if ((le32_to_cpu(in->flags) & GAZE_IF_INLINE_DATA) ||
-	    in->compress_log_cluster || off >= end)
+	    in->compress_log_cluster)
 		goto out;
-	if (off & mask)
-		fblk[k++] = off >> GAZE_BLOCK_SHIFT;
-	if ((end & mask) && end < size &&
-	    !(k && fblk[0] == end >> GAZE_BLOCK_SHIFT))
-		fblk[k++] = end >> GAZE_BLOCK_SHIFT;
+	k = gaze_zero_edges(le64_to_cpu(in->size), off, end, fblk);
 	for (i = 0; i < k && !err; i++) {
 		err = gaze_bmap_lookup(fs, imb, fblk[i], &addr);
 		if (!err && GAZE_ADDR_IS_REAL(addr)) {

@@ -24,6 +24,9 @@
 #   (s) synccreate creates by N processes while another fsyncs every
 #                  0.2 s: creates/s, the longest create and the longest
 #                  fsync (ms); only when PHASES names it
+#   (y) synclat    stat, open p99 and max latency (us) of uncached files
+#                  beside bursts of creates, each followed by a syncfs;
+#                  only when PHASES names it
 # PHASES (e.g. "f d") runs only those phases, in that order; FSES="gaze"
 # boots only GAZE's guest (to compare two modules: its rows then say
 # "missing" for F2FS).
@@ -103,6 +106,16 @@ for l in stat open; do
 	[ "$t" = missing ] || [ "$(echo "$r <= 1" | bc -l)" != 1 ] || t=met
 	printf '%-10s %-9s %10s %10s %10s %10s %7s %7s %7.2f %s\n' "$l" \
 		"p99 us" - "${g:--}" - "${f:--}" - - "$r" "$t"
+done
+# (y): latency beside synced bursts (lower is better)
+for l in stat_p99 stat_max open_p99 open_max; do
+	g=$(fig gaze synclat $l) f=$(fig f2fs synclat $l)
+	[ -n "$g$f" ] || continue
+	r=$(ratio "$g" "$f")
+	t=missing
+	[ -z "$g" ] || [ -z "$f" ] || { t="not met"; [ "$(echo "$r <= 1" | bc -l)" != 1 ] || t=met; }
+	printf '%-10s %-9s %10s %10s %10s %10s %7s %7s %7.2f %s\n' synclat \
+		"${l%_*} ${l#*_} us" - "${g:--}" - "${f:--}" - - "$r" "$t"
 done
 # (s): the rate, then the longest create and fsync (lower is better)
 g=$(fig gaze synccreate p$JOBS) f=$(fig f2fs synccreate p$JOBS)

@@ -37,8 +37,12 @@
 #       mail or database server beside other work): the fsyncs after
 #       creates commit what the creates dirtied; creates/s, the longest
 #       create (ms) and the longest fsync (ms)
-# PHASES (default "a b c g e f d") picks and orders the phases; (s)
-# runs only when named.
+#   (y) stat and open latency of uncached files (tests/bench/smallfiles
+#       lat over NFILES files, caches dropped) while another process
+#       loops: empty-file creates for 2 s, then syncfs: the latency of
+#       lookups beside a sync with much to write; p99 and max us
+# PHASES (default "a b c g e f d") picks and orders the phases; (s) and
+# (y) run only when named.
 # Prints "# sc FS TEST VARIANT VALUE" lines and "# ..." comments.
 set -u
 . "$GAZE_SRCDIR/tests/bench/guest/lib.sh"
@@ -241,6 +245,39 @@ phase_s()
 	fig synccreate fsync_ms "$(awk '{ print $4 }' $W/s.fsync)"
 	say "$FS synccreate $JOBS: $(cat $W/out), $(cat $W/s.fsync), checkpoints $(($(cp_seq) - cp0))"
 	rm -rf $M/s $M/s.log
+	sync
+}
+
+# (y) cold stat and open latency beside bursts of creates, each synced
+phase_y()
+{
+	local cp0 sp
+
+	mkdir $M/t
+	run "$SF" create $M/t $NFILES 0
+	[ $rc -eq 0 ] || die "mkfiles"
+	drop
+	cp0=$(cp_seq)
+	(
+		i=0
+		while [ ! -e $W/y.stop ]; do
+			mkdir $M/y$i && "$SF" pcreate $M/y$i 1 2 >>$W/y.bursts || exit 1
+			i=$((i + 1))
+		done
+	) >$W/y.err 2>&1 &
+	sp=$!
+	sleep 3
+	run "$SF" lat $M/t $NFILES 1
+	touch $W/y.stop
+	wait $sp || { cat $W/y.err; die "bursts"; }
+	rm -f $W/y.stop
+	[ $rc -eq 0 ] || die "lat"
+	for l in stat open; do
+		fig synclat ${l}_p99 "$(awk -v l=$l '$1 == l { print $5 }' $W/out)"
+		fig synclat ${l}_max "$(awk -v l=$l '$1 == l { print $7 }' $W/out)"
+	done
+	say "$FS synclat: $(tr '\n' ' ' <$W/out), bursts: $(awk '{ n += $2; s += $8 } END { printf "%d creates, syncfs %.2f s in all", n, s }' $W/y.bursts) over $(wc -l <$W/y.bursts) bursts, checkpoints $(($(cp_seq) - cp0))"
+	rm -rf $M/t $M/y* $W/y.bursts
 	sync
 }
 
