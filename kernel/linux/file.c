@@ -48,6 +48,7 @@
 #include <linux/buffer_head.h>
 #include <linux/falloc.h>
 #include <linux/fiemap.h>
+#include <linux/swap.h>
 #include "gaze_kern.h"
 #include "gaze_ioctl.h"
 
@@ -984,6 +985,22 @@ out:
 	return copied;
 }
 
+/*
+ * Swap files are refused.  Swap I/O goes straight to the device at the
+ * blocks swapon mapped, bypassing the filesystem: it would overwrite in
+ * place blocks that a log never rewrites (a sequential zone refuses the
+ * write) and that GC moves elsewhere (the next swap-out would then land
+ * on another file's data).  F2FS refuses them in its LFS mode, which
+ * zoned devices need, for the same reason.
+ */
+static int gaze_swap_activate(struct swap_info_struct *sis,
+			      struct file *file, sector_t *span)
+{
+	pr_warn_ratelimited("gaze: %s: swapon %pD: swap files are not supported (GC moves file blocks, swap writes in place)\n",
+			    file_inode(file)->i_sb->s_id, file);
+	return -EINVAL;
+}
+
 const struct address_space_operations gaze_aops = {
 	.read_folio	= gaze_read_folio,
 	.readahead	= gaze_readahead,
@@ -999,6 +1016,7 @@ const struct address_space_operations gaze_aops = {
 	/* both tell the read fast path a folio left (readfast.c) */
 	.free_folio	= gaze_free_folio,
 	.migrate_folio	= gaze_migrate_folio,
+	.swap_activate	= gaze_swap_activate,
 };
 
 static int gaze_fsync(struct file *file, loff_t start, loff_t end,

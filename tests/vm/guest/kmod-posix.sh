@@ -551,6 +551,22 @@ cmp -s $W/fmd.a $W/fmd.b || fail "fmd's blocks 10..12 read back different"
 rm -f $M/fm $M/fmi $M/fmh $M/fmd $M/fmn
 ok "FIEMAP: $(wc -l <$W/fm.map) extents, the device holds the file's bytes at each (synced and dirty data), LAST, inline, holes, delalloc before writeback"
 
+# ---- swap files: refused with a clear message, nothing changed --------------
+head -c 8388608 /dev/urandom >$W/swp
+must cp $W/swp $M/swp
+chmod 600 $M/swp
+sync
+must mkswap $M/swp
+cp $M/swp $W/swp.mk
+dmesg -c >/dev/null
+run swapon $M/swp
+[ $rc -ne 0 ] || { swapoff $M/swp; fail "swapon of a file on gaze succeeded"; }
+grep -q "$M/swp" /proc/swaps && fail "the file is in /proc/swaps: $(cat /proc/swaps)"
+dmesg | grep -q "swapon .*swp: swap files are not supported" ||
+	fail "no message saying why swapon failed: $(cat $W/err) $(dmesg | tail -3)"
+cmp -s $M/swp $W/swp.mk || fail "the file changed when swapon was refused"
+ok "swapon of a file is refused (exit $rc) with the reason in the kernel log, the file unchanged"
+
 # ---- chattr: FS_IOC_GETFLAGS / SETFLAGS ------------------------------------
 # must fail with "Operation not permitted" (shell tools)
 must_eperm() {
