@@ -237,6 +237,7 @@ cache_insert(struct gaze_fs *fs, u32 type, u32 id, u64 idx,
 	mb->id = id;
 	mb->idx = idx;
 	mb->ref = 1;
+	mb->rf_seq = (u32)fs->cp_seq;	/* touched, for all we know */
 	INIT_LIST_HEAD(&mb->list);
 	list_add(&mb->hash, &c->hash[cache_hash(c, type, id, idx)]);
 	c->bytes += CACHE_MB_BYTES;

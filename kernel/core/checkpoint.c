@@ -242,6 +242,8 @@ gaze_cp_write(struct gaze_fs *fs, u32 flags)
 	fs->cp_offset = off + nblocks;
 	/* the roll-forward chains start afresh at the logs' heads */
 	fs->rf_need_cp = false;
+	fs->rf_ino_off = false;
+	WRITE_ONCE(fs->cp_wanted, false);
 	memset(fs->rf_log, 0, sizeof(fs->rf_log));
 	fs->rf_blocks = 0;
 	ret = gaze_space_cp_committed(fs);

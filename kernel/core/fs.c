@@ -508,7 +508,7 @@ fs_rf_possible(struct gaze_fs *fs, int *li)
 	    gaze_cache_nr_dirty(fs, GAZE_MB_FBLK) ||
 	    fs->rf_blocks + gaze_cache_nr_dirty(fs, GAZE_MB_NODE) > max)
 		return false;
-	*li = gaze_nodes_fsync_log(fs);
+	*li = gaze_nodes_fsync_log(fs, 0, NULL);
 	if (*li == -1)
 		return false;
 	for (l = 0; l < GAZE_MAX_LOGS; l++) {
@@ -517,6 +517,64 @@ fs_rf_possible(struct gaze_fs *fs, int *li)
 		if ((int)l != *li && (fs->rf_log[l] & GAZE_RF_TAIL))
 			return false;
 	}
+	return *li < 0 || gaze_log_cp_start(fs, (u32)*li);
+}
+
+/* dirty nodes and directory blocks (fs->lock held) */
+static u64
+fs_dirty_blocks(struct gaze_fs *fs)
+{
+	return (u64)gaze_cache_nr_dirty(fs, GAZE_MB_FBLK) +
+	       gaze_cache_nr_dirty(fs, GAZE_MB_NODE);
+}
+
+/*
+ * When the whole dirty state cannot roll forward (a create elsewhere
+ * dirtied a directory block, say), whether the dirty nodes of inode ino
+ * alone can: recovery replays every node up to a log's last end mark
+ * (format.md section 17), so the run written must be all the log holds
+ * since the checkpoint besides earlier fsync runs, and replaying it must
+ * leave a consistent filesystem with everything else as the checkpoint
+ * has it.  So: a regular file the cache holds, which no operation that
+ * roll-forward cannot replay touched since the checkpoint (rf_seq: its
+ * link count or parent changed, it is new, a node of it was claimed or
+ * freed: its directory entries and its nodes' imap entries are then the
+ * checkpoint's); no node written since the checkpoint without an fsync
+ * mark, in any log (none of ino's nodes is then newer on the device than
+ * what a replay reaches, and no other inode's node lies in the run's
+ * prefix); its dirty nodes in one log, whose chain has a known start and
+ * is not broken; the chains within their bounds; not after a clean
+ * unmount, not without recovery.  F2FS's fsync of a file writes that
+ * file's nodes alone the same way.
+ */
+static bool
+fs_rf_ino_possible(struct gaze_fs *fs, u32 ino, int *li)
+{
+	u32 l, nr, max = min_t(u32, le32_to_cpu(fs->sb.zone_cap),
+			       FS_RF_MAX_BLOCKS);
+	struct gaze_mbuf *imb;
+	bool ok;
+
+	if (!ino || fs->rf_ino_off || fs->flags & GAZE_FS_NO_RECOVERY ||
+	    le32_to_cpu(fs->cp.flags) & GAZE_CP_UMOUNT)
+		return false;
+	for (l = 0; l < GAZE_MAX_LOGS; l++)
+		if (fs->rf_log[l] & (GAZE_RF_UNMARKED | GAZE_RF_BROKEN))
+			return false;
+	imb = gaze_mbuf_lookup(fs, GAZE_MB_NODE, ino, 0);
+	if (!imb)
+		return false;
+	ok = le32_to_cpu(((struct gaze_mhdr *)imb->data)->magic) ==
+		     GAZE_MAGIC_INODE &&
+	     (le16_to_cpu(((struct gaze_inode *)imb->data)->mode) &
+	      0170000) == 0100000 &&
+	     imb->rf_seq != (u32)fs->cp_seq;
+	gaze_mbuf_put(fs, imb);
+	if (!ok)
+		return false;
+	*li = gaze_nodes_fsync_log(fs, ino, &nr);
+	if (*li == -1 || fs->rf_blocks + nr > max)
+		return false;
 	return *li < 0 || gaze_log_cp_start(fs, (u32)*li);
 }
 
@@ -533,13 +591,22 @@ fs_wp_tells(const struct gaze_fs *fs)
 	       fs->dev->nr_conv <= fs->lay.main_zone_start;
 }
 
+/* ino: the inode fsync was called for (0: none in particular) */
 static int
-fs_fsync_locked(struct gaze_fs *fs)
+fs_fsync_locked(struct gaze_fs *fs, u32 ino)
 {
 	int li, ret;
 
-	if (!fs_rf_possible(fs, &li))
+	if (fs_rf_possible(fs, &li)) {
+		ino = 0;		/* every dirty node goes */
+	} else if (!fs_rf_ino_possible(fs, ino, &li) ||
+		   fs_dirty_blocks(fs) >= GAZE_RF_BACKLOG_MAX) {
 		goto checkpoint;
+	} else {
+		fs->rf_fsyncs_ino++;
+		if (fs_dirty_blocks(fs) >= GAZE_RF_BACKLOG)
+			WRITE_ONCE(fs->cp_wanted, true);
+	}
 	if (li < 0)		/* no dirty node: data only */
 		return fs->dev->ops->flush(fs->dev);
 	/* without write pointers, the data is durable before the nodes */
@@ -548,7 +615,7 @@ fs_fsync_locked(struct gaze_fs *fs)
 		if (ret)
 			return ret;
 	}
-	ret = gaze_nodes_fsync(fs, (u32)li);
+	ret = gaze_nodes_fsync(fs, (u32)li, ino);
 	if (ret)
 		return ret;
 	if (fs->rf_log[li] & GAZE_RF_BROKEN)
@@ -566,12 +633,18 @@ checkpoint:
 int
 gaze_fs_fsync(struct gaze_fs *fs)
 {
+	return gaze_fs_fsync_ino(fs, 0);
+}
+
+int
+gaze_fs_fsync_ino(struct gaze_fs *fs, u32 ino)
+{
 	int ret;
 
 	if (fs->flags & GAZE_FS_RDONLY)
 		return 0;
 	mutex_lock(&fs->lock);
-	ret = fs_fsync_locked(fs);
+	ret = fs_fsync_locked(fs, ino);
 	mutex_unlock(&fs->lock);
 	return ret;
 }
@@ -619,10 +692,7 @@ gaze_fs_age(const struct gaze_fs *fs)
 static bool
 fs_dirty_high(struct gaze_fs *fs)
 {
-	u64 dirty = (u64)gaze_cache_nr_dirty(fs, GAZE_MB_FBLK) +
-		    gaze_cache_nr_dirty(fs, GAZE_MB_NODE);
-
-	return dirty * GAZE_BLOCK_SIZE > fs->cache_limit / 2;
+	return fs_dirty_blocks(fs) * GAZE_BLOCK_SIZE > fs->cache_limit / 2;
 }
 
 /*
@@ -689,9 +759,7 @@ fs_flush_steps(struct gaze_fs *fs, bool prefree_only)
 			return;
 		}
 		if (!steps)
-			steps = (gaze_cache_nr_dirty(fs, GAZE_MB_NODE) +
-				 gaze_cache_nr_dirty(fs, GAZE_MB_FBLK)) /
-				FS_WRITE_BEHIND + 1;
+			steps = fs_dirty_blocks(fs) / FS_WRITE_BEHIND + 1;
 		budget = FS_WRITE_BEHIND;
 		ret = fs_flush_batch(fs, &budget);
 		mutex_unlock(&fs->lock);
@@ -702,6 +770,25 @@ void
 gaze_fs_cp_steps(struct gaze_fs *fs)
 {
 	fs_flush_steps(fs, true);
+}
+
+bool
+gaze_fs_cp_backlog(struct gaze_fs *fs, int *err)
+{
+	bool want;
+
+	mutex_lock(&fs->lock);
+	want = fs->cp_wanted && !(fs->flags & GAZE_FS_RDONLY);
+	mutex_unlock(&fs->lock);
+	*err = 0;
+	if (!want)
+		return false;
+	fs_flush_steps(fs, false);
+	mutex_lock(&fs->lock);
+	if (fs->cp_wanted && !(fs->flags & GAZE_FS_RDONLY))
+		*err = gaze_cp_write(fs, 0);
+	mutex_unlock(&fs->lock);
+	return true;
 }
 
 /* a checkpoint now, its dirty nodes and directory blocks written first in

@@ -242,6 +242,14 @@ struct gaze_mbuf {
 	void	*data;			/* GAZE_BLOCK_SIZE bytes */
 	int	ref;
 	u32	flags;
+	/*
+	 * Inodes: the low 32 bits of fs->cp_seq while an operation that
+	 * roll-forward of this inode alone cannot replay (a link count or
+	 * parent change, a node claimed or freed) touched it since the
+	 * checkpoint; set when the buffer is made or read, so an inode
+	 * the cache forgot counts as touched (fs.c fs_rf_ino_possible)
+	 */
+	u32	rf_seq;
 	struct list_head hash;		/* cache hash chain */
 	struct list_head list;		/* lru or dirty list */
 };
@@ -400,11 +408,19 @@ struct gaze_fs {
 	 * All are reset when a checkpoint commits.
 	 *  rf_need_cp: an operation since the checkpoint changed what
 	 *	roll-forward does not replay (the namespace, directory
-	 *	blocks, a new inode, a freed node): fsync takes a checkpoint.
+	 *	blocks, a new inode, a freed node): fsync takes a checkpoint,
+	 *	or writes one file's nodes alone (fs.c fs_rf_ino_possible).
 	 *  rf_log[li]: GAZE_RF_* of physical log li since the checkpoint.
 	 *  rf_blocks: nodes written by fsync since the checkpoint.
 	 */
 	bool			rf_need_cp;
+	/*  rf_ino_off: a node of an inode the cache did not hold was
+	 *	freed: no fsync of one inode alone until the checkpoint */
+	bool			rf_ino_off;
+	/*  cp_wanted: fsyncs of one file alone left dirty blocks past
+	 *	GAZE_RF_BACKLOG; the module reads it without the lock
+	 *	(READ_ONCE) to wake its thread for gaze_fs_cp_backlog */
+	bool			cp_wanted;
 	u8			rf_log[GAZE_MAX_LOGS];
 	u32			rf_blocks;
 	u32			rf_recovered;	/* nodes replayed at mount */
@@ -415,6 +431,8 @@ struct gaze_fs {
 						 * a read-write one would
 						 * replay */
 	u64			rf_fsyncs;	/* fsyncs without one */
+	u64			rf_fsyncs_ino;	/* of which wrote one
+						 * inode's nodes alone */
 	u64			rf_fsync_cps;	/* fsyncs that took a
 						 * checkpoint */
 	/*
@@ -455,6 +473,9 @@ static inline void gaze_fs_zone_reset_note(struct gaze_fs *fs)
 				 * fsync end mark */
 #define GAZE_RF_BROKEN	0x02	/* a node was written whose next block
 				 * was not known: the chain ends there */
+#define GAZE_RF_UNMARKED 0x04	/* a node was written without
+					 * GAZE_NF_FSYNC since the checkpoint
+					 * (sticky until the next one) */
 
 /* ---------------------------------------------------------------- */
 /* cache.c: caller holds fs->lock                                    */
@@ -845,13 +866,18 @@ int gaze_node_log_type(const void *blk);
 int gaze_node_check(struct gaze_fs *fs, const void *blk, u32 nid, u32 magic,
 		    u64 addr, const char **why);
 /*
- * fsync without a checkpoint: the physical node log all dirty nodes go
- * to, or -1 when they go to several (or none is dirty: -2)
+ * fsync without a checkpoint: the physical node log all dirty nodes of
+ * inode ino (0: of every inode) go to, or -1 when they go to several (or
+ * none is dirty: -2); *nr (unless NULL) gets how many they are
  */
-int gaze_nodes_fsync_log(struct gaze_fs *fs);
-/* writes every dirty node with GAZE_NF_FSYNC, the last with
- * GAZE_NF_FSYNC_END; all must go to physical log li */
-int gaze_nodes_fsync(struct gaze_fs *fs, u32 li);
+int gaze_nodes_fsync_log(struct gaze_fs *fs, u32 ino, u32 *nr);
+/* writes every dirty node of inode ino (0: of every inode) with
+ * GAZE_NF_FSYNC, the last with GAZE_NF_FSYNC_END; all must go to
+ * physical log li */
+int gaze_nodes_fsync(struct gaze_fs *fs, u32 li, u32 ino);
+/* inode ino, if cached, was touched by what roll-forward of it alone
+ * cannot replay (struct gaze_mbuf rf_seq) */
+void gaze_rf_ino_touch(struct gaze_fs *fs, u32 ino);
 
 /* recover.c: roll-forward of fsync'd nodes at a read-write mount, from
  * gaze_space_init before the device is synced; sets fs->rf_recovered
@@ -962,6 +988,30 @@ int __must_check gaze_fs_sync(struct gaze_fs *fs);
  * recovery can replay them (format.md section 17); else a checkpoint.
  */
 int __must_check gaze_fs_fsync(struct gaze_fs *fs);
+/*
+ * fsync of inode ino: as gaze_fs_fsync, and when the whole dirty state
+ * cannot roll forward, the dirty nodes of ino alone may (fs.c
+ * fs_rf_ino_possible): what other operations changed is then left to
+ * the next checkpoint, as on any filesystem.  ino 0: gaze_fs_fsync.
+ */
+int __must_check gaze_fs_fsync_ino(struct gaze_fs *fs, u32 ino);
+/*
+ * Dirty nodes and directory blocks that fsyncs of one file alone let
+ * pile up (the other changes wait for a checkpoint): past
+ * GAZE_RF_BACKLOG (64 MiB) the background thread is asked for one
+ * (fs->cp_wanted, gaze_fs_cp_backlog), which it writes in steps; past
+ * GAZE_RF_BACKLOG_MAX (no thread, or one that cannot keep up) the fsync
+ * takes it itself.
+ */
+#define GAZE_RF_BACKLOG		16384u
+#define GAZE_RF_BACKLOG_MAX	(4 * GAZE_RF_BACKLOG)
+/*
+ * When fsyncs of one file alone left a backlog of dirty nodes and
+ * directory blocks (fs->cp_wanted): writes them in steps, as
+ * gaze_fs_sync, then a checkpoint.  Returns whether it did; *err the
+ * checkpoint's error.  For a background thread; takes fs->lock.
+ */
+bool gaze_fs_cp_backlog(struct gaze_fs *fs, int *err);
 /*
  * Recovery without a read-write mount: replays a roll-forward chain left
  * by a crash and, unless flags has GAZE_FS_KEEP_ORPHANS, frees the

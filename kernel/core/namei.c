@@ -238,6 +238,7 @@ ns_nlink_add(struct gaze_fs *fs, struct gaze_mbuf *imb, int delta)
 	struct gaze_inode *in = imb->data;
 
 	in->nlink = cpu_to_le32(le32_to_cpu(in->nlink) + delta);
+	imb->rf_seq = (u32)fs->cp_seq;	/* its fsync alone cannot replay it */
 	gaze_mbuf_dirty(fs, imb);
 }
 
@@ -1613,6 +1614,7 @@ static void
 ns_parent_set(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 parent)
 {
 	((struct gaze_inode *)imb->data)->parent = cpu_to_le32(parent);
+	imb->rf_seq = (u32)fs->cp_seq;	/* its fsync alone cannot replay it */
 	gaze_mbuf_dirty(fs, imb);
 }
 

@@ -81,6 +81,18 @@ node_nid_addr(struct gaze_fs *fs, u32 nid, u64 *addr)
 	return gaze_imap_get(fs, nid, addr);
 }
 
+void
+gaze_rf_ino_touch(struct gaze_fs *fs, u32 ino)
+{
+	struct gaze_mbuf *mb = gaze_mbuf_lookup(fs, GAZE_MB_NODE, ino, 0);
+
+	/* one the cache does not hold counts as touched when it is read */
+	if (mb) {
+		mb->rf_seq = (u32)fs->cp_seq;
+		gaze_mbuf_put(fs, mb);
+	}
+}
+
 int
 gaze_nid_claim(struct gaze_fs *fs, u32 nid)
 {
@@ -120,8 +132,14 @@ gaze_nid_free(struct gaze_fs *fs, u32 nid)
 		return ret;
 	fs->rf_need_cp = true;		/* roll-forward replays no frees */
 	mb = gaze_mbuf_lookup(fs, GAZE_MB_NODE, nid, 0);
-	if (mb)
+	if (mb) {
+		/* nor can its inode's fsync alone */
+		gaze_rf_ino_touch(fs, le32_to_cpu(((struct gaze_mhdr *)
+						   mb->data)->ino));
 		gaze_mbuf_forget(fs, mb);
+	} else {
+		fs->rf_ino_off = true;	/* whose it was is not known */
+	}
 	return 0;
 }
 
@@ -450,6 +468,8 @@ gaze_node_new(struct gaze_fs *fs, u32 nid, u32 ino, u32 magic, u32 index,
 			  ino, index);
 	if (magic == GAZE_MAGIC_INODE)
 		fs->rf_need_cp = true;	/* its entry is not replayed */
+	else
+		gaze_rf_ino_touch(fs, ino);	/* a new nid: not replayed */
 	gaze_mbuf_dirty(fs, mb);
 	*mbp = mb;
 	return 0;
@@ -554,7 +574,7 @@ node_batch_next(struct gaze_fs *fs, int type, u16 flags)
 	if (!next)
 		fs->rf_log[li] |= GAZE_RF_BROKEN;
 	if (!(flags & GAZE_NF_FSYNC))
-		fs->rf_log[li] |= GAZE_RF_TAIL;
+		fs->rf_log[li] |= GAZE_RF_TAIL | GAZE_RF_UNMARKED;
 	return next;
 }
 
@@ -696,15 +716,29 @@ gaze_nodes_flush(struct gaze_fs *fs)
  */
 struct node_fsync_scan {
 	struct gaze_fs	*fs;
+	u32		ino;		/* only this inode's nodes; 0: all */
+	u32		n;		/* nodes found */
 	int		li;		/* -2: no node yet; -1: several logs */
 };
+
+/* whether mb is one of the nodes an fsync of ino (0: all) writes */
+static bool
+node_fsync_wants(const struct gaze_mbuf *mb, u32 ino)
+{
+	return !ino ||
+	       le32_to_cpu(((const struct gaze_mhdr *)mb->data)->ino) == ino;
+}
 
 static int
 node_fsync_scan_one(struct gaze_fs *fs, struct gaze_mbuf *mb, void *arg)
 {
 	struct node_fsync_scan *s = arg;
-	int li = gaze_log_of_type(fs, gaze_node_log_type(mb->data));
+	int li;
 
+	if (!node_fsync_wants(mb, s->ino))
+		return 0;
+	li = gaze_log_of_type(fs, gaze_node_log_type(mb->data));
+	s->n++;
 	if (s->li == -2)
 		s->li = li;
 	else if (s->li != li)
@@ -713,19 +747,22 @@ node_fsync_scan_one(struct gaze_fs *fs, struct gaze_mbuf *mb, void *arg)
 }
 
 int
-gaze_nodes_fsync_log(struct gaze_fs *fs)
+gaze_nodes_fsync_log(struct gaze_fs *fs, u32 ino, u32 *nr)
 {
-	struct node_fsync_scan s = { .fs = fs, .li = -2 };
+	struct node_fsync_scan s = { .fs = fs, .ino = ino, .li = -2 };
 	int ret;
 
 	ret = gaze_cache_for_each_dirty(fs, GAZE_MB_NODE, node_fsync_scan_one,
 					&s);
+	if (nr)
+		*nr = s.n;
 	return ret ? -1 : s.li;
 }
 
 struct node_fsync {
 	struct node_batch	b;
 	u32			li;
+	u32			ino;	/* as in node_fsync_scan */
 	int			type;	/* of the first node: all share li */
 	u32			written;
 };
@@ -737,6 +774,8 @@ node_fsync_one(struct gaze_fs *fs, struct gaze_mbuf *mb, void *arg)
 	int type = gaze_node_log_type(mb->data);
 	int ret;
 
+	if (!node_fsync_wants(mb, nf->ino))
+		return 0;
 	if (WARN_ON((u32)gaze_log_of_type(fs, type) != nf->li))
 		return -EINVAL;
 	if (nf->type < 0)
@@ -753,7 +792,7 @@ node_fsync_one(struct gaze_fs *fs, struct gaze_mbuf *mb, void *arg)
 }
 
 int
-gaze_nodes_fsync(struct gaze_fs *fs, u32 li)
+gaze_nodes_fsync(struct gaze_fs *fs, u32 li, u32 ino)
 {
 	struct node_fsync *nf;
 	int ret;
@@ -764,6 +803,7 @@ gaze_nodes_fsync(struct gaze_fs *fs, u32 li)
 	if (!nf)
 		return -ENOMEM;
 	nf->li = li;
+	nf->ino = ino;
 	nf->type = -1;
 	ret = gaze_cache_for_each_dirty(fs, GAZE_MB_NODE, node_fsync_one, nf);
 	if (!ret && nf->b.n)

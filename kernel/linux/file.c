@@ -1043,10 +1043,16 @@ static int gaze_fsync(struct file *file, loff_t start, loff_t end,
 	ret = gaze_lost_recover(inode->i_sb);
 	if (ret)
 		return ret;
+	/* this file's nodes alone when the rest cannot roll forward */
 	nofs = gaze_nofs_begin();
-	ret = gaze_fs_fsync(gaze_ifs(inode));
+	ret = gaze_fs_fsync_ino(gaze_ifs(inode), inode->i_ino);
 	gaze_nofs_end(nofs);
-	return ret ? gaze_error(inode->i_sb, ret, "fsync") : 0;
+	if (ret)
+		return gaze_error(inode->i_sb, ret, "fsync");
+	/* the rest left a backlog: the GC thread checkpoints it in steps */
+	if (READ_ONCE(gaze_ifs(inode)->cp_wanted))
+		gaze_bggc_kick(GAZE_SB(inode->i_sb));
+	return 0;
 }
 
 /* COLLAPSE_RANGE / INSERT_RANGE: the checks the core makes too, early */

@@ -127,6 +127,11 @@ static unsigned int gaze_bggc_step(struct gaze_sb_info *sbi)
 	/* the settling checkpoint below then writes little in its hold */
 	nofs = gaze_nofs_begin();
 	gaze_fs_cp_steps(fs);
+	/* and what fsyncs of one file alone left for a checkpoint */
+	if (gaze_fs_cp_backlog(fs, &ret) && ret) {
+		gaze_nofs_end(nofs);
+		goto out;
+	}
 	gaze_nofs_end(nofs);
 	if (gaze_gcp_active(sbi)) {
 		ret = gaze_bggc_pipe_step(sbi, fs, sync ? high : low, high,
@@ -141,6 +146,7 @@ static unsigned int gaze_bggc_step(struct gaze_sb_info *sbi)
 		mutex_unlock(&fs->lock);
 		gaze_nofs_end(nofs);
 	}
+out:
 	sb_end_write(sb);
 	if (ret) {
 		/*

@@ -89,7 +89,7 @@ static char image_path[256];
 /* set once by fail() (under G); read without G by th_main's loop: atomic */
 static volatile int failed;
 static u64 ops_done, ops_enospc, n_cuts, n_reopens, n_cps, n_verified;
-static u64 n_fsyncs, n_rf_fsyncs, n_rf_nodes;
+static u64 n_fsyncs, n_rf_fsyncs, n_rf_one, n_rf_nodes;
 static u64 n_gc;			/* explicit GC calls that moved a zone */
 static u64 bytes_limit, objs_limit;
 static u64 cut_cp_seq;			/* seq of the snapshot in use */
@@ -1323,6 +1323,55 @@ op_fsync(void)
 		n_rf_fsyncs++;
 }
 
+/*
+ * fsync of one file.  A checkpoint, or a roll-forward of everything,
+ * makes the live state durable, as op_fsync.  When the core wrote only
+ * that file's nodes (other changes were pending that roll-forward of the
+ * whole state cannot replay), only that file becomes durable: the
+ * snapshot takes the live file in place of its own.  The core does so
+ * only for a file no namespace operation touched since the checkpoint,
+ * so the snapshot has it, under the same names.
+ */
+static void
+op_fsync_one(struct th *t)
+{
+	u32 ino = pick(t, 2);
+	struct onode *n = o_get(&live, ino), *s;
+	u64 seq = fs->cp_seq, one = fs->rf_fsyncs_ino;
+	int err;
+
+	if (!n)
+		return;
+	err = gaze_fs_fsync_ino(fs, ino);
+	if (err == -ENOSPC) {
+		ops_enospc++;
+		return;
+	}
+	if (err)
+		fail("fsync of inode %u: %d", ino, err);
+	n_fsyncs++;
+	if (fs->cp_seq != seq) {
+		snapshot_if_cp();
+		return;
+	}
+	n_rf_fsyncs++;
+	if (fs->rf_fsyncs_ino == one) {
+		o_copy(&snap, &live);
+		return;
+	}
+	n_rf_one++;
+	s = o_get(&snap, ino);
+	if (!s || s->nlink != n->nlink) {
+		fail("fsync of inode %u alone: the checkpoint's snapshot has it %s",
+		     ino, s ? "with another link count" : "not");
+		return;
+	}
+	snap.bytes -= s->size;
+	onode_free(s);
+	snap.n[ino] = onode_dup(n);
+	snap.bytes += n->size;
+}
+
 /* deletes a subtree's files when space runs short: frees whole zones */
 static void
 op_purge(struct th *t)
@@ -1505,8 +1554,10 @@ fsync_mix_op(struct th *t, u64 r)
 		op_xattr(t);
 	else if (r < 760)
 		op_check(t);
-	else if (r < 960)
+	else if (r < 860)
 		op_fsync();
+	else if (r < 960)
+		op_fsync_one(t);
 	else if (r < 970)
 		op_sync();
 	else if (r < 980 && rn(&t->rs, 3))
@@ -1549,8 +1600,10 @@ one_op(struct th *t)
 		op_check(t);
 	else if (r < 968)
 		op_sync();
-	else if (r < 975)
+	else if (r < 972)
 		op_fsync();
+	else if (r < 975)
+		op_fsync_one(t);
 	else if (r < 980)
 		op_purge(t);
 	else if (r < 990 && rn(&t->rs, 4) == 0)
@@ -2168,13 +2221,13 @@ main(int argc, char **argv)
 	       PRIu64 " checkpoints seen, %" PRIu64 " power cuts, %" PRIu64
 	       " reopens, %" PRIu64 " inode checks, %" PRIu64
 	       " explicit GC reclaims, %" PRIu64 " staged GC jobs, %" PRIu64
-	       " fsyncs (%" PRIu64 " without a checkpoint), %" PRIu64
-	       " nodes rolled forward, %" PRIu64 " writes split by a"
+	       " fsyncs (%" PRIu64 " without a checkpoint, %" PRIu64
+	       " of one file alone), %" PRIu64 " nodes rolled forward, %" PRIu64 " writes split by a"
 	       " checkpoint, %" PRIu64 " reads outside the lock, %.1f s, seed %"
 	       PRIu64 "\n",
 	       failed ? "FAILED" : "ok", ops_done, ops_enospc, n_cps, n_cuts,
 	       n_reopens, n_verified, n_gc, gp.jobs, n_fsyncs, n_rf_fsyncs,
-	       n_rf_nodes, n_straddled, n_reads, now_s() - t0, opt.seed);
+	       n_rf_one, n_rf_nodes, n_straddled, n_reads, now_s() - t0, opt.seed);
 	o_clear(&live);
 	o_clear(&snap);
 	gaze_dev_close(dev);

@@ -8,7 +8,9 @@
  *        and down, punch hole, zero range, allocate (with and without
  *        KEEP_SIZE: preallocation), stores through a shared
  *        writable mmap (with and without msync), fsync, fdatasync,
- *        syncfs, reads through read() and through mmap.  Every read is
+ *        syncfs, reads through read() and through mmap, and small
+ *        files created and removed beside them (not modelled: they
+ *        make the next fsync one of a file's nodes alone).  Every read is
  *        compared with an in-memory model of each file; at the end every
  *        file is read whole and compared.
  *   gazefsx crash DIR NOPS SEED STATE
@@ -293,6 +295,32 @@ op_sync(int i, int how)
 	do_sync(&F[i], !how);
 }
 
+/*
+ * A namespace change beside the model's files: a small file created, and
+ * now and then an older one removed.  The next fsync of a model file
+ * then meets directory changes the whole state cannot roll forward
+ * with, and GAZE writes that file's nodes alone; crash mode checks the
+ * result.  These files are not part of the model.
+ */
+static void
+op_noise(void)
+{
+	static unsigned int made;
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/noise%u", dir, made);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, path, 16) != 16 || close(fd))
+		die("noise file %s: %s", path, strerror(errno));
+	if (made % 4 == 3) {
+		snprintf(path, sizeof(path), "%s/noise%u", dir, made - 3);
+		if (unlink(path))
+			die("unlink %s: %s", path, strerror(errno));
+	}
+	made++;
+}
+
 static void
 one_op(void)
 {
@@ -323,6 +351,8 @@ one_op(void)
 		op_mmap(i, off, len, 0, 0);
 	else if (op < 93)
 		op_read(i, off, len);
+	else if (op < 95)
+		op_noise();
 	else
 		op_sync(i, (int)((r >> 32) % 3));
 }
