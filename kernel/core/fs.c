@@ -777,10 +777,12 @@ gaze_fs_cp_backlog(struct gaze_fs *fs, int *err)
 {
 	bool want;
 
+	*err = 0;
+	if (!READ_ONCE(fs->cp_wanted))	/* the common case: no lock taken */
+		return false;
 	mutex_lock(&fs->lock);
 	want = fs->cp_wanted && !(fs->flags & GAZE_FS_RDONLY);
 	mutex_unlock(&fs->lock);
-	*err = 0;
 	if (!want)
 		return false;
 	fs_flush_steps(fs, false);

@@ -238,7 +238,8 @@ ns_nlink_add(struct gaze_fs *fs, struct gaze_mbuf *imb, int delta)
 	struct gaze_inode *in = imb->data;
 
 	in->nlink = cpu_to_le32(le32_to_cpu(in->nlink) + delta);
-	imb->rf_seq = (u32)fs->cp_seq;	/* its fsync alone cannot replay it */
+	/* an fsync of it alone cannot replay this (fs.c) */
+	imb->rf_seq = (u32)fs->cp_seq;
 	gaze_mbuf_dirty(fs, imb);
 }
 
@@ -1614,7 +1615,8 @@ static void
 ns_parent_set(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 parent)
 {
 	((struct gaze_inode *)imb->data)->parent = cpu_to_le32(parent);
-	imb->rf_seq = (u32)fs->cp_seq;	/* its fsync alone cannot replay it */
+	/* an fsync of it alone cannot replay this (fs.c) */
+	imb->rf_seq = (u32)fs->cp_seq;
 	gaze_mbuf_dirty(fs, imb);
 }
 

@@ -716,7 +716,7 @@ gaze_nodes_flush(struct gaze_fs *fs)
  */
 struct node_fsync_scan {
 	struct gaze_fs	*fs;
-	u32		ino;		/* only this inode's nodes; 0: all */
+	u32		ino;		/* this inode's nodes; 0: all */
 	u32		n;		/* nodes found */
 	int		li;		/* -2: no node yet; -1: several logs */
 };
