@@ -2186,6 +2186,29 @@ hw_unwrap(struct gaze_dev *d)
 	d->ops = hw.real;
 }
 
+/* empty files d/f<from> .. d/f<to - 1> */
+static int
+mk_files(struct gaze_fs *fs, u32 dir, u32 from, u32 to)
+{
+	char name[32];
+	u32 i, ino;
+	int err = 0;
+
+	for (i = from; i < to && !err; i++) {
+		snprintf(name, sizeof(name), "f%u", i);
+		err = mk(fs, dir, name, 0100644, &ino);
+	}
+	return err;
+}
+
+/* dirty nodes and directory blocks */
+static u32
+nr_dirty(struct gaze_fs *fs)
+{
+	return gaze_cache_nr_dirty(fs, GAZE_MB_NODE) +
+	       gaze_cache_nr_dirty(fs, GAZE_MB_FBLK);
+}
+
 /*
  * gaze_fs_cp_steps: with PREFREE zones waiting for the settling
  * checkpoint, the dirty nodes and directory blocks go out a batch per
@@ -2198,8 +2221,7 @@ test_cp_steps(void)
 	static u8 buf[2048 * GAZE_BLOCK_SIZE];
 	struct gaze_dev *dev = dev_new(64);
 	struct gaze_fs *fs = fs_new(dev, false);
-	u32 dir, big, ino, i, d0, d1, d2, d3, pre;
-	char name[32];
+	u32 dir, big, ino, d0, d1, pre;
 	int err;
 
 	memset(buf, 0x3c, sizeof(buf));
@@ -2209,17 +2231,12 @@ test_cp_steps(void)
 	      gaze_ns_unlink(fs, GAZE_ROOT_INO, "big", 3) || gaze_fs_sync(fs);
 	pre = gaze_space_nr_prefree(fs);
 	TAP_MUST(mk(fs, GAZE_ROOT_INO, "d", 040755, &dir));
-	for (i = 0; i < 3000 && !err; i++) {
-		snprintf(name, sizeof(name), "f%u", i);
-		err = mk(fs, dir, name, 0100644, &ino);
-	}
-	d0 = gaze_cache_nr_dirty(fs, GAZE_MB_NODE) +
-	     gaze_cache_nr_dirty(fs, GAZE_MB_FBLK);
+	err = err || mk_files(fs, dir, 0, 3000);
+	d0 = nr_dirty(fs);
 	hw_wrap(fs, dev);
 	gaze_fs_cp_steps(fs);
 	hw_unwrap(dev);
-	d1 = gaze_cache_nr_dirty(fs, GAZE_MB_NODE) +
-	     gaze_cache_nr_dirty(fs, GAZE_MB_FBLK);
+	d1 = nr_dirty(fs);
 	tap_ok(!err && pre > 0 && d0 > 2000 && !d1,
 	       "cp steps: %u PREFREE zones, %u dirty blocks before, %u after",
 	       pre, d0, d1);
@@ -2227,36 +2244,25 @@ test_cp_steps(void)
 	       "cp steps: %llu blocks in %llu holds, at most %llu in one",
 	       (unsigned long long)hw.total, (unsigned long long)hw.holds,
 	       (unsigned long long)hw.max);
-	err = gaze_gc_settle(fs);
-	for (i = 3000; i < 6000 && !err; i++) {
-		snprintf(name, sizeof(name), "f%u", i);
-		err = mk(fs, dir, name, 0100644, &ino);
-	}
-	d2 = gaze_cache_nr_dirty(fs, GAZE_MB_NODE) +
-	     gaze_cache_nr_dirty(fs, GAZE_MB_FBLK);
+	err = gaze_gc_settle(fs) || mk_files(fs, dir, 3000, 6000);
+	d0 = nr_dirty(fs);
 	hw_wrap(fs, dev);
 	err = err || gaze_fs_sync(fs);
 	hw_unwrap(dev);
-	d3 = gaze_cache_nr_dirty(fs, GAZE_MB_NODE) +
-	     gaze_cache_nr_dirty(fs, GAZE_MB_FBLK);
+	d1 = nr_dirty(fs);
 	/* the checkpoint's hold adds the tables and the checkpoint */
-	tap_ok(!err && d2 > 2000 && !d3 && hw.total >= d2 &&
+	tap_ok(!err && d0 > 2000 && !d1 && hw.total >= d0 &&
 	       hw.max <= 1024 + 128 && hw.holds >= 4,
 	       "sync in steps: %u dirty blocks, %llu written in %llu holds, at most %llu in one",
-	       d2, (unsigned long long)hw.total,
+	       d0, (unsigned long long)hw.total,
 	       (unsigned long long)hw.holds, (unsigned long long)hw.max);
-	for (i = 6000; i < 7000 && !err; i++) {
-		snprintf(name, sizeof(name), "f%u", i);
-		err = mk(fs, dir, name, 0100644, &ino);
-	}
-	d2 = gaze_cache_nr_dirty(fs, GAZE_MB_NODE) +
-	     gaze_cache_nr_dirty(fs, GAZE_MB_FBLK);
+	err = err || mk_files(fs, dir, 6000, 7000);
+	d0 = nr_dirty(fs);
 	gaze_fs_cp_steps(fs);
-	d3 = gaze_cache_nr_dirty(fs, GAZE_MB_NODE) +
-	     gaze_cache_nr_dirty(fs, GAZE_MB_FBLK);
-	tap_ok(!err && !gaze_space_nr_prefree(fs) && d2 > 500 && d3 == d2,
+	d1 = nr_dirty(fs);
+	tap_ok(!err && !gaze_space_nr_prefree(fs) && d0 > 500 && d1 == d0,
 	       "cp steps with no PREFREE zone: nothing written (%u dirty, %u after)",
-	       d2, d3);
+	       d0, d1);
 	fs = fs_reopen(fs, dev);
 	err = lk(fs, dir, "f6999", &ino) || lk(fs, dir, "f0", &ino) ||
 	      lk(fs, dir, "f4567", &ino);
