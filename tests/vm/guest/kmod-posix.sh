@@ -829,6 +829,28 @@ must mount -t gaze $D $M
 cmp -s $M/rf $W/rf.want || fail "fsck's replay: $M/rf differs from its content at the last fsync"
 dnew | grep -q "roll-forward: replayed" && fail "the mount replayed again after fsck did"
 ok "fsck.gaze -p replays the fsync'd nodes (exit 1), -fn then finds it clean, the mount finds the data"
+# fsync of one file beside creates elsewhere: that file's nodes alone,
+# no checkpoint; a crash keeps it and drops the unsynced creates
+cpseq() { must $B/gazectl/gazectl info --json $M; tr -d ' \n' <$W/out | grep -o '"cp_seq":[0-9]*' | cut -d: -f2; }
+mkdir -p $M/rfd
+sync
+c0=$(cpseq)
+for i in 1 2 3 4 5 6 7 8; do : >$M/rfd/new$i; done
+must dd if=$W/rf.new of=$M/rf bs=4k count=5 seek=200 conv=notrunc,fsync status=none
+must dd if=$W/rf.new of=$M/rf bs=4k count=1 seek=700 conv=notrunc,fsync status=none
+c1=$(cpseq)
+cat $M/rf >$W/rf.want
+must $PU shutdown $M nologflush
+must umount $M
+run $B/fsck/fsck.gaze -fn $D
+[ $rc -eq 0 ] || fail "fsck.gaze -fn after a crash following one-file fsyncs: exit $rc $(cat $W/out)"
+d0=$(dmesg | wc -l)
+must mount -t gaze $D $M
+cmp -s $M/rf $W/rf.want || fail "one-file fsync: $M/rf is not as its last fsync left it"
+[ "$c1" = "$c0" ] || fail "one-file fsync beside creates took checkpoints ($c0 -> $c1)"
+[ ! -e $M/rfd/new1 ] || fail "an unsynced create survived the crash"
+dnew | grep -q "roll-forward: replayed" || fail "one-file fsync: the mount replayed nothing"
+ok "fsync of one file beside creates elsewhere: no checkpoint (seq $c0), after a crash the file as fsync left it, the creates gone, fsck -fn clean"
 # a read-only mount on a writable device replays first (as ext4 does)
 must dd if=$W/rf.new of=$M/rf bs=4k count=2 seek=300 conv=notrunc,fsync status=none
 cat $M/rf >$W/rf.want
