@@ -497,27 +497,45 @@ gaze_fs_close(struct gaze_fs *fs)
  */
 #define FS_RF_MAX_BLOCKS	4096u
 
+/* what any roll-forward needs: recovery on, and a chain after the
+ * checkpoint (recovery follows none after a clean unmount) */
+static bool
+fs_rf_allowed(const struct gaze_fs *fs)
+{
+	return !(fs->flags & GAZE_FS_NO_RECOVERY) &&
+	       !(le32_to_cpu(fs->cp.flags) & GAZE_CP_UMOUNT);
+}
+
+/* whether nr dirty nodes found in log li (gaze_nodes_fsync_log) fit
+ * one run of its chain: one log, within the bounds, a known start */
+static bool
+fs_rf_fits(struct gaze_fs *fs, int li, u32 nr)
+{
+	u32 max = min_t(u32, le32_to_cpu(fs->sb.zone_cap), FS_RF_MAX_BLOCKS);
+
+	if (li == -1 || fs->rf_blocks + nr > max)
+		return false;
+	return li < 0 || gaze_log_cp_start(fs, (u32)li);
+}
+
 static bool
 fs_rf_possible(struct gaze_fs *fs, int *li)
 {
-	u32 l, max = min_t(u32, le32_to_cpu(fs->sb.zone_cap),
-			   FS_RF_MAX_BLOCKS);
+	u32 l, nr;
 
-	if (fs->rf_need_cp || fs->flags & GAZE_FS_NO_RECOVERY ||
-	    le32_to_cpu(fs->cp.flags) & GAZE_CP_UMOUNT ||
+	/* the bound first, so too many dirty nodes are not scanned */
+	if (fs->rf_need_cp || !fs_rf_allowed(fs) ||
 	    gaze_cache_nr_dirty(fs, GAZE_MB_FBLK) ||
-	    fs->rf_blocks + gaze_cache_nr_dirty(fs, GAZE_MB_NODE) > max)
+	    !fs_rf_fits(fs, -2, gaze_cache_nr_dirty(fs, GAZE_MB_NODE)))
 		return false;
-	*li = gaze_nodes_fsync_log(fs, 0, NULL);
-	if (*li == -1)
-		return false;
+	*li = gaze_nodes_fsync_log(fs, 0, &nr);
 	for (l = 0; l < GAZE_MAX_LOGS; l++) {
 		if (fs->rf_log[l] & GAZE_RF_BROKEN)
 			return false;
 		if ((int)l != *li && (fs->rf_log[l] & GAZE_RF_TAIL))
 			return false;
 	}
-	return *li < 0 || gaze_log_cp_start(fs, (u32)*li);
+	return fs_rf_fits(fs, *li, nr);
 }
 
 /* dirty nodes and directory blocks (fs->lock held) */
@@ -550,13 +568,11 @@ fs_dirty_blocks(struct gaze_fs *fs)
 static bool
 fs_rf_ino_possible(struct gaze_fs *fs, u32 ino, int *li)
 {
-	u32 l, nr, max = min_t(u32, le32_to_cpu(fs->sb.zone_cap),
-			       FS_RF_MAX_BLOCKS);
 	struct gaze_mbuf *imb;
+	u32 l, nr;
 	bool ok;
 
-	if (!ino || fs->rf_ino_off || fs->flags & GAZE_FS_NO_RECOVERY ||
-	    le32_to_cpu(fs->cp.flags) & GAZE_CP_UMOUNT)
+	if (!ino || fs->rf_ino_off || !fs_rf_allowed(fs))
 		return false;
 	for (l = 0; l < GAZE_MAX_LOGS; l++)
 		if (fs->rf_log[l] & (GAZE_RF_UNMARKED | GAZE_RF_BROKEN))
@@ -573,9 +589,7 @@ fs_rf_ino_possible(struct gaze_fs *fs, u32 ino, int *li)
 	if (!ok)
 		return false;
 	*li = gaze_nodes_fsync_log(fs, ino, &nr);
-	if (*li == -1 || fs->rf_blocks + nr > max)
-		return false;
-	return *li < 0 || gaze_log_cp_start(fs, (u32)*li);
+	return fs_rf_fits(fs, *li, nr);
 }
 
 /*
@@ -595,16 +609,17 @@ fs_wp_tells(const struct gaze_fs *fs)
 static int
 fs_fsync_locked(struct gaze_fs *fs, u32 ino)
 {
+	u64 dirty = fs_dirty_blocks(fs);
 	int li, ret;
 
 	if (fs_rf_possible(fs, &li)) {
 		ino = 0;		/* every dirty node goes */
-	} else if (!fs_rf_ino_possible(fs, ino, &li) ||
-		   fs_dirty_blocks(fs) >= GAZE_RF_BACKLOG_MAX) {
+	} else if (dirty >= GAZE_RF_BACKLOG_MAX ||
+		   !fs_rf_ino_possible(fs, ino, &li)) {
 		goto checkpoint;
 	} else {
 		fs->rf_fsyncs_ino++;
-		if (fs_dirty_blocks(fs) >= GAZE_RF_BACKLOG)
+		if (dirty >= GAZE_RF_BACKLOG)
 			WRITE_ONCE(fs->cp_wanted, true);
 	}
 	if (li < 0)		/* no dirty node: data only */
@@ -772,25 +787,19 @@ gaze_fs_cp_steps(struct gaze_fs *fs)
 	fs_flush_steps(fs, true);
 }
 
-bool
-gaze_fs_cp_backlog(struct gaze_fs *fs, int *err)
+int
+gaze_fs_cp_backlog(struct gaze_fs *fs)
 {
-	bool want;
+	int ret = 0;
 
-	*err = 0;
 	if (!READ_ONCE(fs->cp_wanted))	/* the common case: no lock taken */
-		return false;
-	mutex_lock(&fs->lock);
-	want = fs->cp_wanted && !(fs->flags & GAZE_FS_RDONLY);
-	mutex_unlock(&fs->lock);
-	if (!want)
-		return false;
+		return 0;
 	fs_flush_steps(fs, false);
 	mutex_lock(&fs->lock);
 	if (fs->cp_wanted && !(fs->flags & GAZE_FS_RDONLY))
-		*err = gaze_cp_write(fs, 0);
+		ret = gaze_cp_write(fs, 0);
 	mutex_unlock(&fs->lock);
-	return true;
+	return ret;
 }
 
 /* a checkpoint now, its dirty nodes and directory blocks written first in

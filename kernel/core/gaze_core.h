@@ -247,7 +247,8 @@ struct gaze_mbuf {
 	 * roll-forward of this inode alone cannot replay (a link count or
 	 * parent change, a node claimed or freed) touched it since the
 	 * checkpoint; set when the buffer is made or read, so an inode
-	 * the cache forgot counts as touched (fs.c fs_rf_ino_possible)
+	 * the cache forgot counts as touched (fs.c fs_rf_ino_possible).
+	 * fs->lock, as every field here.
 	 */
 	u32	rf_seq;
 	struct list_head hash;		/* cache hash chain */
@@ -1008,10 +1009,10 @@ int __must_check gaze_fs_fsync_ino(struct gaze_fs *fs, u32 ino);
 /*
  * When fsyncs of one file alone left a backlog of dirty nodes and
  * directory blocks (fs->cp_wanted): writes them in steps, as
- * gaze_fs_sync, then a checkpoint.  Returns whether it did; *err the
+ * gaze_fs_sync, then a checkpoint; else nothing.  Returns the
  * checkpoint's error.  For a background thread; takes fs->lock.
  */
-bool gaze_fs_cp_backlog(struct gaze_fs *fs, int *err);
+int gaze_fs_cp_backlog(struct gaze_fs *fs);
 /*
  * Recovery without a read-write mount: replays a roll-forward chain left
  * by a crash and, unless flags has GAZE_FS_KEEP_ORPHANS, frees the
@@ -1626,7 +1627,9 @@ void gaze_file_range_warm(struct gaze_fs *fs, u32 ino, u64 from, u64 to,
  * with end U64_MAX, a punch hole or zero range): the data blocks it
  * rewrites in part, at most two, read without fs->lock into
  * fs->staged[], so that the cut reads none of them under it.  Best
- * effort, like the warm-ups above; never reads under the lock.
+ * effort, like the warm-ups above; never reads under the lock.  A cut
+ * with off aligned and end aligned or U64_MAX cuts no block in part,
+ * whatever the size: then it returns without taking the lock.
  */
 void gaze_file_edges_warm(struct gaze_fs *fs, u32 ino, u64 off, u64 end);
 /*

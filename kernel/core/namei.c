@@ -1274,9 +1274,12 @@ void
 gaze_file_edges_warm(struct gaze_fs *fs, u32 ino, u64 off, u64 end)
 {
 	struct gaze_staged e[ARRAY_SIZE(fs->staged)], *st;
+	const u64 mask = GAZE_BLOCK_SIZE - 1;
 	u32 n = 0, i;
 	int err;
 
+	if (!(off & mask) && (end == ~0ull || !(end & mask)))
+		return;		/* no partial block, whatever the size */
 	GAZE_MISS_RUN(fs, m, err, ns_edges(fs, &m, ino, off, end, e, &n));
 	if (err)
 		return;

@@ -1131,7 +1131,7 @@ static long gaze_fallocate(struct file *file, int mode, loff_t off,
 				     off >> GAZE_BLOCK_SHIFT,
 				     DIV_ROUND_UP(end, GAZE_BLOCK_SIZE), false);
 	/* and the blocks it zeroes in part */
-	if (zero && ((off | end) & (GAZE_BLOCK_SIZE - 1)))
+	if (zero)
 		gaze_file_edges_warm(gaze_ifs(inode), inode->i_ino, off, end);
 	ret = gaze_file_fallocate(gaze_ifs(inode), inode->i_ino, mode, off,
 				  len);

@@ -128,11 +128,10 @@ static unsigned int gaze_bggc_step(struct gaze_sb_info *sbi)
 	nofs = gaze_nofs_begin();
 	gaze_fs_cp_steps(fs);
 	/* and what fsyncs of one file alone left for a checkpoint */
-	if (gaze_fs_cp_backlog(fs, &ret) && ret) {
-		gaze_nofs_end(nofs);
-		goto out;
-	}
+	ret = gaze_fs_cp_backlog(fs);
 	gaze_nofs_end(nofs);
+	if (ret)
+		goto out;
 	if (gaze_gcp_active(sbi)) {
 		ret = gaze_bggc_pipe_step(sbi, fs, sync ? high : low, high,
 					  sync ? GAZE_GC_BG_URGENT : 0, &more);

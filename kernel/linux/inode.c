@@ -298,8 +298,7 @@ int gaze_setattr(gaze_idmap_t *idmap, struct dentry *dentry,
 							  GAZE_BLOCK_SIZE),
 					     U64_MAX, false);
 		/* and the block the new size cuts, which the core zeroes */
-		if (attr->ia_size < old &&
-		    (attr->ia_size & (GAZE_BLOCK_SIZE - 1)))
+		if (attr->ia_size < old)
 			gaze_file_edges_warm(fs, inode->i_ino, attr->ia_size,
 					     U64_MAX);
 		ret = gaze_file_truncate_trim(fs, inode->i_ino, attr->ia_size,
