@@ -167,6 +167,7 @@ gaze_cp_write(struct gaze_fs *fs, u32 flags)
 
 	if (fs->flags & GAZE_FS_RDONLY)
 		return -EROFS;
+	gaze_gcp_settle(fs);	/* no copy in flight without its owner */
 	ret = gaze_fs_flush_dirty(fs);
 	if (ret)
 		return ret;

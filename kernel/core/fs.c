@@ -33,6 +33,7 @@ fs_free(struct gaze_fs *fs)
 	gaze_space_destroy(fs);
 	gaze_tables_destroy(fs);
 	gaze_cache_destroy(fs);
+	mutex_destroy(&fs->gcw_lock);
 	mutex_destroy(&fs->lock);
 	gaze_free(fs);
 }
@@ -60,6 +61,7 @@ fs_alloc(struct gaze_dev *dev, u32 flags)
 	for (i = 0; i < GAZE_GCP_MAX_JOBS; i++)
 		fs->gcp_zone[i] = GAZE_GCP_NONE;
 	mutex_init(&fs->lock);
+	mutex_init(&fs->gcw_lock);
 	spin_lock_init(&fs->resv_lock);
 	return fs;
 }

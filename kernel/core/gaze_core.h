@@ -400,6 +400,20 @@ struct gaze_fs {
 	 * slot) and what they will free; fs->lock */
 	u32			gcp_zone[GAZE_GCP_MAX_JOBS_];
 	u32			gcp_gain[GAZE_GCP_MAX_JOBS_];
+	/*
+	 * The GC write stage's copies on their way to the device without
+	 * fs->lock (gcpipe.c, gaze_gcp_write_begin to _end).  gcw: that
+	 * move, allocated and not yet committed (its owners still point
+	 * at the old blocks), or NULL; fs->lock.  gcw_lock: held by the
+	 * thread writing the copies from the allocation (taken under
+	 * fs->lock) to the end of the device write (made without
+	 * fs->lock); whoever needs that write on the device first (the
+	 * next allocation in the same log, gaze_gcp_settle) takes and
+	 * drops it under fs->lock.  Order: fs->lock, then gcw_lock; the
+	 * writing thread takes nothing while it holds gcw_lock alone.
+	 */
+	struct gaze_gcp_move	*gcw;
+	struct mutex		gcw_lock;
 	/* write reservations (space.c): blocks promised to dirty data;
 	 * resv_lock */
 	spinlock_t		resv_lock;
@@ -1259,6 +1273,7 @@ struct gaze_gcp_batch {
 					 * only the read stage's meanwhile */
 	u32			gap_max; /* longest gap read (blocks) */
 	u64			gap_blocks; /* gap blocks read (stats) */
+	struct gaze_gcp_move	*move;	/* the write stage's, begin to end */
 	struct gaze_gcp_ent	ent[GAZE_GCP_BATCH];
 };
 
@@ -1301,13 +1316,34 @@ int gaze_gcp_read(struct gaze_fs *fs, struct gaze_gcp_batch *b);
 int gaze_gcp_prewrite(struct gaze_fs *fs, struct gaze_gcp_batch *b);
 /*
  * Stage 4, write: for the DATA/DIR entries whose block is STILL valid
- * with the same owner slot (checked again, under the same lock as the
- * move), allocates destinations in the cold data log, writes them in
- * runs with one device request each, then points the slots at them and
- * invalidates the old blocks.  Returns the first error (also in
- * job->err).
+ * with the same owner slot, allocates destinations in the cold data log,
+ * writes them in runs with one device request each, then checks each
+ * entry again and points its slot at the copy and invalidates the old
+ * block (a copy whose block was overwritten meanwhile is invalidated).
+ * Returns the first error (also in job->err).
+ *
+ * In three steps, so that the device write needs no fs->lock:
+ *   begin (fs->lock)  check, allocate, take fs->gcw_lock;
+ *   io    (NO lock)   write the copies, drop fs->gcw_lock;
+ *   end   (fs->lock)  the commit above, unless a checkpoint or an
+ *                     allocation in that log already made it
+ *                     (gaze_gcp_settle).
+ * Between begin and end the copies are valid blocks no owner points at;
+ * their zones count as busy (no victim selection picks them), every
+ * checkpoint commits the move first, and the next allocation in the
+ * same log waits for the write.  The same thread runs io right after
+ * begin: nothing that may settle can run between them in that thread.
+ * gaze_gcp_write is the three in one hold.
  */
 int gaze_gcp_write(struct gaze_fs *fs, struct gaze_gcp_batch *b);
+int gaze_gcp_write_begin(struct gaze_fs *fs, struct gaze_gcp_batch *b);
+void gaze_gcp_write_io(struct gaze_fs *fs, struct gaze_gcp_batch *b);
+int gaze_gcp_write_end(struct gaze_fs *fs, struct gaze_gcp_batch *b);
+/* fs->lock: commits the move in flight, if any, after its write ends */
+void gaze_gcp_settle(struct gaze_fs *fs);
+/* fs->lock: before an allocation in log li, waits for a move's write
+ * in flight there (zones take their writes in order) */
+void gaze_gcp_log_wait(struct gaze_fs *fs, u32 li);
 /*
  * Ends a job (after its last batch, or on error): flushes the re-dirtied
  * nodes and directory blocks, checks the zone is empty (PREFREE), counts
@@ -1317,7 +1353,8 @@ int gaze_gcp_write(struct gaze_fs *fs, struct gaze_gcp_batch *b);
 int gaze_gcp_end(struct gaze_fs *fs, struct gaze_gcp_job *job);
 /* blocks that in-flight jobs will free: sum of (cap - valid0) */
 u64 gaze_gcp_gain(struct gaze_fs *fs);
-/* is `zone` pinned by a job? (space.c keeps it PREFREE; select skips) */
+/* is `zone` pinned by a job, or where a move's copies are in flight?
+ * (space.c keeps it PREFREE; select skips) */
 bool gaze_gcp_zone_busy(const struct gaze_fs *fs, u32 zone);
 /* vectored block I/O: the device's readv/writev when it has them, else
  * block by block; bufs[i] is one GAZE_BLOCK_SIZE block.  One request
@@ -1327,6 +1364,12 @@ bool gaze_gcp_zone_busy(const struct gaze_fs *fs, u32 zone);
 int gaze_blocks_readv(struct gaze_fs *fs, u64 addr, u32 nr, void *const *bufs);
 int gaze_blocks_writev(struct gaze_fs *fs, u64 addr, u32 nr,
 		       void *const *bufs);
+/* the device's part alone, for a caller without fs->lock: a failure
+ * must then be handed to gaze_space_write_failed (the run's last block)
+ * under fs->lock */
+int gaze_blocks_writev_dev(struct gaze_fs *fs, u64 addr, u32 nr,
+			   void *const *bufs);
+void gaze_space_write_failed(struct gaze_fs *fs, u64 addr);
 bool gaze_blocks_run_on(const struct gaze_fs *fs, u64 prev, u64 next);
 /* writes allocated blocks addrs[0..nr) from bufs in such runs */
 int gaze_blocks_write_runs(struct gaze_fs *fs, const u64 *addrs, u32 nr,

@@ -18,12 +18,14 @@
  *                         into the cache, re-dirty nodes and cached
  *                         directory blocks (the flush moves them);
  *   write     (fs->lock)  check again, allocate destinations in the cold
- *                         data log, write them in runs, move the slots,
- *                         invalidate the old blocks.
+ *                         data log;
+ *             (no lock)   write them in runs;
+ *             (fs->lock)  check again, move the slots, invalidate the
+ *                         old blocks (gaze_gcp_write_begin, _io, _end).
  *
  * The module runs each stage on its own thread, so while one batch is
  * written the next is read and a third is scanned; the lock is held only
- * for CPU work and the write of one batch.  Tests run them in turn.
+ * for CPU work.  Tests run them in turn.
  *
  * What makes it safe to let go of fs->lock between stages:
  *  - The victim is pinned (fs->gcp_zone[]) from begin to end: selection
@@ -39,13 +41,47 @@
  *    cached meanwhile is re-dirtied instead of copied, since the cached
  *    copy may be newer.
  *  - Between stages the filesystem is consistent: nothing is allocated
- *    before the write stage, which allocates, writes and commits in one
- *    hold, so a checkpoint taken between stages records no half move.
+ *    before the write stage.  Inside it, between the allocation and the
+ *    commit, the copies are valid blocks that no owner points at yet
+ *    (fs->gcw).  No checkpoint records that: gaze_cp_write commits the
+ *    move first (gaze_gcp_settle), after its device write has ended.
+ *    Their zones count as busy, so no collector takes them as a victim
+ *    and meets blocks whose owners disown them.  The next allocation in
+ *    the cold data log waits for the write, so the zone still takes its
+ *    writes in order.
  *
  * Locking: as noted per stage; fs->gcp_zone[] and fs->gcp_gain[] are
  * protected by fs->lock.
  */
 #include "gaze_core.h"
+
+/*
+ * The write stage's move, from gaze_gcp_write_begin to its commit:
+ * entries b->ent[idx[i]] got destinations naddr[i] (allocated, valid,
+ * their summaries naming the old owner slot), written from bufs[i].
+ * The owners are looked up again at the commit.
+ */
+struct gaze_gcp_move {
+	struct gaze_gcp_batch	*b;
+	u64			naddr[GAZE_GCP_BATCH];
+	void			*bufs[GAZE_GCP_BATCH];
+	u32			idx[GAZE_GCP_BATCH];
+	u32			n;
+	u32			zone_lo, zone_hi; /* zones of naddr[] */
+	int			io_err;		/* the device write's */
+	u64			io_fail;	/* end of the run that failed */
+	u8			tmp[GAZE_BLOCK_SIZE];
+};
+
+/* is `zone` where the write in flight (fs->gcw) puts its copies? */
+static bool
+gcp_gcw_zone(const struct gaze_fs *fs, u32 zone)
+{
+	const struct gaze_gcp_move *m = fs->gcw;
+
+	return m && zone >= m->zone_lo && zone <= m->zone_hi;
+}
+
 
 static u32
 gcp_cap(const struct gaze_fs *fs)
@@ -60,6 +96,8 @@ gaze_gcp_zone_busy(const struct gaze_fs *fs, u32 zone)
 
 	if (fs->gc_mv.zone && fs->gc_mv.zone == zone)
 		return true;	/* the baseline mover is on it */
+	if (gcp_gcw_zone(fs, zone))
+		return true;	/* copies in flight: owners not pointed yet */
 	for (i = 0; i < GAZE_GCP_MAX_JOBS; i++)
 		if (fs->gcp_zone[i] == zone)
 			return true;
@@ -422,22 +460,14 @@ gcp_recheck(struct gaze_fs *fs, struct gaze_gcp_ent *e, void *tmp,
 	return gcp_owner(fs, e, tmp, owner, addrs);
 }
 
-/* entries [i] kept for the move, with their owners and destinations */
-struct gcp_move {
-	struct gaze_mbuf	*owner[GAZE_GCP_BATCH];
-	__le64			*slots[GAZE_GCP_BATCH];
-	u64			naddr[GAZE_GCP_BATCH];
-	void			*bufs[GAZE_GCP_BATCH];
-	u32			idx[GAZE_GCP_BATCH];
-	u32			n;
-};
-
 static int
-gcp_alloc(struct gaze_fs *fs, struct gaze_gcp_batch *b, struct gcp_move *m,
-	  void *tmp)
+gcp_alloc(struct gaze_fs *fs, struct gaze_gcp_batch *b,
+	  struct gaze_gcp_move *m)
 {
 	struct gaze_gcp_ent *e;
+	struct gaze_mbuf *owner;
 	struct gaze_mhdr *h;
+	__le64 *slots;
 	u32 i, k;
 	int ret = 0;
 
@@ -446,17 +476,16 @@ gcp_alloc(struct gaze_fs *fs, struct gaze_gcp_batch *b, struct gcp_move *m,
 		if (e->act != GAZE_GCP_DATA && e->act != GAZE_GCP_DIR)
 			continue;
 		k = m->n;
-		ret = gcp_recheck(fs, e, tmp, &m->owner[k], &m->slots[k]);
-		if (ret || !m->owner[k])
+		ret = gcp_recheck(fs, e, m->tmp, &owner, &slots);
+		if (ret || !owner)
 			continue;
+		gaze_mbuf_put(fs, owner);
 		ret = gaze_block_alloc(fs, GAZE_LOG_DATA_COLD,
 				       le32_to_cpu(e->sum.nid),
 				       le16_to_cpu(e->sum.ofs), GAZE_SUM_DATA,
 				       &m->naddr[k]);
-		if (ret) {
-			gaze_mbuf_put(fs, m->owner[k]);
+		if (ret)
 			break;
-		}
 		if (e->act == GAZE_GCP_DIR) {
 			h = e->buf;
 			h->blkaddr = cpu_to_le64(m->naddr[k]);
@@ -471,45 +500,155 @@ gcp_alloc(struct gaze_fs *fs, struct gaze_gcp_batch *b, struct gcp_move *m,
 }
 
 int
-gaze_gcp_write(struct gaze_fs *fs, struct gaze_gcp_batch *b)
+gaze_gcp_write_begin(struct gaze_fs *fs, struct gaze_gcp_batch *b)
 {
 	struct gaze_gcp_job *job = b->job;
-	struct gcp_move *m;
-	u32 i, ofs;
-	int ret, err;
+	struct gaze_gcp_move *m;
+	u32 zb = fs->dev->zone_blocks;
+	int ret;
 
+	b->move = NULL;
 	if (job->err)
 		return job->err;
-	m = gaze_zalloc(sizeof(*m) + GAZE_BLOCK_SIZE);
+	gaze_gcp_settle(fs);	/* one move in flight at a time */
+	m = gaze_zalloc(sizeof(*m));
 	if (!m) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = gcp_alloc(fs, b, m, m + 1);
-	if (!ret)
-		ret = gaze_blocks_write_runs(fs, m->naddr, m->n, m->bufs);
-	for (i = 0; i < m->n; i++) {
-		struct gaze_gcp_ent *e = &b->ent[m->idx[i]];
-
-		if (ret) {
-			gaze_block_invalidate(fs, m->naddr[i]);
-		} else {
-			ofs = le16_to_cpu(e->sum.ofs);
-			m->slots[i][ofs] = cpu_to_le64(m->naddr[i]);
-			gaze_mbuf_dirty(fs, m->owner[i]);
-			err = gaze_block_invalidate(fs, e->addr);
-			if (err && !ret)
-				ret = err;
-			fs->gc.data_moved++;
-			job->moved++;
-		}
-		gaze_mbuf_put(fs, m->owner[i]);
+	m->b = b;
+	ret = gcp_alloc(fs, b, m);
+	if (ret || !m->n) {
+		while (m->n)
+			gaze_block_invalidate(fs, m->naddr[--m->n]);
+		gaze_free(m);
+		goto out;
 	}
-	gaze_free(m);
+	m->zone_lo = (u32)(m->naddr[0] / zb);
+	m->zone_hi = (u32)(m->naddr[m->n - 1] / zb);
+	mutex_lock(&fs->gcw_lock);
+	fs->gcw = m;
+	b->move = m;
 out:
 	if (ret && !job->err)
 		job->err = ret;
 	return ret;
+}
+
+void
+gaze_gcp_write_io(struct gaze_fs *fs, struct gaze_gcp_batch *b)
+{
+	struct gaze_gcp_move *m = b->move;
+	u32 i, start = 0;
+	int ret = 0;
+
+	if (!m)
+		return;
+	for (i = 1; i <= m->n && !ret; i++) {
+		if (i < m->n &&
+		    gaze_blocks_run_on(fs, m->naddr[i - 1], m->naddr[i]))
+			continue;
+		ret = gaze_blocks_writev_dev(fs, m->naddr[start], i - start,
+					     m->bufs + start);
+		if (ret)
+			m->io_fail = m->naddr[i - 1];
+		start = i;
+	}
+	m->io_err = ret;
+	mutex_unlock(&fs->gcw_lock);
+}
+
+/* points the owners' slots at the copies the device now has */
+static void
+gcp_commit(struct gaze_fs *fs, struct gaze_gcp_move *m)
+{
+	struct gaze_gcp_job *job = m->b->job;
+	struct gaze_gcp_ent *e;
+	struct gaze_mbuf *owner;
+	__le64 *slots;
+	u32 i;
+	int ret = m->io_err, err;
+
+	if (ret)
+		gaze_space_write_failed(fs, m->io_fail);
+	for (i = 0; i < m->n; i++) {
+		e = &m->b->ent[m->idx[i]];
+		owner = NULL;
+		if (!ret) {
+			/* checked again: the lock was let go for the write */
+			err = gcp_recheck(fs, e, m->tmp, &owner, &slots);
+			if (err)
+				ret = err;
+		}
+		if (!owner) {
+			gaze_block_invalidate(fs, m->naddr[i]);
+			continue;
+		}
+		slots[le16_to_cpu(e->sum.ofs)] = cpu_to_le64(m->naddr[i]);
+		gaze_mbuf_dirty(fs, owner);
+		gaze_mbuf_put(fs, owner);
+		err = gaze_block_invalidate(fs, e->addr);
+		if (err && !ret)
+			ret = err;
+		fs->gc.data_moved++;
+		job->moved++;
+	}
+	if (ret && !job->err)
+		job->err = ret;
+}
+
+void
+gaze_gcp_settle(struct gaze_fs *fs)
+{
+	struct gaze_gcp_move *m = fs->gcw;
+
+	if (!m)
+		return;
+	/* the device write ends without fs->lock: wait for it */
+	mutex_lock(&fs->gcw_lock);
+	mutex_unlock(&fs->gcw_lock);
+	fs->gcw = NULL;
+	gcp_commit(fs, m);
+}
+
+void
+gaze_gcp_log_wait(struct gaze_fs *fs, u32 li)
+{
+	const struct gaze_gcp_move *m = fs->gcw;
+
+	if (!m || !m->n ||
+	    (u32)gaze_log_of_type(fs, GAZE_LOG_DATA_COLD) != li)
+		return;
+	/* the zone takes its writes in order: this one first */
+	mutex_lock(&fs->gcw_lock);
+	mutex_unlock(&fs->gcw_lock);
+}
+
+int
+gaze_gcp_write_end(struct gaze_fs *fs, struct gaze_gcp_batch *b)
+{
+	struct gaze_gcp_move *m = b->move;
+	struct gaze_gcp_job *job = b->job;
+
+	if (!m)
+		return job->err;
+	b->move = NULL;
+	if (fs->gcw == m)
+		gaze_gcp_settle(fs);
+	gaze_free(m);
+	return job->err;
+}
+
+int
+gaze_gcp_write(struct gaze_fs *fs, struct gaze_gcp_batch *b)
+{
+	int ret;
+
+	ret = gaze_gcp_write_begin(fs, b);
+	if (ret)
+		return ret;
+	gaze_gcp_write_io(fs, b);
+	return gaze_gcp_write_end(fs, b);
 }
 
 int

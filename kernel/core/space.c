@@ -1249,6 +1249,7 @@ space_alloc(struct gaze_fs *fs, int type, u32 owner_nid, u16 ofs,
 	}
 	li = (u32)gaze_log_of_type(fs, type);
 	lg = &sp->logs[li];
+	gaze_gcp_log_wait(fs, li);
 	ret = space_close_full(fs, li);
 	if (ret)
 		return ret;
@@ -1539,13 +1540,12 @@ gaze_blocks_readv(struct gaze_fs *fs, u64 addr, u32 nr, void *const *bufs)
 }
 
 int
-gaze_blocks_writev(struct gaze_fs *fs, u64 addr, u32 nr, void *const *bufs)
+gaze_blocks_writev_dev(struct gaze_fs *fs, u64 addr, u32 nr,
+		       void *const *bufs)
 {
 	u32 i;
 	int ret = 0;
 
-	if (fs->flags & GAZE_FS_RDONLY)
-		return -EROFS;
 	if (!fs->dev->ops->writev) {
 		for (i = 0; i < nr && !ret; i++)
 			ret = fs->dev->ops->write(fs->dev, addr + i, 1,
@@ -1553,6 +1553,23 @@ gaze_blocks_writev(struct gaze_fs *fs, u64 addr, u32 nr, void *const *bufs)
 	} else {
 		ret = fs->dev->ops->writev(fs->dev, addr, nr, bufs);
 	}
+	return ret;
+}
+
+void
+gaze_space_write_failed(struct gaze_fs *fs, u64 addr)
+{
+	space_write_failed(fs, addr);
+}
+
+int
+gaze_blocks_writev(struct gaze_fs *fs, u64 addr, u32 nr, void *const *bufs)
+{
+	int ret;
+
+	if (fs->flags & GAZE_FS_RDONLY)
+		return -EROFS;
+	ret = gaze_blocks_writev_dev(fs, addr, nr, bufs);
 	/* the run's end is what a log head is compared with */
 	if (ret)
 		space_write_failed(fs, addr + nr - 1);

@@ -11,7 +11,8 @@
  *             when it is empty: the pool bounds the blocks in flight)
  *   read      gaze_gcp_read WITHOUT fs->lock (device reads only)
  *   prewrite  gaze_gcp_prewrite under fs->lock
- *   write     gaze_gcp_write under fs->lock; after a job's last batch
+ *   write     gaze_gcp_write_begin and _end under fs->lock, the device
+ *             write between them without it; after a job's last batch
  *             also gaze_gcp_end; then the pages go back to the pool
  *
  * Between two stages a bounded FIFO of batches (gc_queue_depth, 1..64):
@@ -562,6 +563,26 @@ static int gaze_gcp_preread_thread(struct gaze_gcp *g)
 	return 0;
 }
 
+/*
+ * The write stage, fs->lock held on entry and on return: the copies go
+ * to the device with the lock let go (gaze_gcp_write_begin, _io, _end
+ * in the core), so the namespace and writeback wait only for the
+ * checks and the commit around it.
+ */
+static int gaze_gcp_write_unlocked(struct gaze_fs *fs,
+				   struct gaze_gcp_batch *b)
+{
+	int ret;
+
+	ret = gaze_gcp_write_begin(fs, b);
+	if (ret || !b->move)
+		return ret;
+	mutex_unlock(&fs->lock);
+	gaze_gcp_write_io(fs, b);
+	mutex_lock(&fs->lock);
+	return gaze_gcp_write_end(fs, b);
+}
+
 /* stages 2..4 on one batch; returns the time it worked.  *written: the
  * batch left the write stage (and its job may have ended: do not touch
  * the job after this) */
@@ -597,7 +618,7 @@ static u64 gaze_gcp_stage_run(struct gaze_gcp *g, int s,
 		if (s == 2)
 			ret = gaze_gcp_prewrite(fs, &mb->b);
 		else
-			ret = gaze_gcp_write(fs, &mb->b);
+			ret = gaze_gcp_write_unlocked(fs, &mb->b);
 		if (ret)
 			gaze_gcp_set_err(g, j, ret);
 	}

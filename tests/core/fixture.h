@@ -260,7 +260,9 @@ static u64 gap_total;	/* gap blocks pipe_zone's read stage read */
 /*
  * One staged job on `zone` (or the victim for `why` when GAZE_GCP_ANY),
  * its stages in turn, fs->lock taken as the module's threads take it;
- * hook(stage) runs unlocked after stages 1-3.  *victim: the zone.
+ * hook(stage) runs unlocked after stages 1-3, and as 4 between the
+ * write stage's device write and its commit (when it has copies in
+ * flight).  *victim: the zone.
  */
 static inline int
 pipe_zone(struct gaze_fs *fs, int why, u32 zone, hook_fn hook, void *arg,
@@ -303,8 +305,15 @@ pipe_zone(struct gaze_fs *fs, int why, u32 zone, hook_fn hook, void *arg,
 			hook(fs, 3, arg);
 		if (ret)
 			break;
+		/* the module's write stage: the device write unlocked */
 		mutex_lock(&fs->lock);
-		ret = gaze_gcp_write(fs, b);
+		ret = gaze_gcp_write_begin(fs, b);
+		mutex_unlock(&fs->lock);
+		gaze_gcp_write_io(fs, b);
+		if (hook && b->move)
+			hook(fs, 4, arg);
+		mutex_lock(&fs->lock);
+		ret = ret ? ret : gaze_gcp_write_end(fs, b);
 		mutex_unlock(&fs->lock);
 		if (job.scanned)
 			break;

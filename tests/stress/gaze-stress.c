@@ -1447,6 +1447,7 @@ static struct {
 	struct gaze_gcp_batch	b;
 	u8			*pages;
 	int			stage;		/* 0: no job; 1..4 next stage,
+						 * 7 the write stage's commit,
 						 * 6 read stage under way
 						 * outside G (--readers) */
 	u64			jobs;		/* jobs that ended reclaiming */
@@ -1455,6 +1456,9 @@ static struct {
 static void
 gp_abandon(void)
 {
+	/* a move the instance never committed goes with it */
+	gaze_free(gp.b.move);
+	gp.b.move = NULL;
 	gp.stage = 0;
 }
 
@@ -1484,7 +1488,17 @@ gp_step(struct th *t)
 		gp.stage = 4;
 		return 0;
 	case 4:
-		gaze_gcp_write(fs, &gp.b);
+		/*
+		 * The write stage as the module runs it, its commit a later
+		 * step: checkpoints, power cuts and writes to the same log
+		 * fall between the copies' device write and their commit
+		 */
+		gaze_gcp_write_begin(fs, &gp.b);
+		gaze_gcp_write_io(fs, &gp.b);
+		gp.stage = 7;
+		return 0;
+	case 7:
+		gaze_gcp_write_end(fs, &gp.b);
 		gp.stage = gp.job.err || gp.job.scanned ? 5 : 1;
 		return 0;
 	default:
