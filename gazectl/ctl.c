@@ -567,6 +567,73 @@ gaze_cmd_gc_stats(const struct gaze_cmd *cmd, int argc, char **argv)
 }
 
 /* ---------------------------------------------------------------- */
+/* counters                                                          */
+/* ---------------------------------------------------------------- */
+
+static const char *const ctl_ctr_names[GAZE_CTR_NR] = {
+	[GAZE_CTR_CHECKPOINTS]		= "checkpoints",
+	[GAZE_CTR_CP_FSYNC]		= "checkpoints_fsync",
+	[GAZE_CTR_CP_BACKLOG]		= "checkpoints_backlog",
+	[GAZE_CTR_FSYNC_ROLLFWD]	= "fsyncs_rollforward",
+	[GAZE_CTR_FSYNC_ONE_FILE]	= "fsyncs_one_file",
+	[GAZE_CTR_AROUND_WINDOWS]	= "inode_readaround_windows",
+	[GAZE_CTR_AROUND_USED]		= "inode_readaround_used",
+	[GAZE_CTR_GC_WRITES_UNLOCKED]	= "gc_writes_unlocked",
+	[GAZE_CTR_GC_WRITES_CP]		= "gc_writes_committed_by_checkpoint",
+	[GAZE_CTR_GC_WRITE_WAITS]	= "gc_write_waits",
+};
+
+/* the counter's name, or counter_N for one a newer kernel added */
+static const char *
+ctr_name(uint32_t i, char *buf, size_t len)
+{
+	if (i < GAZE_CTR_NR && ctl_ctr_names[i])
+		return ctl_ctr_names[i];
+	snprintf(buf, len, "counter_%u", i);
+	return buf;
+}
+
+int
+gaze_cmd_counters(const struct gaze_cmd *cmd, int argc, char **argv)
+{
+	struct gaze_ioc_counters c;
+	struct gaze_json j;
+	bool json = false;
+	char buf[32];
+	uint32_t i, nr;
+	int fd, ret;
+
+	ret = ctl_json_opts(cmd, argc, argv, &json);
+	if (ret >= 0)
+		return ret;
+	fd = ctl_open(cmd, argv[optind]);
+	if (fd < 0)
+		return GAZE_EXIT_FAIL;
+	memset(&c, 0, sizeof(c));
+	c.version = GAZE_IOC_VERSION;
+	ret = ctl_ioctl(cmd, fd, GAZE_IOC_COUNTERS, &c, argv[optind]);
+	close(fd);
+	if (ret)
+		return GAZE_EXIT_FAIL;
+	nr = c.nr < GAZE_CTR_MAX ? c.nr : GAZE_CTR_MAX;
+	if (json) {
+		gaze_json_init(&j, stdout, false);
+		gaze_json_obj_begin(&j, NULL);
+		gaze_json_u64(&j, "time", (uint64_t)time(NULL));
+		for (i = 0; i < nr; i++)
+			gaze_json_u64(&j, ctr_name(i, buf, sizeof(buf)),
+				      c.counters[i]);
+		gaze_json_obj_end(&j);
+		gaze_json_finish(&j);
+		return GAZE_EXIT_OK;
+	}
+	for (i = 0; i < nr; i++)
+		printf("%-34s %" PRIu64 "\n", ctr_name(i, buf, sizeof(buf)),
+		       (uint64_t)c.counters[i]);
+	return GAZE_EXIT_OK;
+}
+
+/* ---------------------------------------------------------------- */
 /* tune                                                              */
 /* ---------------------------------------------------------------- */
 

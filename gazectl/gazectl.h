@@ -61,6 +61,7 @@ int gaze_cmd_set(const struct gaze_cmd *cmd, int argc, char **argv);
 int gaze_cmd_get(const struct gaze_cmd *cmd, int argc, char **argv);
 int gaze_cmd_info(const struct gaze_cmd *cmd, int argc, char **argv);
 int gaze_cmd_gc_stats(const struct gaze_cmd *cmd, int argc, char **argv);
+int gaze_cmd_counters(const struct gaze_cmd *cmd, int argc, char **argv);
 int gaze_cmd_tune(const struct gaze_cmd *cmd, int argc, char **argv);
 int gaze_cmd_gc(const struct gaze_cmd *cmd, int argc, char **argv);
 /* ident.c: what identifies a filesystem (probe for udev, label, uuid) */

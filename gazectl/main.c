@@ -389,6 +389,23 @@ MNT_NOTE
 		.min_args = 1, .max_args = 1,
 	},
 	{
+		.name = "counters",
+		.fn = gaze_cmd_counters,
+		.summary = "show the filesystem's event counters",
+		.usage = "[--json] MNT",
+		.help =
+"Show what happened since mount (or remount read-write), one counter a\n"
+"line: checkpoints (all, for fsyncs, for the one-file fsyncs' backlog),\n"
+"fsyncs made durable without a checkpoint (and those of one file alone),\n"
+"inode read-around windows and the inodes they brought in that were used,\n"
+"and the garbage collector's batches written without the filesystem lock.\n"
+"A counter this gazectl does not know is shown as counter_N.\n"
+MNT_NOTE
+"\n"
+"      --json       print one JSON object\n",
+		.min_args = 1, .max_args = 1,
+	},
+	{
 		.name = "tune",
 		.fn = gaze_cmd_tune,
 		.summary = "list or set the tunables of a mounted filesystem",

@@ -167,7 +167,10 @@ gaze_cp_write(struct gaze_fs *fs, u32 flags)
 
 	if (fs->flags & GAZE_FS_RDONLY)
 		return -EROFS;
-	gaze_gcp_settle(fs);	/* no copy in flight without its owner */
+	if (fs->gcw) {		/* no copy in flight without its owner */
+		gaze_gcp_settle(fs);
+		gaze_stat_inc(fs, GAZE_STAT_GCW_CP);
+	}
 	ret = gaze_fs_flush_dirty(fs);
 	if (ret)
 		return ret;
@@ -239,6 +242,7 @@ gaze_cp_write(struct gaze_fs *fs, u32 flags)
 
 	memcpy(&fs->cp, pack, sizeof(fs->cp));
 	fs->cp_seq++;
+	gaze_stat_inc(fs, GAZE_STAT_CP);
 	fs->cp_zone = zone;
 	fs->cp_offset = off + nblocks;
 	/* the roll-forward chains start afresh at the logs' heads */

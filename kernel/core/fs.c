@@ -798,8 +798,11 @@ gaze_fs_cp_backlog(struct gaze_fs *fs)
 		return 0;
 	fs_flush_steps(fs, false);
 	mutex_lock(&fs->lock);
-	if (fs->cp_wanted && !(fs->flags & GAZE_FS_RDONLY))
+	if (fs->cp_wanted && !(fs->flags & GAZE_FS_RDONLY)) {
 		ret = gaze_cp_write(fs, 0);
+		if (!ret)
+			gaze_stat_inc(fs, GAZE_STAT_CP_BACKLOG);
+	}
 	mutex_unlock(&fs->lock);
 	return ret;
 }

@@ -339,6 +339,27 @@ struct gaze_gc_mover {
 	u64	moved0;		/* gc.data_moved + nodes_moved then */
 };
 
+/*
+ * Event counters since open (fs->stat[]), for GAZE_IOC_COUNTERS
+ * (`gazectl counters`); the module maps each to its GAZE_CTR_* index.
+ */
+enum {
+	GAZE_STAT_CP,		/* checkpoints committed */
+	GAZE_STAT_CP_BACKLOG,	/* of them for the one-file fsyncs'
+				 * backlog (gaze_fs_cp_backlog) */
+	GAZE_STAT_AROUND,	/* inode read-around windows read */
+	GAZE_STAT_AROUND_USED,	/* inodes a window brought in, then
+				 * asked for */
+	GAZE_STAT_GCW,		/* GC write-stage batches written without
+				 * fs->lock */
+	GAZE_STAT_GCW_CP,	/* of them committed by a checkpoint */
+	GAZE_STAT_GCW_WAIT,	/* allocations that waited for one */
+	GAZE_STAT_NR
+};
+
+struct gaze_fs;
+static inline void gaze_stat_inc(struct gaze_fs *fs, int i);
+
 struct gaze_fs {
 	struct gaze_dev		*dev;
 	struct gaze_super	sb;		/* raw, as verified at open */
@@ -450,6 +471,9 @@ struct gaze_fs {
 						 * inode's nodes alone */
 	u64			rf_fsync_cps;	/* fsyncs that took a
 						 * checkpoint */
+	/* GAZE_STAT_*: written under fs->lock; the module reads them
+	 * without it, each once (figures, not a snapshot) */
+	u64			stat[GAZE_STAT_NR];
 	/*
 	 * Zone resets (and discards) since open: a block read without
 	 * fs->lock is the block its address named when the read was asked
@@ -472,6 +496,13 @@ struct gaze_fs {
 		void	*buf;
 	}			staged[2];
 };
+
+/* one more event of counter i (GAZE_STAT_*); fs->lock */
+static inline void
+gaze_stat_inc(struct gaze_fs *fs, int i)
+{
+	WRITE_ONCE(fs->stat[i], fs->stat[i] + 1);
+}
 
 /* the data block at addr into buf: a staged copy (fs->staged), else
  * read; fs->lock */

@@ -529,6 +529,7 @@ gaze_gcp_write_begin(struct gaze_fs *fs, struct gaze_gcp_batch *b)
 	mutex_lock(&fs->gcw_lock);
 	fs->gcw = m;
 	b->move = m;
+	gaze_stat_inc(fs, GAZE_STAT_GCW);
 out:
 	if (ret && !job->err)
 		job->err = ret;
@@ -620,7 +621,10 @@ gaze_gcp_log_wait(struct gaze_fs *fs, u32 li)
 	    (u32)gaze_log_of_type(fs, GAZE_LOG_DATA_COLD) != li)
 		return;
 	/* the zone takes its writes in order: this one first */
-	mutex_lock(&fs->gcw_lock);
+	if (!mutex_trylock(&fs->gcw_lock)) {
+		gaze_stat_inc(fs, GAZE_STAT_GCW_WAIT);
+		mutex_lock(&fs->gcw_lock);
+	}
 	mutex_unlock(&fs->gcw_lock);
 }
 

@@ -291,6 +291,7 @@ gaze_node_get_cached(struct gaze_fs *fs, u32 nid, u32 magic,
 		return -EAGAIN;
 	if (mb->flags & GAZE_MBF_AROUND) {	/* a read-around paid off */
 		mb->flags &= ~GAZE_MBF_AROUND;
+		gaze_stat_inc(fs, GAZE_STAT_AROUND_USED);
 		if (fs->around_credit < GAZE_AROUND_CREDIT)
 			fs->around_credit++;
 	}
@@ -386,6 +387,7 @@ node_inode_around(struct gaze_fs *fs, u32 nid, u64 addr)
 		return ret;
 	if (fs->around_credit)
 		fs->around_credit--;
+	gaze_stat_inc(fs, GAZE_STAT_AROUND);
 	for (i = 0; i < nr; i++) {
 		const u8 *blk = run + ((size_t)i << GAZE_BLOCK_SHIFT);
 

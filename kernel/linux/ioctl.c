@@ -209,6 +209,58 @@ out:
 }
 
 /* ---------------------------------------------------------------- */
+/* COUNTERS                                                          */
+/* ---------------------------------------------------------------- */
+
+/* the core's counter (GAZE_STAT_*) behind each GAZE_CTR_* that has one */
+static const s8 gaze_ctr_stat[GAZE_CTR_NR] = {
+	[GAZE_CTR_CHECKPOINTS]		= GAZE_STAT_CP,
+	[GAZE_CTR_CP_FSYNC]		= -1,
+	[GAZE_CTR_CP_BACKLOG]		= GAZE_STAT_CP_BACKLOG,
+	[GAZE_CTR_FSYNC_ROLLFWD]	= -1,
+	[GAZE_CTR_FSYNC_ONE_FILE]	= -1,
+	[GAZE_CTR_AROUND_WINDOWS]	= GAZE_STAT_AROUND,
+	[GAZE_CTR_AROUND_USED]		= GAZE_STAT_AROUND_USED,
+	[GAZE_CTR_GC_WRITES_UNLOCKED]	= GAZE_STAT_GCW,
+	[GAZE_CTR_GC_WRITES_CP]		= GAZE_STAT_GCW_CP,
+	[GAZE_CTR_GC_WRITE_WAITS]	= GAZE_STAT_GCW_WAIT,
+};
+
+static long gaze_ioc_counters(struct super_block *sb, void __user *arg)
+{
+	struct gaze_fs *fs = GAZE_FS(sb);
+	struct gaze_ioc_counters *c;
+	long ret;
+	int i;
+
+	BUILD_BUG_ON(GAZE_CTR_NR > GAZE_CTR_MAX);
+	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	ret = -EFAULT;
+	if (copy_from_user(c, arg, sizeof(*c)))
+		goto out;
+	ret = gaze_ioc_check(c->version, c->flags, 0, c->reserved_in,
+			     sizeof(c->reserved_in));
+	if (ret)
+		goto out;
+	memset(c, 0, sizeof(*c));
+	c->version = GAZE_IOC_VERSION;
+	c->nr = GAZE_CTR_NR;
+	/* no fs->lock, as for INFO: each counter read once */
+	for (i = 0; i < GAZE_CTR_NR; i++)
+		if (gaze_ctr_stat[i] >= 0)
+			c->counters[i] = READ_ONCE(fs->stat[gaze_ctr_stat[i]]);
+	c->counters[GAZE_CTR_CP_FSYNC] = READ_ONCE(fs->rf_fsync_cps);
+	c->counters[GAZE_CTR_FSYNC_ROLLFWD] = READ_ONCE(fs->rf_fsyncs);
+	c->counters[GAZE_CTR_FSYNC_ONE_FILE] = READ_ONCE(fs->rf_fsyncs_ino);
+	ret = copy_to_user(arg, c, sizeof(*c)) ? -EFAULT : 0;
+out:
+	kfree(c);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- */
 /* TUNE                                                              */
 /* ---------------------------------------------------------------- */
 
@@ -836,6 +888,8 @@ long gaze_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return gaze_ioc_gc(filp, uarg);
 	case GAZE_IOC_COMPRESS:
 		return gaze_ioc_compress(filp, uarg);
+	case GAZE_IOC_COUNTERS:
+		return gaze_ioc_counters(sb, uarg);
 	case FITRIM:
 		return gaze_ioc_fitrim(filp, uarg);
 	case GAZE_IOC_SHUTDOWN: {

@@ -246,10 +246,45 @@ struct gaze_ioc_compress {
 	__u64	reserved[4];		/* in: 0 */
 };
 
+/* ---- GAZE_IOC_COUNTERS: event counters, an array that grows ------------ */
+/*
+ * counters[GAZE_CTR_*], totals since the mount (or remount read-write).
+ * The kernel fills the first `nr` (out) and zeroes the rest; a counter
+ * added later takes the next index, so a tool reads the ones it knows,
+ * and learns from `nr` which ones the running kernel has.
+ */
+#define GAZE_CTR_CHECKPOINTS	0	/* checkpoints committed */
+#define GAZE_CTR_CP_FSYNC	1	/* fsyncs that wrote a checkpoint */
+#define GAZE_CTR_CP_BACKLOG	2	/* checkpoints the GC thread wrote for
+					 * what one-file fsyncs left behind */
+#define GAZE_CTR_FSYNC_ROLLFWD	3	/* fsyncs made durable without a
+					 * checkpoint (roll-forward) */
+#define GAZE_CTR_FSYNC_ONE_FILE	4	/* of them, one file's nodes alone */
+#define GAZE_CTR_AROUND_WINDOWS	5	/* inode read-around windows read */
+#define GAZE_CTR_AROUND_USED	6	/* inodes a window brought in that
+					 * were then asked for */
+#define GAZE_CTR_GC_WRITES_UNLOCKED 7	/* GC write-stage batches written
+					 * without the filesystem lock */
+#define GAZE_CTR_GC_WRITES_CP	8	/* of them committed by a checkpoint
+					 * that came first */
+#define GAZE_CTR_GC_WRITE_WAITS	9	/* allocations that waited for one */
+#define GAZE_CTR_NR		10	/* this header's counters */
+#define GAZE_CTR_MAX		64	/* room in the struct */
+
+struct gaze_ioc_counters {
+	__u32	version;		/* in: GAZE_IOC_VERSION */
+	__u32	flags;			/* in: 0 */
+	__u64	reserved_in[2];		/* in: 0 */
+	__u32	nr;			/* out: counters filled */
+	__u32	pad;
+	__u64	counters[GAZE_CTR_MAX];	/* out */
+};
+
 #define GAZE_IOC_INFO		_IOWR(GAZE_IOC_MAGIC, 1, struct gaze_ioc_info)
 #define GAZE_IOC_GC_STATS	_IOWR(GAZE_IOC_MAGIC, 2, struct gaze_ioc_gc_stats)
 #define GAZE_IOC_TUNE		_IOWR(GAZE_IOC_MAGIC, 3, struct gaze_ioc_tune)
 #define GAZE_IOC_GC		_IOWR(GAZE_IOC_MAGIC, 4, struct gaze_ioc_gc)
 #define GAZE_IOC_COMPRESS	_IOWR(GAZE_IOC_MAGIC, 5, struct gaze_ioc_compress)
+#define GAZE_IOC_COUNTERS	_IOWR(GAZE_IOC_MAGIC, 6, struct gaze_ioc_counters)
 
 #endif /* GAZE_IOCTL_H */

@@ -85,6 +85,9 @@ struct mutex { pthread_mutex_t m; unsigned long holds; };
 #define mutex_lock(x) \
 	do { pthread_mutex_lock(&(x)->m); (x)->holds++; } while (0)
 #define mutex_unlock(x) pthread_mutex_unlock(&(x)->m)
+/* 1 when taken, as in the kernel */
+#define mutex_trylock(x) \
+	(pthread_mutex_trylock(&(x)->m) ? 0 : ((x)->holds++, 1))
 typedef struct { pthread_spinlock_t s; } spinlock_t;
 #define spin_lock_init(x) pthread_spin_init(&(x)->s, PTHREAD_PROCESS_PRIVATE)
 #define spin_lock(x) pthread_spin_lock(&(x)->s)

@@ -128,6 +128,18 @@ phase() # gc_pool value
 	fi
 	[ "$4" -ge "$9" ] || fail "gc_pool=$pool: fewer pages than blocks read ($st)"
 	ok "gc_pool=$pool: gc-stats: zones, pages, pool blocks, used max, cache ns, pipeline, pool, blocks read, gap blocks read = $st"
+	# the write stage wrote its batches without fs->lock
+	run "$GAZECTL" counters --json $M
+	[ $rc -eq 0 ] || fail "gazectl counters --json: exit $rc"
+	ct=$(stat_get 'd["gc_writes_unlocked"], d["checkpoints"], d["gc_writes_committed_by_checkpoint"], d["gc_write_waits"]') ||
+		fail "counters --json does not parse"
+	set -- $ct
+	[ "$1" -gt 0 ] && [ "$2" -gt 0 ] ||
+		fail "gc_pool=$pool: no batch written unlocked, or no checkpoint ($ct)"
+	run "$GAZECTL" counters $M
+	grep -q "^gc_writes_unlocked  *[1-9]" $W/out ||
+		fail "gazectl counters: no gc_writes_unlocked line"
+	ok "gc_pool=$pool: counters: batches written without the lock, checkpoints, committed by a checkpoint, waits = $ct"
 	run "$GAZECTL" gc-stats $M
 	grep -q '^stage write' $W/out && grep -q '^GC pages' $W/out ||
 		fail "gc-stats text lacks the stage or pool lines"

@@ -839,6 +839,9 @@ for i in 1 2 3 4 5 6 7 8; do : >$M/rfd/new$i; done
 must dd if=$W/rf.new of=$M/rf bs=4k count=5 seek=200 conv=notrunc,fsync status=none
 must dd if=$W/rf.new of=$M/rf bs=4k count=1 seek=700 conv=notrunc,fsync status=none
 c1=$(cpseq)
+must $B/gazectl/gazectl counters --json $M
+one=$(tr -d ' \n' <$W/out | grep -o '"fsyncs_one_file":[0-9]*' | cut -d: -f2)
+[ "${one:-0}" -ge 2 ] || fail "gazectl counters: fsyncs_one_file is '$one' after two one-file fsyncs ($(cat $W/out))"
 cat $M/rf >$W/rf.want
 must $PU shutdown $M nologflush
 must umount $M
@@ -850,7 +853,7 @@ cmp -s $M/rf $W/rf.want || fail "one-file fsync: $M/rf is not as its last fsync 
 [ "$c1" = "$c0" ] || fail "one-file fsync beside creates took checkpoints ($c0 -> $c1)"
 [ ! -e $M/rfd/new1 ] || fail "an unsynced create survived the crash"
 dnew | grep -q "roll-forward: replayed" || fail "one-file fsync: the mount replayed nothing"
-ok "fsync of one file beside creates elsewhere: no checkpoint (seq $c0), after a crash the file as fsync left it, the creates gone, fsck -fn clean"
+ok "fsync of one file beside creates elsewhere: no checkpoint (seq $c0), $one counted by gazectl counters, after a crash the file as fsync left it, the creates gone, fsck -fn clean"
 # a read-only mount on a writable device replays first (as ext4 does)
 must dd if=$W/rf.new of=$M/rf bs=4k count=2 seek=300 conv=notrunc,fsync status=none
 cat $M/rf >$W/rf.want
