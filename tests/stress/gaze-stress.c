@@ -1437,10 +1437,10 @@ op_gc(struct th *t)
  * (and checkpoints, cache evictions, power cuts at epoch ends) fall
  * between its stages as they do when the module runs them on threads.
  * gp is G's, like the model: every stage runs under G, except the read
- * stage with --readers, which marks the job 6 under G, drops G while it
- * reads into gp.b (no other thread touches gp while the stage is 6) and
- * takes G back to move on.  gp_abandon drops a job when the instance
- * goes away.
+ * stage and the write stage's device write with --readers, which mark
+ * the job 6 under G, drop G while they read into gp.b or write from it
+ * (no other thread touches gp while the stage is 6) and take G back to
+ * move on.  gp_abandon drops a job when the instance goes away.
  */
 static struct {
 	struct gaze_gcp_job	job;
@@ -1448,8 +1448,9 @@ static struct {
 	u8			*pages;
 	int			stage;		/* 0: no job; 1..4 next stage,
 						 * 7 the write stage's commit,
-						 * 6 read stage under way
-						 * outside G (--readers) */
+						 * 6 read stage or the write
+						 * stage's device write under
+						 * way outside G (--readers) */
 	u64			jobs;		/* jobs that ended reclaiming */
 } gp;
 
@@ -1487,16 +1488,6 @@ gp_step(struct th *t)
 		gaze_gcp_prewrite(fs, &gp.b);
 		gp.stage = 4;
 		return 0;
-	case 4:
-		/*
-		 * The write stage as the module runs it, its commit a later
-		 * step: checkpoints, power cuts and writes to the same log
-		 * fall between the copies' device write and their commit
-		 */
-		gaze_gcp_write_begin(fs, &gp.b);
-		gaze_gcp_write_io(fs, &gp.b);
-		gp.stage = 7;
-		return 0;
 	case 7:
 		gaze_gcp_write_end(fs, &gp.b);
 		gp.stage = gp.job.err || gp.job.scanned ? 5 : 1;
@@ -1532,6 +1523,27 @@ op_gcpipe(struct th *t)
 			gaze_gcp_read(fs, &gp.b);
 		}
 		gp.stage = 3;
+		return;
+	}
+	if (gp.stage == 4) {
+		/*
+		 * The write stage as the module runs it: the copies written
+		 * without fs->lock (and without G with --readers), the commit
+		 * a later step, so checkpoints, power cuts and writes to the
+		 * same log fall between the device write and the commit
+		 */
+		mutex_lock(&fs->lock);
+		gaze_gcp_write_begin(fs, &gp.b);
+		mutex_unlock(&fs->lock);
+		if (opt.readers) {
+			gp.stage = 6;
+			pthread_mutex_unlock(&G);
+			gaze_gcp_write_io(fs, &gp.b);
+			pthread_mutex_lock(&G);
+		} else {
+			gaze_gcp_write_io(fs, &gp.b);
+		}
+		gp.stage = 7;
 		return;
 	}
 	mutex_lock(&fs->lock);
