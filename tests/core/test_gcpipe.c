@@ -33,7 +33,7 @@
 #include "../tap.h"
 
 #include "fixture.h"
-#include "fsck.h"
+#include "fixture_fsck.h"
 
 static int
 settle(struct gaze_fs *fs)
@@ -192,28 +192,6 @@ test_race(int at)
 /* Copies in flight: the write stage's device write without the lock  */
 /* ---------------------------------------------------------------- */
 
-/* the checker's library on the device: 0 when it finds nothing */
-static int
-gcp_fsck_problems(struct gaze_dev *dev)
-{
-	struct fsck_opts o;
-	struct fsck f;
-	FILE *out = fopen("/dev/null", "w");
-	int err;
-
-	memset(&o, 0, sizeof(o));
-	o.mode = FSCK_MODE_CHECK;
-	o.force = true;
-	o.out = out;
-	fsck_init(&f, dev, "emulator", &o);
-	err = fsck_check(&f);
-	err = err ? err : (int)(f.problems + f.fatal);
-	fsck_fini(&f);
-	if (out)
-		fclose(out);
-	return err;
-}
-
 struct inflight {
 	bool	done, pending, busy, settled;
 	u32	a;
@@ -276,7 +254,7 @@ test_inflight(void)
 	      check_range(fs, ino, 3, 1, 0, 8);
 	tap_ok(!bad, "... every block reads as last written, the overwrite too");
 	crash(fs);		/* back to that checkpoint */
-	tap_ok(!gcp_fsck_problems(d),
+	tap_ok(!fsck_problems_on(d),
 	       "... a power cut after that checkpoint: fsck finds nothing (no copy owned by nobody)");
 	fs = NULL;
 	if (gaze_fs_open(d, 0, &fs)) {
@@ -288,7 +266,7 @@ test_inflight(void)
 	      check_range(fs, r.a, 1, 1, 2, ZB / 2 - 2);
 	tap_ok(!bad, "... and a's blocks read right after it");
 	gaze_fs_close(fs);
-	tap_ok(!gcp_fsck_problems(d), "... clean after the reopen too");
+	tap_ok(!fsck_problems_on(d), "... clean after the reopen too");
 	gaze_dev_close(d);
 }
 

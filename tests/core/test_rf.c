@@ -16,7 +16,7 @@
  */
 #include "../tap.h"
 #include "fixture.h"
-#include "fsck.h"
+#include "fixture_fsck.h"
 
 /* power cut keeping keep% of the unflushed writes, then a mount */
 static struct gaze_fs *
@@ -373,28 +373,6 @@ test_lost_data(void)
 	       both, node_only, neither);
 }
 
-/* the checker's library on the device: 0 when it finds nothing */
-static int
-rf_fsck_problems(struct gaze_dev *dev)
-{
-	struct fsck_opts o;
-	struct fsck f;
-	FILE *out = fopen("/dev/null", "w");
-	int err;
-
-	memset(&o, 0, sizeof(o));
-	o.mode = FSCK_MODE_CHECK;
-	o.force = true;
-	o.out = out;
-	fsck_init(&f, dev, "emulator", &o);
-	err = fsck_check(&f);
-	err = err ? err : (int)(f.problems + f.fatal);
-	fsck_fini(&f);
-	if (out)
-		fclose(out);
-	return err;
-}
-
 /* whether name is in directory dir */
 static bool
 exists(struct gaze_fs *fs, u32 dir, const char *name)
@@ -477,7 +455,7 @@ test_one_inode(void)
 	       "one inode: free blocks (%llu) and zones (%u) as a clean reopen finds them",
 	       (unsigned long long)fb, fz);
 	gaze_fs_close(fs);
-	tap_ok(!rf_fsck_problems(dev), "one inode: fsck finds the filesystem clean");
+	tap_ok(!fsck_problems_on(dev), "one inode: fsck finds the filesystem clean");
 	TAP_MUST(gaze_fs_open(dev, 0, &fs));
 
 	/* each of these makes a's fsync a checkpoint, with creates pending */
@@ -554,7 +532,7 @@ test_one_inode_unmarked(void)
 	       !check_range(fs, x, 9, 1, 0, 3) && exists(fs, d, "new"),
 	       "one inode, unmarked: both files back after a power cut");
 	gaze_fs_close(fs);
-	tap_ok(!rf_fsck_problems(dev), "one inode, unmarked: fsck finds the filesystem clean");
+	tap_ok(!fsck_problems_on(dev), "one inode, unmarked: fsck finds the filesystem clean");
 	gaze_dev_close(dev);
 }
 
