@@ -82,7 +82,6 @@ gcp_gcw_zone(const struct gaze_fs *fs, u32 zone)
 	return m && zone >= m->zone_lo && zone <= m->zone_hi;
 }
 
-
 static u32
 gcp_cap(const struct gaze_fs *fs)
 {
