@@ -1457,9 +1457,16 @@ static struct {
 static void
 gp_abandon(void)
 {
-	/* a move the instance never committed goes with it */
-	gaze_free(gp.b.move);
-	gp.b.move = NULL;
+	/*
+	 * A write stage between its device write and its commit ends
+	 * first: the instance still points at the move (fs->gcw), and the
+	 * close's checkpoint would commit it after it was freed.
+	 */
+	if (gp.b.move && fs) {
+		mutex_lock(&fs->lock);
+		gaze_gcp_write_end(fs, &gp.b);
+		mutex_unlock(&fs->lock);
+	}
 	gp.stage = 0;
 }
 
