@@ -1405,6 +1405,11 @@ bool gaze_blocks_run_on(const struct gaze_fs *fs, u64 prev, u64 next);
 /* writes allocated blocks addrs[0..nr) from bufs in such runs */
 int gaze_blocks_write_runs(struct gaze_fs *fs, const u64 *addrs, u32 nr,
 			   void *const *bufs);
+/* the same with the device's part alone (no fs->lock needed): on a
+ * failure *fail is the failed run's last block, for
+ * gaze_space_write_failed under fs->lock */
+int gaze_blocks_write_runs_dev(struct gaze_fs *fs, const u64 *addrs, u32 nr,
+			       void *const *bufs, u64 *fail);
 
 /* ---------------------------------------------------------------- */
 /* Write reservations (space.c), for selective blocking: buffered     */

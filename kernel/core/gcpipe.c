@@ -539,22 +539,11 @@ void
 gaze_gcp_write_io(struct gaze_fs *fs, struct gaze_gcp_batch *b)
 {
 	struct gaze_gcp_move *m = b->move;
-	u32 i, start = 0;
-	int ret = 0;
 
 	if (!m)
 		return;
-	for (i = 1; i <= m->n && !ret; i++) {
-		if (i < m->n &&
-		    gaze_blocks_run_on(fs, m->naddr[i - 1], m->naddr[i]))
-			continue;
-		ret = gaze_blocks_writev_dev(fs, m->naddr[start], i - start,
-					     m->bufs + start);
-		if (ret)
-			m->io_fail = m->naddr[i - 1];
-		start = i;
-	}
-	m->io_err = ret;
+	m->io_err = gaze_blocks_write_runs_dev(fs, m->naddr, m->n, m->bufs,
+					       &m->io_fail);
 	mutex_unlock(&fs->gcw_lock);
 }
 

@@ -1510,8 +1510,8 @@ gaze_blocks_run_on(const struct gaze_fs *fs, u64 prev, u64 next)
 }
 
 int
-gaze_blocks_write_runs(struct gaze_fs *fs, const u64 *addrs, u32 nr,
-		       void *const *bufs)
+gaze_blocks_write_runs_dev(struct gaze_fs *fs, const u64 *addrs, u32 nr,
+			   void *const *bufs, u64 *fail)
 {
 	u32 i, start = 0;
 	int ret = 0;
@@ -1519,10 +1519,28 @@ gaze_blocks_write_runs(struct gaze_fs *fs, const u64 *addrs, u32 nr,
 	for (i = 1; i <= nr && !ret; i++) {
 		if (i < nr && gaze_blocks_run_on(fs, addrs[i - 1], addrs[i]))
 			continue;
-		ret = gaze_blocks_writev(fs, addrs[start], i - start,
-					 bufs + start);
+		ret = gaze_blocks_writev_dev(fs, addrs[start], i - start,
+					     bufs + start);
+		if (ret)
+			*fail = addrs[i - 1];
 		start = i;
 	}
+	return ret;
+}
+
+int
+gaze_blocks_write_runs(struct gaze_fs *fs, const u64 *addrs, u32 nr,
+		       void *const *bufs)
+{
+	u64 fail = 0;
+	int ret;
+
+	if (fs->flags & GAZE_FS_RDONLY)
+		return -EROFS;
+	ret = gaze_blocks_write_runs_dev(fs, addrs, nr, bufs, &fail);
+	/* the run's end is what a log head is compared with */
+	if (ret)
+		space_write_failed(fs, fail);
 	return ret;
 }
 
