@@ -620,7 +620,7 @@ fs_fsync_locked(struct gaze_fs *fs, u32 ino)
 		   !fs_rf_ino_possible(fs, ino, &li)) {
 		goto checkpoint;
 	} else {
-		fs->rf_fsyncs_ino++;
+		gaze_stat_inc(fs, GAZE_STAT_FSYNC_ONE);
 		if (dirty >= GAZE_RF_BACKLOG)
 			WRITE_ONCE(fs->cp_wanted, true);
 	}
@@ -639,11 +639,11 @@ fs_fsync_locked(struct gaze_fs *fs, u32 ino)
 		goto checkpoint;	/* the end mark may be unreachable */
 	ret = fs->dev->ops->flush(fs->dev);
 	if (!ret)
-		fs->rf_fsyncs++;
+		gaze_stat_inc(fs, GAZE_STAT_FSYNC_RF);
 	return ret;
 
 checkpoint:
-	fs->rf_fsync_cps++;
+	gaze_stat_inc(fs, GAZE_STAT_FSYNC_CP);
 	return gaze_cp_write(fs, 0);
 }
 

@@ -354,6 +354,10 @@ enum {
 				 * fs->lock */
 	GAZE_STAT_GCW_CP,	/* of them committed by a checkpoint */
 	GAZE_STAT_GCW_WAIT,	/* allocations that waited for one */
+	GAZE_STAT_FSYNC_RF,	/* fsyncs made durable without a
+				 * checkpoint (roll-forward) */
+	GAZE_STAT_FSYNC_ONE,	/* of them wrote one inode's nodes alone */
+	GAZE_STAT_FSYNC_CP,	/* fsyncs that took a checkpoint */
 	GAZE_STAT_NR
 };
 
@@ -466,11 +470,6 @@ struct gaze_fs {
 	u32			rf_pending;	/* read-only open: nodes
 						 * a read-write one would
 						 * replay */
-	u64			rf_fsyncs;	/* fsyncs without one */
-	u64			rf_fsyncs_ino;	/* of which wrote one
-						 * inode's nodes alone */
-	u64			rf_fsync_cps;	/* fsyncs that took a
-						 * checkpoint */
 	/* GAZE_STAT_*: written under fs->lock; the module reads them
 	 * without it, each once (figures, not a snapshot) */
 	u64			stat[GAZE_STAT_NR];

@@ -113,8 +113,8 @@ static void gaze_info_space(struct gaze_fs *fs, struct gaze_ioc_info *in)
 	in->reserved_blocks = (u64)l->reserved_zones * cap;
 	in->valid_inodes = fs->valid_inodes;
 	in->cp_seq = fs->cp_seq;
-	in->fsyncs_rollforward = fs->rf_fsyncs;
-	in->fsyncs_checkpoint = fs->rf_fsync_cps;
+	in->fsyncs_rollforward = READ_ONCE(fs->stat[GAZE_STAT_FSYNC_RF]);
+	in->fsyncs_checkpoint = READ_ONCE(fs->stat[GAZE_STAT_FSYNC_CP]);
 	in->replayed_nodes = fs->rf_recovered;
 	/* no fs->lock: two counters a write may be between (64-bit loads) */
 	in->compr_logical_blocks =
@@ -215,10 +215,10 @@ out:
 /* the core's counter (GAZE_STAT_*) behind each GAZE_CTR_* that has one */
 static const s8 gaze_ctr_stat[GAZE_CTR_NR] = {
 	[GAZE_CTR_CHECKPOINTS]		= GAZE_STAT_CP,
-	[GAZE_CTR_CP_FSYNC]		= -1,
+	[GAZE_CTR_CP_FSYNC]		= GAZE_STAT_FSYNC_CP,
 	[GAZE_CTR_CP_BACKLOG]		= GAZE_STAT_CP_BACKLOG,
-	[GAZE_CTR_FSYNC_ROLLFWD]	= -1,
-	[GAZE_CTR_FSYNC_ONE_FILE]	= -1,
+	[GAZE_CTR_FSYNC_ROLLFWD]	= GAZE_STAT_FSYNC_RF,
+	[GAZE_CTR_FSYNC_ONE_FILE]	= GAZE_STAT_FSYNC_ONE,
 	[GAZE_CTR_AROUND_WINDOWS]	= GAZE_STAT_AROUND,
 	[GAZE_CTR_AROUND_USED]		= GAZE_STAT_AROUND_USED,
 	[GAZE_CTR_GC_WRITES_UNLOCKED]	= GAZE_STAT_GCW,
@@ -251,9 +251,6 @@ static long gaze_ioc_counters(struct super_block *sb, void __user *arg)
 	for (i = 0; i < GAZE_CTR_NR; i++)
 		if (gaze_ctr_stat[i] >= 0)
 			c->counters[i] = READ_ONCE(fs->stat[gaze_ctr_stat[i]]);
-	c->counters[GAZE_CTR_CP_FSYNC] = READ_ONCE(fs->rf_fsync_cps);
-	c->counters[GAZE_CTR_FSYNC_ROLLFWD] = READ_ONCE(fs->rf_fsyncs);
-	c->counters[GAZE_CTR_FSYNC_ONE_FILE] = READ_ONCE(fs->rf_fsyncs_ino);
 	ret = copy_to_user(arg, c, sizeof(*c)) ? -EFAULT : 0;
 out:
 	kfree(c);

@@ -196,12 +196,12 @@ test_fsync_after_clean_unmount(void)
 		return;
 	r = gaze_file_write(fs, ino, "first fsync", 11, 0);
 	err = r == 11 ? gaze_fs_fsync(fs) : -EIO;
-	tap_ok(!err && fs->rf_fsync_cps == 1 && !fs->rf_fsyncs,
+	tap_ok(!err && fs->stat[GAZE_STAT_FSYNC_CP] == 1 && !fs->stat[GAZE_STAT_FSYNC_RF],
 	       "the first fsync after a clean unmount commits a checkpoint (%d)",
 	       err);
 	r = gaze_file_write(fs, ino, "later fsync", 11, 0);
 	err = r == 11 ? gaze_fs_fsync(fs) : -EIO;
-	tap_ok(!err && fs->rf_fsyncs == 1,
+	tap_ok(!err && fs->stat[GAZE_STAT_FSYNC_RF] == 1,
 	       "the next one rolls forward (%d)", err);
 	fs_abandon(fs);				/* crash */
 	fs = NULL;

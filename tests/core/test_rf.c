@@ -93,7 +93,7 @@ test_basic(void)
 	seq = fs->cp_seq;
 	tap_ok(!put(fs, ino, 1, 2, 0, 8) && !put(fs, ino, 1, 2, 500, 8) &&
 	       !put(fs, ino, 1, 2, 600, 24) && !punch(fs, ino, 20, 4) &&
-	       !gaze_fs_fsync(fs) && fs->cp_seq == seq && fs->rf_fsyncs == 1,
+	       !gaze_fs_fsync(fs) && fs->cp_seq == seq && fs->stat[GAZE_STAT_FSYNC_RF] == 1,
 	       "basic: overwrite, append and punch, then fsync without a checkpoint");
 	fs = cut(fs, 1, 0);
 	tap_ok(fs->rf_recovered == 2 && fs->cp_seq == seq + 1,
@@ -155,7 +155,7 @@ test_namespace(void)
 	tap_ok(!put(fs, ino, 3, 1, 0, 4) &&
 	       !create(fs, GAZE_ROOT_INO, "g", 0100644, &ino2) &&
 	       !gaze_fs_fsync(fs) && fs->cp_seq == seq + 1 &&
-	       fs->rf_fsync_cps == 1,
+	       fs->stat[GAZE_STAT_FSYNC_CP] == 1,
 	       "namespace: fsync after a create takes a checkpoint");
 	seq = fs->cp_seq;
 	tap_ok(!put(fs, ino2, 4, 1, 0, 4) && !gaze_fs_fsync(fs) &&
@@ -207,8 +207,8 @@ test_many(unsigned int keep)
 		if (after || log_crossed(fs))
 			after++;
 	}
-	rf0 = (u32)fs->rf_fsyncs;
-	cps0 = (u32)fs->rf_fsync_cps;
+	rf0 = (u32)fs->stat[GAZE_STAT_FSYNC_RF];
+	cps0 = (u32)fs->stat[GAZE_STAT_FSYNC_CP];
 	tap_ok(!bad && after == 20 && !cps0,
 	       "many(%u): %u fsyncs, %u by roll-forward, %u by checkpoint; the chain crossed a zone",
 	       keep, nr, rf0, cps0);
@@ -245,7 +245,7 @@ test_torn(void)
 	       TORN_FILES);
 	for (i = 0; i < TORN_FILES && !err; i++)
 		err = put(fs, ino[i], 10 + i, 2, 0, 1);
-	tap_ok(!err && !gaze_fs_fsync(fs) && fs->rf_fsyncs == 1,
+	tap_ok(!err && !gaze_fs_fsync(fs) && fs->stat[GAZE_STAT_FSYNC_RF] == 1,
 	       "torn: generation 2 of each fsync'd by roll-forward");
 	for (i = 0; i < TORN_FILES && !err; i++)
 		err = put(fs, ino[i], 10 + i, 3, 0, 1);
@@ -287,7 +287,7 @@ test_conventional(void)
 	tap_ok(!create(fs, GAZE_ROOT_INO, "f", 0100644, &ino) &&
 	       !put(fs, ino, 8, 1, 0, 600) && !gaze_fs_sync(fs) &&
 	       !put(fs, ino, 8, 2, 0, 600) && !gaze_fs_fsync(fs) &&
-	       fs->rf_fsyncs == 1,
+	       fs->stat[GAZE_STAT_FSYNC_RF] == 1,
 	       "conventional: 600 blocks overwritten and fsync'd by roll-forward");
 	fs = cut(fs, 8, 100);
 	err = put(fs, ino, 8, 3, 600, 300);
@@ -428,12 +428,12 @@ test_one_inode(void)
 		err = create(fs, d, name, 0100644, &x);
 	}
 	tap_ok(!err && fs->rf_need_cp && !fsync_cp(fs, a, &err) && !err &&
-	       fs->cp_seq == seq && fs->rf_fsyncs_ino == 1,
+	       fs->cp_seq == seq && fs->stat[GAZE_STAT_FSYNC_ONE] == 1,
 	       "one inode: after 50 creates elsewhere, a's fsync writes a's nodes alone, no checkpoint");
-	tap_ok(!fsync_cp(fs, a, &err) && !err && fs->rf_fsyncs_ino == 2,
+	tap_ok(!fsync_cp(fs, a, &err) && !err && fs->stat[GAZE_STAT_FSYNC_ONE] == 2,
 	       "one inode: a second fsync of a (nothing dirty) takes none either");
 	err = put(fs, a, 7, 3, 8, 4) || put(fs, b, 8, 3, 0, 16);
-	tap_ok(!err && !fsync_cp(fs, a, &err) && !err && fs->rf_fsyncs_ino == 3,
+	tap_ok(!err && !fsync_cp(fs, a, &err) && !err && fs->stat[GAZE_STAT_FSYNC_ONE] == 3,
 	       "one inode: and a third, after more writes to a and b");
 	fs = cut(fs, 11, 0);
 	tap_ok(fs->rf_recovered > 0 && fsize(fs, a) == 624 * BS &&

@@ -102,7 +102,7 @@ main(int argc, char **argv)
 			ret = -EIO;
 		if (!ret && fsync)
 			ret = gaze_fs_fsync(fs);
-		if (!ret && fsync && !fs->rf_fsyncs)
+		if (!ret && fsync && !fs->stat[GAZE_STAT_FSYNC_RF])
 			ret = -EAGAIN;	/* checkpointed, not rolled */
 		fs->flags |= GAZE_FS_RDONLY;	/* no unmount checkpoint */
 		gaze_fs_close(fs);

@@ -241,7 +241,7 @@ test_unclean(void)
 	TAP_MUST(gaze_file_write(fs, ino, data, sizeof(data) - 1, 0) !=
 		 (s64)sizeof(data) - 1);
 	TAP_MUST(gaze_fs_fsync(fs));
-	tap_ok(fs->rf_fsyncs == 1, "fsync made durable by roll-forward");
+	tap_ok(fs->stat[GAZE_STAT_FSYNC_RF] == 1, "fsync made durable by roll-forward");
 	fs->flags |= GAZE_FS_RDONLY;		/* crash after the fsync */
 	gaze_fs_close(fs);
 	gaze_emu_stats(d, &s0);

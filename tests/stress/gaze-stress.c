@@ -1337,7 +1337,7 @@ op_fsync_one(struct th *t)
 {
 	u32 ino = pick(t, 2);
 	struct onode *n = o_get(&live, ino), *s;
-	u64 seq = fs->cp_seq, one = fs->rf_fsyncs_ino;
+	u64 seq = fs->cp_seq, one = fs->stat[GAZE_STAT_FSYNC_ONE];
 	int err;
 
 	if (!n)
@@ -1355,7 +1355,7 @@ op_fsync_one(struct th *t)
 		return;
 	}
 	n_rf_fsyncs++;
-	if (fs->rf_fsyncs_ino == one) {
+	if (fs->stat[GAZE_STAT_FSYNC_ONE] == one) {
 		o_copy(&snap, &live);
 		return;
 	}
