@@ -67,6 +67,7 @@ static struct {
 	int	threads;
 	u64	dev_bytes;
 	u64	zone_bytes;
+	u64	zone_cap;		/* --zone-cap: writable bytes, 0 all */
 	long	power_cuts;		/* -1: unlimited */
 	u32	max_open;		/* emulator open/active limit, 0 none */
 	int	fsync_mix;		/* mostly writes and fsyncs */
@@ -1820,6 +1821,7 @@ setup_fs(void)
 	memset(&eo, 0, sizeof(eo));
 	eo.zone_blocks = opt.zone_bytes / GAZE_BLOCK_SIZE;
 	eo.nr_zones = opt.dev_bytes / opt.zone_bytes;
+	eo.zone_cap = opt.zone_cap / GAZE_BLOCK_SIZE;
 	eo.max_open = eo.max_active = opt.max_open;
 	if (opt.fsck) {
 		snprintf(image_path, sizeof(image_path),
@@ -2029,6 +2031,8 @@ usage(FILE *f)
 "  -T, --threads N       worker threads (default 4; 1 is reproducible)\n"
 "  -d, --device-size SZ  emulated device size (default 192M)\n"
 "  -z, --zone-size SZ    zone size (default 1M)\n"
+"  -C, --zone-cap SZ     zone capacity, below the size as on ZNS drives\n"
+"                        (default: the zone size)\n"
 "  -p, --power-cuts N    at most N power cuts (default unlimited)\n"
 "  -o, --max-open N      the emulator allows N open and N active zones\n"
 "                        (default: no limit)\n"
@@ -2078,6 +2082,7 @@ main(int argc, char **argv)
 		{ "threads", required_argument, NULL, 'T' },
 		{ "device-size", required_argument, NULL, 'd' },
 		{ "zone-size", required_argument, NULL, 'z' },
+		{ "zone-cap", required_argument, NULL, 'C' },
 		{ "power-cuts", required_argument, NULL, 'p' },
 		{ "fsck", required_argument, NULL, 'f' },
 		{ "fsync-mix", no_argument, NULL, 'F' },
@@ -2095,7 +2100,7 @@ main(int argc, char **argv)
 	u64 rs, ops_left;
 	int c, i;
 
-	while ((c = getopt_long(argc, argv, "s:t:n:T:d:z:p:f:Fc:o:R:vhV", lo,
+	while ((c = getopt_long(argc, argv, "s:t:n:T:d:z:C:p:f:Fc:o:R:vhV", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -2116,6 +2121,9 @@ main(int argc, char **argv)
 			break;
 		case 'z':
 			opt.zone_bytes = parse_size(optarg);
+			break;
+		case 'C':
+			opt.zone_cap = parse_size(optarg);
 			break;
 		case 'p':
 			opt.power_cuts = atol(optarg);
@@ -2157,6 +2165,7 @@ main(int argc, char **argv)
 	if (optind != argc || opt.threads < 1 || opt.threads > MAX_THREADS ||
 	    opt.readers < 0 || opt.readers > MAX_THREADS ||
 	    opt.zone_bytes % GAZE_BLOCK_SIZE ||
+	    opt.zone_cap % GAZE_BLOCK_SIZE || opt.zone_cap > opt.zone_bytes ||
 	    opt.dev_bytes / opt.zone_bytes < 16) {
 		fprintf(stderr, "gaze-stress: bad arguments (see --help)\n");
 		return 2;
@@ -2171,8 +2180,10 @@ main(int argc, char **argv)
 	if (!opt.time_s && !opt.ops && opt.power_cuts < 0)
 		opt.time_s = 10;
 	printf("gaze-stress: seed %" PRIu64 " threads %d device %" PRIu64
-	       " MiB zone %" PRIu64 " KiB\n", opt.seed, opt.threads,
-	       opt.dev_bytes >> 20, opt.zone_bytes >> 10);
+	       " MiB zone %" PRIu64 " KiB capacity %" PRIu64 " KiB\n",
+	       opt.seed, opt.threads, opt.dev_bytes >> 20,
+	       opt.zone_bytes >> 10,
+	       (opt.zone_cap ? opt.zone_cap : opt.zone_bytes) >> 10);
 	fflush(stdout);
 	if (opt.verbose)
 		setvbuf(stdout, NULL, _IOLBF, 0);

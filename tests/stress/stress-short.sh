@@ -6,7 +6,8 @@
 # open/active limits (printed
 # by gaze-stress; replay it with --seed), and one with mostly writes and
 # fsyncs (--fsync-mix: roll-forward under power cuts), and two with
-# compression.  About 60 s in all.
+# compression, one on zones of capacity below their size.  About 70 s
+# in all.
 set -u
 B=${GAZE_BUILDDIR:-.}
 S=$B/tests/stress/gaze-stress
@@ -21,6 +22,9 @@ rc=0
 F=$B/fsck/fsck.gaze
 [ -x "$F" ] || { echo "fsck.gaze not built: $F" >&2; exit 99; }
 "$S" --threads 2 --time 12 --fsck "$F" || rc=1
+# zones whose capacity is below their size, as on ZNS drives: fsyncs,
+# GC and power cuts near the capacity's end, fsck after every recovery
+"$S" --threads 2 --time 10 --zone-size 2M --zone-cap 1536K --device-size 96M --fsync-mix --fsck "$F" || rc=1
 # compressed clusters: packed, rewritten, cut by truncate and punch,
 # through power cuts and roll-forward, fsck after every recovery
 "$S" --threads 2 --time 10 --compression zstd --fsck "$F" || rc=1
