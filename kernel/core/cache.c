@@ -356,6 +356,23 @@ cache_miss(struct gaze_fs *fs, u32 type, u32 id, u64 idx, u64 blkaddr,
 }
 
 int
+gaze_miss_read(struct gaze_fs *fs, u32 type, u32 id, u64 idx, u64 blkaddr,
+	       void *buf)
+{
+	const void *fetched;
+	int ret;
+
+	ret = cache_miss(fs, type, id, idx, blkaddr, &fetched);
+	if (ret)
+		return ret;
+	if (fetched) {
+		memcpy(buf, fetched, GAZE_BLOCK_SIZE);
+		return 0;
+	}
+	return gaze_block_read(fs, blkaddr, buf);
+}
+
+int
 gaze_miss_run(struct gaze_fs *fs, u32 nid, u64 first, u32 *nr,
 	      const void **data)
 {

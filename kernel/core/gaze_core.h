@@ -358,6 +358,8 @@ enum {
 				 * checkpoint (roll-forward) */
 	GAZE_STAT_FSYNC_ONE,	/* of them wrote one inode's nodes alone */
 	GAZE_STAT_FSYNC_CP,	/* fsyncs that took a checkpoint */
+	GAZE_STAT_GC_COLD,	/* GC preread/prewrite misses read
+				 * without fs->lock */
 	GAZE_STAT_NR
 };
 
@@ -603,6 +605,11 @@ int gaze_miss_run(struct gaze_fs *fs, u32 nid, u64 first, u32 *nr,
 		  const void **data);
 /* after a body: true if it named a miss, now fetched; run it again */
 bool gaze_miss_fetch(struct gaze_fs *fs, struct gaze_miss *m, s64 err);
+/* block blkaddr, cached as (type, id, idx) once checked, into buf: with
+ * fs->miss set, the block a miss fetched or -GAZE_EMISS once it is
+ * named; else read here */
+int gaze_miss_read(struct gaze_fs *fs, u32 type, u32 id, u64 idx,
+		   u64 blkaddr, void *buf);
 void gaze_miss_exit(struct gaze_miss *m);
 
 int gaze_cache_init(struct gaze_fs *fs);
@@ -1304,6 +1311,10 @@ struct gaze_gcp_batch {
 	u32			gap_max; /* longest gap read (blocks) */
 	u64			gap_blocks; /* gap blocks read (stats) */
 	struct gaze_gcp_move	*move;	/* the write stage's, begin to end */
+	/* a try of preread or prewrite that named a miss (fs->miss, see
+	 * gaze_gcp_preread_unlocked): where the next try goes on */
+	bool			pr_more; /* preread: keep the entries */
+	u32			pw_next; /* prewrite: first entry left */
 	struct gaze_gcp_ent	ent[GAZE_GCP_BATCH];
 };
 
@@ -1344,6 +1355,21 @@ int gaze_gcp_read(struct gaze_fs *fs, struct gaze_gcp_batch *b);
  * DATA or DIR.
  */
 int gaze_gcp_prewrite(struct gaze_fs *fs, struct gaze_gcp_batch *b);
+/*
+ * The two with their cold reads made without fs->lock (held on entry and
+ * on return, let go meanwhile): each try runs with fs->miss set, so a
+ * table block or owner node that is not cached is named and the try
+ * stops (-GAZE_EMISS) before it changes anything for that entry; the
+ * block is then read with the lock let go (gaze_miss_fetch) and the
+ * stage goes on from the entry it stopped at (b->pr_more, b->pw_next),
+ * taking the block if it is still the one named (same address, no zone
+ * reset meanwhile).  Entries already done stay done: everything they
+ * decided is checked again by the write stage, as when the stages run
+ * apart.  -EROFS: the filesystem went read-only meanwhile.
+ */
+int gaze_gcp_preread_unlocked(struct gaze_fs *fs, struct gaze_gcp_job *job,
+			      struct gaze_gcp_batch *b, u32 max);
+int gaze_gcp_prewrite_unlocked(struct gaze_fs *fs, struct gaze_gcp_batch *b);
 /*
  * Stage 4, write: for the DATA/DIR entries whose block is STILL valid
  * with the same owner slot, allocates destinations in the cold data log,

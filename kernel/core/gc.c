@@ -43,11 +43,17 @@ gc_cap(const struct gaze_fs *fs)
 /* Moving blocks                                                     */
 /* ---------------------------------------------------------------- */
 
-/* node nid whatever its type (its magic read from the block); ref held */
+/*
+ * node nid whatever its type (its magic read from the block, which is
+ * then cached as it is: one read); ref held.  With fs->miss set (the
+ * staged GC's prewrite) an uncached node is named, -GAZE_EMISS.
+ */
 int
 gaze_gc_node_get(struct gaze_fs *fs, u32 nid, void *tmp, struct gaze_mbuf **mbp)
 {
+	const char *why = NULL;
 	struct gaze_mbuf *mb;
+	u32 magic;
 	u64 addr;
 	int ret;
 
@@ -63,11 +69,19 @@ gaze_gc_node_get(struct gaze_fs *fs, u32 nid, void *tmp, struct gaze_mbuf **mbp)
 		gaze_err("gc: owner node %u has no block", nid);
 		return -EFSCORRUPTED;
 	}
-	ret = gaze_block_read(fs, addr, tmp);
+	ret = gaze_miss_read(fs, GAZE_MB_NODE, nid, 0, addr, tmp);
 	if (ret)
 		return ret;
-	return gaze_node_get(fs, nid,
-			     le32_to_cpu(((struct gaze_mhdr *)tmp)->magic), mbp);
+	magic = le32_to_cpu(((struct gaze_mhdr *)tmp)->magic);
+	ret = gaze_node_check(fs, tmp, nid, magic, addr, &why);
+	if (!ret)
+		ret = gaze_node_insert(fs, nid, magic, addr, tmp);
+	if (ret) {
+		gaze_err("gc: node %u at %llu: %s", nid,
+			 (unsigned long long)addr, why ? why : "bad block");
+		return ret;
+	}
+	return gaze_node_get(fs, nid, magic, mbp);
 }
 
 static int

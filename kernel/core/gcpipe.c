@@ -188,8 +188,11 @@ gaze_gcp_preread(struct gaze_fs *fs, struct gaze_gcp_job *job,
 	int ret = 0;
 
 	b->job = job;
-	b->nr = 0;
-	b->nbuf = 0;
+	if (!b->pr_more) {
+		b->nr = 0;
+		b->nbuf = 0;
+	}
+	b->pr_more = false;
 	if (max > GAZE_GCP_BATCH)
 		max = GAZE_GCP_BATCH;
 	if (job->err)
@@ -204,6 +207,10 @@ gaze_gcp_preread(struct gaze_fs *fs, struct gaze_gcp_job *job,
 		if (ret == -ENOENT) {
 			ret = 0;
 			break;
+		}
+		if (ret == -GAZE_EMISS) {	/* the cursor stays */
+			b->pr_more = true;
+			return ret;
 		}
 		if (ret)
 			goto out;
@@ -394,22 +401,23 @@ gaze_gcp_prewrite(struct gaze_fs *fs, struct gaze_gcp_batch *b)
 
 	if (b->err && !job->err)
 		job->err = b->err;
-	if (job->err)
+	if (job->err) {
+		b->pw_next = 0;
 		return job->err;
+	}
 	tmp = gaze_alloc(GAZE_BLOCK_SIZE);
 	if (!tmp) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < b->nr && !ret; i++) {
+	for (i = b->pw_next; i < b->nr && !ret; i++) {
 		struct gaze_gcp_ent *e = &b->ent[i];
+		u8 act = e->act;
 
 		ret = gcp_still_valid(fs, e, &ok);
 		if (ret || !ok) {
 			e->act = GAZE_GCP_SKIP;
-			continue;
-		}
-		if (e->act == GAZE_GCP_NODE) {
+		} else if (e->act == GAZE_GCP_NODE) {
 			/* nodes carry no buffer: borrow the scratch block */
 			e->buf = tmp;
 			ret = gcp_node(fs, e);
@@ -417,11 +425,93 @@ gaze_gcp_prewrite(struct gaze_fs *fs, struct gaze_gcp_batch *b)
 		} else {
 			ret = gcp_data(fs, e, tmp);
 		}
+		if (ret == -GAZE_EMISS) {
+			/* a miss comes before any change for the entry:
+			 * the next try does it again */
+			e->act = act;
+			b->pw_next = i;
+			goto out_free;
+		}
 	}
 out:
-	gaze_free(tmp);
+	b->pw_next = 0;
 	if (ret && !job->err)
 		job->err = ret;
+out_free:
+	gaze_free(tmp);
+	return ret;
+}
+
+/*
+ * After a try of preread or prewrite with fs->miss = m: whether it named
+ * a miss, which is then read with fs->lock let go.  A try that got
+ * further than the last one starts the count of tries again: the count
+ * (GAZE_MISS_TRIES) bounds tries that make no progress, not a batch of
+ * 64 owners that are each read once.
+ */
+static bool
+gcp_fetch(struct gaze_fs *fs, struct gaze_miss *m, int ret, bool progress)
+{
+	fs->miss = NULL;
+	if (ret != -GAZE_EMISS)
+		return false;
+	if (progress)
+		m->tries = 0;
+	mutex_unlock(&fs->lock);
+	gaze_miss_fetch(fs, m, ret);
+	mutex_lock(&fs->lock);
+	gaze_stat_inc(fs, GAZE_STAT_GC_COLD);
+	return true;
+}
+
+int
+gaze_gcp_preread_unlocked(struct gaze_fs *fs, struct gaze_gcp_job *job,
+			  struct gaze_gcp_batch *b, u32 max)
+{
+	struct gaze_miss m;
+	u32 cursor = job->cursor, nr = 0;
+	int ret;
+
+	gaze_miss_init(&m);
+	for (;;) {
+		if (fs->flags & GAZE_FS_RDONLY) {
+			b->pr_more = false;
+			ret = -EROFS;
+			break;
+		}
+		fs->miss = &m;
+		ret = gaze_gcp_preread(fs, job, b, max);
+		if (!gcp_fetch(fs, &m, ret,
+			       job->cursor != cursor || b->nr != nr))
+			break;
+		cursor = job->cursor;
+		nr = b->nr;
+	}
+	gaze_miss_exit(&m);
+	return ret;
+}
+
+int
+gaze_gcp_prewrite_unlocked(struct gaze_fs *fs, struct gaze_gcp_batch *b)
+{
+	struct gaze_miss m;
+	u32 next = 0;
+	int ret;
+
+	gaze_miss_init(&m);
+	for (;;) {
+		if (fs->flags & GAZE_FS_RDONLY) {
+			b->pw_next = 0;
+			ret = -EROFS;
+			break;
+		}
+		fs->miss = &m;
+		ret = gaze_gcp_prewrite(fs, b);
+		if (!gcp_fetch(fs, &m, ret, b->pw_next != next))
+			break;
+		next = b->pw_next;
+	}
+	gaze_miss_exit(&m);
 	return ret;
 }
 

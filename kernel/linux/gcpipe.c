@@ -6,11 +6,15 @@
  * Four kernel threads per read-write mount, gaze_gcp_<stage>-<dev>:
  *
  *   preread   takes a begun job, calls gaze_gcp_preread under fs->lock
- *             for a batch of up to GAZE_GCP_BATCH valid blocks, then
+ *             for a batch of up to GAZE_GCP_BATCH valid blocks (table
+ *             blocks it does not find cached read with the lock let
+ *             go: gaze_gcp_preread_unlocked), then
  *             gives the batch's data entries pages from the pool (waiting
  *             when it is empty: the pool bounds the blocks in flight)
  *   read      gaze_gcp_read WITHOUT fs->lock (device reads only)
- *   prewrite  gaze_gcp_prewrite under fs->lock
+ *   prewrite  gaze_gcp_prewrite under fs->lock, owner nodes and table
+ *             blocks it does not find cached read with the lock let go
+ *             (gaze_gcp_prewrite_unlocked)
  *   write     gaze_gcp_write_begin and _end under fs->lock, the device
  *             write between them without it; after a job's last batch
  *             also gaze_gcp_end; then the pages go back to the pool
@@ -510,7 +514,8 @@ static void gaze_gcp_preread_one(struct gaze_gcp *g, struct gaze_gcp_mjob *j,
 	else if (gaze_gcp_failed(g, j))
 		ret = 0;		/* drain: feed nothing more */
 	else
-		ret = gaze_gcp_preread(fs, &j->job, &mb->b, GAZE_GCP_BATCH);
+		ret = gaze_gcp_preread_unlocked(fs, &j->job, &mb->b,
+						GAZE_GCP_BATCH);
 	if (ret && !j->job.err)
 		j->job.err = ret;
 	done = ret || gaze_gcp_failed(g, j) || !mb->b.nr || j->job.scanned;
@@ -616,7 +621,7 @@ static u64 gaze_gcp_stage_run(struct gaze_gcp *g, int s,
 		gaze_gcp_set_err(g, j, -EROFS);
 	if (!gaze_gcp_failed(g, j)) {
 		if (s == 2)
-			ret = gaze_gcp_prewrite(fs, &mb->b);
+			ret = gaze_gcp_prewrite_unlocked(fs, &mb->b);
 		else
 			ret = gaze_gcp_write_unlocked(fs, &mb->b);
 		if (ret)

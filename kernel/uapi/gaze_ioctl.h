@@ -268,7 +268,10 @@ struct gaze_ioc_compress {
 #define GAZE_CTR_GC_WRITES_CP	8	/* of them committed by a checkpoint
 					 * that came first */
 #define GAZE_CTR_GC_WRITE_WAITS	9	/* allocations that waited for one */
-#define GAZE_CTR_NR		10	/* this header's counters */
+#define GAZE_CTR_GC_COLD_READS	10	/* blocks the GC's preread and
+					 * prewrite stages read without the
+					 * filesystem lock */
+#define GAZE_CTR_NR		11	/* this header's counters */
 #define GAZE_CTR_MAX		64	/* room in the struct */
 
 struct gaze_ioc_counters {

@@ -284,8 +284,9 @@ pipe_zone(struct gaze_fs *fs, int why, u32 zone, hook_fn hook, void *arg,
 	if (victim)
 		*victim = job.zone;
 	while (!ret) {
+		/* as the module: cold blocks read without fs->lock */
 		mutex_lock(&fs->lock);
-		ret = gaze_gcp_preread(fs, &job, b, GAZE_GCP_BATCH);
+		ret = gaze_gcp_preread_unlocked(fs, &job, b, GAZE_GCP_BATCH);
 		mutex_unlock(&fs->lock);
 		if (ret || !b->nr)
 			break;
@@ -299,7 +300,7 @@ pipe_zone(struct gaze_fs *fs, int why, u32 zone, hook_fn hook, void *arg,
 		if (hook)
 			hook(fs, 2, arg);
 		mutex_lock(&fs->lock);
-		ret = gaze_gcp_prewrite(fs, b);
+		ret = gaze_gcp_prewrite_unlocked(fs, b);
 		mutex_unlock(&fs->lock);
 		if (hook)
 			hook(fs, 3, arg);

@@ -17,6 +17,10 @@
  *  - the write stage's copies, written without fs->lock, are committed
  *    by a checkpoint taken before the stage's end: a power cut right
  *    after it loses nothing and leaves nothing for fsck;
+ *  - preread and prewrite read the blocks they do not find cached
+ *    without fs->lock and go on where they stopped; an owner node that
+ *    moved between the miss and the retry is read again from its new
+ *    place, never taken from the old one;
  *  - the four stages on their own threads with bounded queues, while
  *    another thread overwrites and truncates files, keep every file
  *    equal to its model (run under TSan by the sanitizer builds).
@@ -475,6 +479,166 @@ test_dir(void)
 	gaze_dev_close(d);
 }
 
+/* ---------------------------------------------------------------- */
+/* Cold blocks read without fs->lock                                 */
+/* ---------------------------------------------------------------- */
+
+#define NCOLD	16
+
+/* a checkpoint, then every clean buffer out of the cache */
+static int
+cold_cache(struct gaze_fs *fs)
+{
+	int r;
+
+	mutex_lock(&fs->lock);
+	r = gaze_cp_write(fs, 0);
+	gaze_cache_trim(fs, ~0ull);
+	mutex_unlock(&fs->lock);
+	return r;
+}
+
+/* one try of prewrite after another, fetching table misses, until it
+ * names a node or ends; fs->lock not held */
+static int
+cold_try_to_node(struct gaze_fs *fs, struct gaze_gcp_batch *b,
+		 struct gaze_miss *m)
+{
+	int ret;
+
+	for (;;) {
+		mutex_lock(&fs->lock);
+		fs->miss = m;
+		ret = gaze_gcp_prewrite(fs, b);
+		fs->miss = NULL;
+		mutex_unlock(&fs->lock);
+		if (ret != -GAZE_EMISS || m->want.type == GAZE_MB_NODE)
+			return ret;
+		gaze_miss_fetch(fs, m, ret);
+	}
+}
+
+static void
+test_cold(void)
+{
+	struct gaze_dev *d = mkdev(24);
+	struct gaze_fs *fs = format(d, 2, GAZE_GC_GREEDY);
+	struct gaze_gcp_batch *b = calloc(1, sizeof(*b));
+	u8 *pages = malloc((size_t)GAZE_GCP_BATCH * BS);
+	u32 ino[NCOLD], f, r, z, v = 0, moved = 0, bad = 0;
+	struct gaze_miss_key named;
+	struct gaze_gcp_job job;
+	struct gaze_miss m;
+	u64 cold0, cold1;
+	int ret;
+	char name[8];
+
+	/* 16 files' blocks interleaved, then every other one overwritten:
+	 * a victim half valid whose blocks have 16 owners */
+	for (f = 0; f < NCOLD; f++) {
+		snprintf(name, sizeof(name), "c%u", f);
+		bad += !!create(fs, GAZE_ROOT_INO, name, 0100644, &ino[f]);
+	}
+	for (r = 0; r < 32; r++)
+		for (f = 0; f < NCOLD; f++)
+			bad += !!put(fs, ino[f], f + 1, 1, r, 1);
+	for (r = 0; r < 32; r += 2)
+		for (f = 0; f < NCOLD; f++)
+			bad += !!put(fs, ino[f], f + 1, 2, r, 1);
+	z = zone_of(fs, ino[0], 17);
+	bad += !!cold_cache(fs);
+	bad += zone_state(fs, z, &v) != GAZE_ZS_FULL;
+	tap_ok(!bad && v >= ZB / 4,
+	       "cold: zone %u holds %u valid blocks of %u files, nothing cached",
+	       z, v, NCOLD);
+
+	cold0 = fs->stat[GAZE_STAT_GC_COLD];
+	mutex_lock(&fs->lock);
+	ret = gaze_gcp_begin(fs, z, GAZE_GC_USER, &job);
+	if (!ret)
+		ret = gaze_gcp_preread_unlocked(fs, &job, b, GAZE_GCP_BATCH);
+	mutex_unlock(&fs->lock);
+	cold1 = fs->stat[GAZE_STAT_GC_COLD];
+	tap_ok(!ret && b->nr == GAZE_GCP_BATCH && !b->pr_more &&
+	       cold1 > cold0,
+	       "preread's table blocks were read without fs->lock (%llu misses)",
+	       (unsigned long long)(cold1 - cold0));
+	for (r = 0; r < b->nr; r++)
+		b->ent[r].buf = pages + (size_t)r * BS;
+	gaze_gcp_read(fs, b);
+
+	gaze_miss_init(&m);
+	ret = cold_try_to_node(fs, b, &m);
+	named = m.want;
+	tap_ok(ret == -GAZE_EMISS && b->pw_next < b->nr,
+	       "prewrite names an owner it does not find cached (node %u at %llu, entry %u) and stops there",
+	       named.id, (unsigned long long)named.blkaddr, b->pw_next);
+	/* the owner moves before the fetch: a block past the zone, then a
+	 * checkpoint writes the inode elsewhere */
+	for (f = 0; f < NCOLD && ino[f] != named.id; f++)
+		;
+	bad = f == NCOLD;
+	if (!bad)
+		bad += !!put(fs, ino[f], f + 1, 3, 40, 1);
+	bad += !!cold_cache(fs);
+	gaze_miss_fetch(fs, &m, -GAZE_EMISS);	/* from the old place */
+	ret = cold_try_to_node(fs, b, &m);
+	tap_ok(!bad && ret == -GAZE_EMISS && m.want.id == named.id &&
+	       m.want.blkaddr != named.blkaddr,
+	       "moved meanwhile, the owner is named again at its new place (%llu), the old block unused",
+	       (unsigned long long)m.want.blkaddr);
+	gaze_miss_exit(&m);
+
+	/* the rest as the module runs it */
+	mutex_lock(&fs->lock);
+	ret = gaze_gcp_prewrite_unlocked(fs, b);
+	if (!ret)
+		ret = gaze_gcp_write(fs, b);
+	moved += b->nr;
+	while (!ret && !job.scanned) {
+		ret = gaze_gcp_preread_unlocked(fs, &job, b, GAZE_GCP_BATCH);
+		if (ret || !b->nr)
+			break;
+		mutex_unlock(&fs->lock);
+		for (r = 0; r < b->nr; r++)
+			b->ent[r].buf = pages + (size_t)r * BS;
+		gaze_gcp_read(fs, b);
+		mutex_lock(&fs->lock);
+		ret = gaze_gcp_prewrite_unlocked(fs, b);
+		if (!ret)
+			ret = gaze_gcp_write(fs, b);
+		moved += b->nr;
+	}
+	r = (u32)gaze_gcp_end(fs, &job);
+	mutex_unlock(&fs->lock);
+	tap_ok(!ret && !r && zone_state(fs, z, &v) == GAZE_ZS_PREFREE && !v,
+	       "the zone ends PREFREE (%u entries; %llu cold reads in all)",
+	       moved, (unsigned long long)(fs->stat[GAZE_STAT_GC_COLD] - cold0));
+	for (bad = 0, f = 0; f < NCOLD; f++)
+		for (r = 0; r < 32; r++)
+			bad += !!check_range(fs, ino[f], f + 1, r % 2 ? 1 : 2,
+					     r, 1);
+	for (f = 0; f < NCOLD && ino[f] != named.id; f++)
+		;
+	if (f < NCOLD)
+		bad += !!check_range(fs, ino[f], f + 1, 3, 40, 1);
+	tap_ok(!bad, "every block reads as last written");
+	gaze_fs_close(fs);
+	tap_ok(!fsck_problems_on(d), "... and fsck finds nothing");
+	fs = NULL;
+	bad = !!gaze_fs_open(d, 0, &fs);
+	for (f = 0; f < NCOLD && !bad; f++)
+		for (r = 0; r < 32; r++)
+			bad += !!check_range(fs, ino[f], f + 1, r % 2 ? 1 : 2,
+					     r, 1);
+	tap_ok(!bad, "... after a reopen too");
+	if (fs)
+		gaze_fs_close(fs);
+	free(pages);
+	free(b);
+	gaze_dev_close(d);
+}
+
 static void
 test_read_error(void)
 {
@@ -596,7 +760,7 @@ st_prewrite(void *arg)
 	while ((b = q_get(&t->q[1]))) {
 		if (b->job) {
 			mutex_lock(&t->fs->lock);
-			gaze_gcp_prewrite(t->fs, b);
+			gaze_gcp_prewrite_unlocked(t->fs, b);
 			mutex_unlock(&t->fs->lock);
 		}
 		end = !b->job;		/* b is not ours after the put */
@@ -732,7 +896,8 @@ mt_run(struct mt *t, u32 zones)
 			while (nidle && !job.scanned && !job.err) {
 				b = idle[--nidle];
 				mutex_lock(&t->fs->lock);
-				gaze_gcp_preread(t->fs, &job, b, GAZE_GCP_BATCH);
+				gaze_gcp_preread_unlocked(t->fs, &job, b,
+							  GAZE_GCP_BATCH);
 				mutex_unlock(&t->fs->lock);
 				if (!b->nr) {
 					idle[nidle++] = b;
@@ -845,6 +1010,7 @@ main(void)
 	test_pin();
 	test_dir();
 	test_gaps();
+	test_cold();
 	test_read_error();
 	test_threads();
 	return tap_done();

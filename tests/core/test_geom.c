@@ -191,7 +191,7 @@ ajob_step(struct gaze_fs *fs, bool *any)
 		return 0;
 	b = a->b;
 	mutex_lock(&fs->lock);
-	ret = gaze_gcp_preread(fs, &a->job, b, GAZE_GCP_BATCH);
+	ret = gaze_gcp_preread_unlocked(fs, &a->job, b, GAZE_GCP_BATCH);
 	mutex_unlock(&fs->lock);
 	if (!ret && b->nr) {
 		for (i = 0; i < b->nr; i++)
@@ -199,7 +199,7 @@ ajob_step(struct gaze_fs *fs, bool *any)
 					a->pages + (size_t)i * BS;
 		gaze_gcp_read(fs, b);
 		mutex_lock(&fs->lock);
-		ret = gaze_gcp_prewrite(fs, b);
+		ret = gaze_gcp_prewrite_unlocked(fs, b);
 		if (!ret)
 			ret = gaze_gcp_write(fs, b);
 		mutex_unlock(&fs->lock);

@@ -1441,7 +1441,13 @@ op_gc(struct th *t)
  * stage and the write stage's device write with --readers, which mark
  * the job 6 under G, drop G while they read into gp.b or write from it
  * (no other thread touches gp while the stage is 6) and take G back to
- * move on.  gp_abandon drops a job when the instance goes away.
+ * move on.  Preread and prewrite run with fs->miss set, as the module
+ * runs them (gaze_gcp_preread_unlocked): a block they do not find
+ * cached stops the try (8: preread's, 9: prewrite's miss named), a
+ * later call fetches it without fs->lock (and without G with
+ * --readers), and the stage goes on where it stopped, so overwrites,
+ * checkpoints, zone resets and power cuts fall between a miss and its
+ * use.  gp_abandon drops a job when the instance goes away.
  */
 static struct {
 	struct gaze_gcp_job	job;
@@ -1451,9 +1457,34 @@ static struct {
 						 * 7 the write stage's commit,
 						 * 6 read stage or the write
 						 * stage's device write under
-						 * way outside G (--readers) */
+						 * way outside G (--readers),
+						 * 8/9 a miss of stage 1/3
+						 * to fetch */
+	struct gaze_miss	m;		/* preread's and prewrite's */
 	u64			jobs;		/* jobs that ended reclaiming */
+	u64			cold;		/* misses fetched */
 } gp;
+
+/* a try of stage 1 or 3 with fs->miss set (fs->lock held) */
+static int
+gp_try(struct th *t, bool pre)
+{
+	bool fresh = pre ? !gp.b.pr_more : !gp.b.pw_next;
+	int err;
+
+	if (fresh) {		/* a new batch: GAZE_MISS_TRIES again */
+		gaze_miss_exit(&gp.m);
+		gaze_miss_init(&gp.m);
+	}
+	fs->miss = &gp.m;
+	if (pre)
+		err = gaze_gcp_preread(fs, &gp.job, &gp.b,
+				       1 + (u32)rn(&t->rs, GAZE_GCP_BATCH));
+	else
+		err = gaze_gcp_prewrite(fs, &gp.b);
+	fs->miss = NULL;
+	return err;
+}
 
 static void
 gp_abandon(void)
@@ -1468,6 +1499,8 @@ gp_abandon(void)
 		gaze_gcp_write_end(fs, &gp.b);
 		mutex_unlock(&fs->lock);
 	}
+	gp.b.pr_more = false;
+	gp.b.pw_next = 0;
 	gp.stage = 0;
 }
 
@@ -1486,15 +1519,17 @@ gp_step(struct th *t)
 		gp.stage = err ? 0 : 1;
 		return err;
 	case 1:
-		err = gaze_gcp_preread(fs, &gp.job, &gp.b,
-				       1 + (u32)rn(&t->rs, GAZE_GCP_BATCH));
+		err = gp_try(t, true);
+		if (err == -GAZE_EMISS) {
+			gp.stage = 8;
+			return 0;
+		}
 		for (i = 0; i < gp.b.nr; i++)
 			gp.b.ent[i].buf = gp.pages + (size_t)i * GAZE_BLOCK_SIZE;
 		gp.stage = err || !gp.b.nr ? 5 : 2;
 		return 0;
 	case 3:
-		gaze_gcp_prewrite(fs, &gp.b);
-		gp.stage = 4;
+		gp.stage = gp_try(t, false) == -GAZE_EMISS ? 9 : 4;
 		return 0;
 	case 7:
 		gaze_gcp_write_end(fs, &gp.b);
@@ -1521,6 +1556,21 @@ op_gcpipe(struct th *t)
 	}
 	if (gp.stage == 6)		/* another thread is reading */
 		return;
+	if (gp.stage == 8 || gp.stage == 9) {	/* a miss: no fs->lock */
+		int next = gp.stage == 8 ? 1 : 3;
+
+		if (opt.readers) {
+			gp.stage = 6;
+			pthread_mutex_unlock(&G);
+			gaze_miss_fetch(fs, &gp.m, -GAZE_EMISS);
+			pthread_mutex_lock(&G);
+		} else {
+			gaze_miss_fetch(fs, &gp.m, -GAZE_EMISS);
+		}
+		gp.cold++;
+		gp.stage = next;
+		return;
+	}
 	if (gp.stage == 2) {		/* read: without fs->lock */
 		if (opt.readers) {	/* and without G, as in the module */
 			gp.stage = 6;
@@ -2267,11 +2317,12 @@ main(int argc, char **argv)
 	       " explicit GC reclaims, %" PRIu64 " staged GC jobs, %" PRIu64
 	       " fsyncs (%" PRIu64 " without a checkpoint, %" PRIu64
 	       " of one file alone), %" PRIu64 " nodes rolled forward, %" PRIu64 " writes split by a"
-	       " checkpoint, %" PRIu64 " reads outside the lock, %.1f s, seed %"
-	       PRIu64 "\n",
+	       " checkpoint, %" PRIu64 " reads outside the lock, %" PRIu64
+	       " GC misses fetched, %.1f s, seed %" PRIu64 "\n",
 	       failed ? "FAILED" : "ok", ops_done, ops_enospc, n_cps, n_cuts,
 	       n_reopens, n_verified, n_gc, gp.jobs, n_fsyncs, n_rf_fsyncs,
-	       n_rf_one, n_rf_nodes, n_straddled, n_reads, now_s() - t0, opt.seed);
+	       n_rf_one, n_rf_nodes, n_straddled, n_reads, gp.cold,
+	       now_s() - t0, opt.seed);
 	o_clear(&live);
 	o_clear(&snap);
 	gaze_dev_close(dev);
