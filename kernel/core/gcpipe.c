@@ -464,55 +464,50 @@ gcp_fetch(struct gaze_fs *fs, struct gaze_miss *m, int ret, bool progress)
 	return true;
 }
 
-int
-gaze_gcp_preread_unlocked(struct gaze_fs *fs, struct gaze_gcp_job *job,
-			  struct gaze_gcp_batch *b, u32 max)
+/*
+ * Stage 1 (pre) or 3 with fs->miss set, a miss fetched after each try
+ * that names one; progress: where the stage stands (preread's cursor
+ * and entries, prewrite's next entry), for gcp_fetch
+ */
+static int
+gcp_run_unlocked(struct gaze_fs *fs, struct gaze_gcp_job *job,
+		 struct gaze_gcp_batch *b, u32 max, bool pre)
 {
 	struct gaze_miss m;
-	u32 cursor = job->cursor, nr = 0;
+	u32 at, last = (u32)-1;
 	int ret;
 
 	gaze_miss_init(&m);
 	for (;;) {
 		if (fs->flags & GAZE_FS_RDONLY) {
 			b->pr_more = false;
+			b->pw_next = 0;
 			ret = -EROFS;
 			break;
 		}
 		fs->miss = &m;
-		ret = gaze_gcp_preread(fs, job, b, max);
-		if (!gcp_fetch(fs, &m, ret,
-			       job->cursor != cursor || b->nr != nr))
+		ret = pre ? gaze_gcp_preread(fs, job, b, max) :
+			    gaze_gcp_prewrite(fs, b);
+		at = pre ? job->cursor + b->nr : b->pw_next;
+		if (!gcp_fetch(fs, &m, ret, at != last))
 			break;
-		cursor = job->cursor;
-		nr = b->nr;
+		last = at;
 	}
 	gaze_miss_exit(&m);
 	return ret;
 }
 
 int
+gaze_gcp_preread_unlocked(struct gaze_fs *fs, struct gaze_gcp_job *job,
+			  struct gaze_gcp_batch *b, u32 max)
+{
+	return gcp_run_unlocked(fs, job, b, max, true);
+}
+
+int
 gaze_gcp_prewrite_unlocked(struct gaze_fs *fs, struct gaze_gcp_batch *b)
 {
-	struct gaze_miss m;
-	u32 next = 0;
-	int ret;
-
-	gaze_miss_init(&m);
-	for (;;) {
-		if (fs->flags & GAZE_FS_RDONLY) {
-			b->pw_next = 0;
-			ret = -EROFS;
-			break;
-		}
-		fs->miss = &m;
-		ret = gaze_gcp_prewrite(fs, b);
-		if (!gcp_fetch(fs, &m, ret, b->pw_next != next))
-			break;
-		next = b->pw_next;
-	}
-	gaze_miss_exit(&m);
-	return ret;
+	return gcp_run_unlocked(fs, b->job, b, 0, false);
 }
 
 /* ---------------------------------------------------------------- */
