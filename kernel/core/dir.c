@@ -169,6 +169,28 @@ dir_lblk_magic(u32 lblk)
 }
 
 /*
+ * A new directory block's slot in the bmap, made now with the nodes it
+ * needs, so that writing the block back (dir_flush_one, at a checkpoint)
+ * allocates no node: each new node is checked against user_blocks here,
+ * where ENOSPC fails the operation that grows the directory, not the
+ * checkpoint after it (on a filesystem that reservations fill, every
+ * checkpoint would fail until they are written back).
+ */
+static int
+dir_block_slot(struct gaze_fs *fs, struct gaze_mbuf *dmb, u32 lblk)
+{
+	struct gaze_mbuf *owner;
+	u32 ofs;
+	int err;
+
+	err = gaze_bmap_slot(fs, dmb, lblk, true, &owner, &ofs);
+	if (err)
+		return err;
+	gaze_bmap_release(fs, dmb, owner);
+	return 0;
+}
+
+/*
  * Cached block lblk of the directory; read through the bmap and verified,
  * or (create, and the block is a hole) a new zeroed dirty buffer.
  */
@@ -195,7 +217,10 @@ dir_block_get(struct gaze_fs *fs, struct gaze_mbuf *dmb, u32 lblk,
 			gaze_err("dir %u: block %u missing", ino, lblk);
 			return -EFSCORRUPTED;
 		}
-		err = gaze_space_user_check(fs, 1);
+		/* the nodes first: each is checked as it is made */
+		err = dir_block_slot(fs, dmb, lblk);
+		if (!err)
+			err = gaze_space_user_check(fs, 1);
 		if (err)
 			return err;
 		err = gaze_mbuf_create(fs, GAZE_MB_FBLK, ino, lblk, &mb);

@@ -27,6 +27,7 @@
 #include "../tap.h"
 
 #include "fixture.h"
+#include "fixture_fsck.h"
 
 /* a regular file in the root */
 static int
@@ -406,11 +407,77 @@ test_threads(void)
 	gaze_dev_close(d);
 }
 
+/*
+ * A directory that grows on a filesystem reservations fill.  A new
+ * directory block needs a slot in the directory's bmap, and bucket
+ * blocks live past the inode's direct slots, in dnodes.  Were the dnode
+ * made only when the block is written back (at the checkpoint), it would
+ * be a new node checked against user_blocks there, and with every free
+ * block promised to dirty data every checkpoint would fail with ENOSPC
+ * (kmod-resv saw fsync fail so).  Here creates of long names fill the
+ * directory while reservations are given back one at a time: those that
+ * do not fit fail cleanly with ENOSPC, and a checkpoint after each one
+ * that fit succeeds.
+ */
+static void
+test_dir_grows_full(void)
+{
+	struct gaze_dev *d = mkdev(48);
+	struct gaze_fs *fs = format(d, 4, GAZE_GC_GREEDY);
+	u32 n, k, dir, ino, made = 0, refused = 0;
+	int why, err = 0, cp = 0;
+	struct gaze_attr a;
+	char name[256];
+
+	tap_ok(!create(fs, GAZE_ROOT_INO, "d", 040755, &dir), "mkdir d");
+	n = take_all(fs, &why);
+	tap_ok(why == -ENOSPC && n > 0, "every free block reserved (%u)", n);
+	/* give back one at a time; long names fill the inline dentries */
+	for (k = 0; k < 128 && k < n && !cp; k++) {
+		rput(fs, 1);
+		for (;;) {
+			snprintf(name, sizeof(name), "%0200u", made + refused);
+			err = create(fs, dir, name, 0100644, &ino);
+			if (err)
+				break;
+			made++;
+			mutex_lock(&fs->lock);
+			cp = gaze_cp_write(fs, 0);
+			mutex_unlock(&fs->lock);
+			if (cp)
+				break;
+		}
+		if (err == -ENOSPC)
+			refused++;
+		else if (err)
+			break;
+	}
+	tap_ok(!cp, "a checkpoint after each create succeeds (%d; %u made)",
+	       cp, made);
+	tap_ok(err == -ENOSPC || !err,
+	       "creates that do not fit fail with ENOSPC (%d, %u refused)", err,
+	       refused);
+	tap_ok(made > 0 && refused > 0,
+	       "some fit, some did not (%u made, %u refused)", made, refused);
+	memset(&a, 0, sizeof(a));
+	err = gaze_ns_getattr(fs, dir, &a);
+	tap_ok(!err && a.blocks >= 2,
+	       "the directory grew out of its inode (%llu blocks, %d)",
+	       (unsigned long long)a.blocks, err);
+	rput(fs, n - k);
+	tap_ok(fs->resv_blocks == 0, "every reservation given back");
+	tap_ok(!gaze_fs_close(fs), "close");
+	err = fsck_problems_on(d);
+	tap_ok(!err, "fsck -fn finds it clean (%d)", err);
+	gaze_dev_close(d);
+}
+
 int
 main(void)
 {
 	test_logical();
 	test_physical();
 	test_threads();
+	test_dir_grows_full();
 	return tap_done();
 }

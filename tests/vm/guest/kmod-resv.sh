@@ -8,7 +8,10 @@
 # to full (creating files until ENOSPC, deleting one of theirs now and
 # then, and going on) while two others overwrite and recreate their own
 # files, so GC runs all along (tests/vm/resvutil.c keeps a model of
-# every block write() accepted).  write() may fail with ENOSPC; nothing
+# every block write() accepted); then selective_blocking=on once more
+# with six fillers and three overwriters (their directory grows while
+# the filesystem is full: a checkpoint that needed a node for a new
+# directory block failed there with ENOSPC, and so did fsync).  write() may fail with ENOSPC; nothing
 # else may fail: not fsync, not close, not writeback (no gaze error in
 # the kernel log).  The filesystem must have been full (ENOSPC seen) and
 # GC must have reclaimed zones.  After syncfs, umount and mount every
@@ -35,9 +38,12 @@ run insmod "$KO"
 gz_device nvme
 ok "$D: $(cat /sys/block/${D#/dev/}/queue/zoned), $(($(cat /sys/block/${D#/dev/}/size) / 2048)) MiB"
 
-phase() # on|off seed
+phase() # on|off seed [fillers overwriters]
 {
 	sel=$1
+	fil=${3:-3}
+	ovw=${4:-2}
+	lbl="selective_blocking=$sel, $fil+$ovw threads"
 	dmesg -c >/dev/null
 	run "$MKFS" -f $D
 	[ $rc -eq 0 ] || fail "mkfs.gaze $D: exit $rc"
@@ -46,46 +52,50 @@ phase() # on|off seed
 	grep " $M gaze " /proc/mounts | grep -q "selective_blocking=$sel" ||
 		fail "selective_blocking=$sel not in /proc/mounts"
 	mkdir $M/d || fail "mkdir"
-	run "$RU" stress $M/d $W/model 3 2 120 $2
-	cat $W/out | sed "s/^/# selective_blocking=$sel: /"
-	[ $rc -eq 0 ] || fail "selective_blocking=$sel: stress: exit $rc (an error other than ENOSPC at write)"
+	run "$RU" stress $M/d $W/model $fil $ovw 120 $2
+	cat $W/out | sed "s/^/# $lbl: /"
+	if [ $rc -ne 0 ]; then
+		dmesg | grep gaze | tail -20 | sed 's/^/# dmesg: /'
+		fail "$lbl: stress: exit $rc (an error other than ENOSPC at write)"
+	fi
 	set -- $(cat $W/out)
-	[ "$4" -gt 0 ] || fail "selective_blocking=$sel: the filesystem never filled up (no ENOSPC)"
-	ok "selective_blocking=$sel: filled to full under GC, $2 writes, $4 refused with ENOSPC at write(), no fsync/close error"
+	[ "$4" -gt 0 ] || fail "$lbl: the filesystem never filled up (no ENOSPC)"
+	ok "$lbl: filled to full under GC, $2 writes, $4 refused with ENOSPC at write(), no fsync/close error"
 	run sync -f $M
-	[ $rc -eq 0 ] || fail "selective_blocking=$sel: syncfs"
+	[ $rc -eq 0 ] || fail "$lbl: syncfs"
 	run "$GAZECTL" gc-stats --json $M
 	[ $rc -eq 0 ] || fail "gazectl gc-stats"
 	st=$(python3 -c 'import json,sys; d=json.load(sys.stdin)
 print(d["zones_reclaimed"], d["blocks_moved"], d.get("writers_blocked", "n/a"), d.get("blocked_ns_total", "n/a"), d.get("blocked_ns_max", "n/a"), d.get("reserved_now", "n/a"))' <$W/out) ||
 		fail "gc-stats --json does not parse"
 	set -- $st
-	[ "$1" -gt 0 ] || fail "selective_blocking=$sel: GC reclaimed no zone"
-	echo "# selective_blocking=$sel: zones_reclaimed $1 blocks_moved $2 writers_blocked $3 blocked_ns_total $4 blocked_ns_max $5 reserved_now $6"
+	[ "$1" -gt 0 ] || fail "$lbl: GC reclaimed no zone"
+	echo "# $lbl: zones_reclaimed $1 blocks_moved $2 writers_blocked $3 blocked_ns_total $4 blocked_ns_max $5 reserved_now $6"
 	[ "$6" = n/a ] || [ $sel = off ] || [ "$6" -eq 0 ] ||
-		fail "selective_blocking=$sel: $6 blocks still reserved after syncfs"
-	ok "selective_blocking=$sel: GC reclaimed $1 zones meanwhile"
+		fail "$lbl: $6 blocks still reserved after syncfs"
+	ok "$lbl: GC reclaimed $1 zones meanwhile"
 	run umount $M
 	[ $rc -eq 0 ] || fail "umount"
 	run mount -t gaze $D $M
 	[ $rc -eq 0 ] || fail "remount"
 	run "$RU" verify $W/model
 	cat $W/out | sed "s/^/# /"
-	[ $rc -eq 0 ] || fail "selective_blocking=$sel: accepted data lost or wrong after umount + mount"
-	ok "selective_blocking=$sel: every accepted block reads back after umount + mount"
+	[ $rc -eq 0 ] || fail "$lbl: accepted data lost or wrong after umount + mount"
+	ok "$lbl: every accepted block reads back after umount + mount"
 	run umount $M
 	[ $rc -eq 0 ] || fail "umount"
 	run "$FSCK" -f -n $D
 	[ $rc -eq 0 ] || fail "fsck.gaze -fn: exit $rc"
-	ok "selective_blocking=$sel: fsck.gaze -fn finds the filesystem clean"
+	ok "$lbl: fsck.gaze -fn finds the filesystem clean"
 	dmesg | grep 'gaze' | grep -v 'module verification' |
 		grep -iE 'writeback|error|corrupt|failed|warn' >$W/err &&
-		fail "selective_blocking=$sel: gaze errors in the kernel log"
-	ok "selective_blocking=$sel: no writeback or other gaze error in the kernel log"
+		fail "$lbl: gaze errors in the kernel log"
+	ok "$lbl: no writeback or other gaze error in the kernel log"
 }
 
 phase on 1
 phase off 2
+phase on 3 6 3
 run rmmod gaze
 [ $rc -eq 0 ] || fail "rmmod gaze"
 ok "rmmod gaze"
