@@ -882,10 +882,11 @@ int gaze_node_get_ref(struct gaze_fs *fs, u32 nid, u32 magic,
 /*
  * A node block read outside the cache (data, at addr), inserted as node
  * nid when it checks (gaze_node_check for magic); -EEXIST if nid is
- * cached, or the check's error (nothing inserted, nothing logged)
+ * cached, or the check's error with *why (why may be NULL) saying what
+ * failed (nothing inserted, nothing logged)
  */
 int gaze_node_insert(struct gaze_fs *fs, u32 nid, u32 magic, u64 addr,
-		     const void *data);
+		     const void *data, const char **why);
 /*
  * A block read outside the cache from addr, inserted (with mbflags) when
  * it is an inode the imap still places at addr and it checks; the imap

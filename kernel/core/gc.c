@@ -73,10 +73,9 @@ gaze_gc_node_get(struct gaze_fs *fs, u32 nid, void *tmp, struct gaze_mbuf **mbp)
 	if (ret)
 		return ret;
 	magic = le32_to_cpu(((struct gaze_mhdr *)tmp)->magic);
-	ret = gaze_node_check(fs, tmp, nid, magic, addr, &why);
-	if (!ret)
-		ret = gaze_node_insert(fs, nid, magic, addr, tmp);
-	if (ret) {
+	ret = gaze_node_insert(fs, nid, magic, addr, tmp, &why);
+	/* -EEXIST: cached meanwhile, and that copy is the one used */
+	if (ret && ret != -EEXIST) {
 		gaze_err("gc: node %u at %llu: %s", nid,
 			 (unsigned long long)addr, why ? why : "bad block");
 		return ret;

@@ -201,15 +201,18 @@ node_ra_run(struct gaze_fs *fs, const __le32 *nids, u32 n, u64 *first)
 	return i;
 }
 
-/* a node block read into mb: kept when it checks as node nid at addr */
+/*
+ * a node block read into mb: kept when it checks as node nid at addr;
+ * else *why (why may be NULL) says what failed
+ */
 static int
 node_keep(struct gaze_fs *fs, struct gaze_mbuf *mb, u32 nid, u32 magic,
-	  u64 addr)
+	  u64 addr, const char **why)
 {
-	const char *why = NULL;
+	const char *w = NULL;
 	int ret;
 
-	ret = gaze_node_check(fs, mb->data, nid, magic, addr, &why);
+	ret = gaze_node_check(fs, mb->data, nid, magic, addr, why ? why : &w);
 	if (ret) {
 		gaze_mbuf_forget(fs, mb);
 		return ret;
@@ -221,7 +224,7 @@ node_keep(struct gaze_fs *fs, struct gaze_mbuf *mb, u32 nid, u32 magic,
 
 int
 gaze_node_insert(struct gaze_fs *fs, u32 nid, u32 magic, u64 addr,
-		 const void *data)
+		 const void *data, const char **why)
 {
 	struct gaze_mbuf *mb;
 	int ret;
@@ -230,7 +233,7 @@ gaze_node_insert(struct gaze_fs *fs, u32 nid, u32 magic, u64 addr,
 	if (ret)
 		return ret;
 	memcpy(mb->data, data, GAZE_BLOCK_SIZE);
-	return node_keep(fs, mb, nid, magic, addr);
+	return node_keep(fs, mb, nid, magic, addr, why);
 }
 
 void
@@ -256,7 +259,8 @@ gaze_node_readahead(struct gaze_fs *fs, const __le32 *nids, u32 n,
 		for (i = 0; i < nr; i++)
 			gaze_node_insert(fs, le32_to_cpu(nids[i]), magic,
 					 first + i,
-					 run + ((size_t)i << GAZE_BLOCK_SHIFT));
+					 run + ((size_t)i << GAZE_BLOCK_SHIFT),
+					 NULL);
 		return;
 	}
 	for (got = 0; got < nr; got++) {
@@ -271,7 +275,7 @@ gaze_node_readahead(struct gaze_fs *fs, const __le32 *nids, u32 n,
 			gaze_mbuf_forget(fs, mbs[i]);
 		else
 			node_keep(fs, mbs[i], le32_to_cpu(nids[i]), magic,
-				  first + i);
+				  first + i, NULL);
 	}
 }
 
@@ -332,7 +336,7 @@ gaze_inode_insert_live(struct gaze_fs *fs, u64 addr, const void *blk,
 		return ret;
 	memcpy(mb->data, blk, GAZE_BLOCK_SIZE);
 	mb->flags |= mbflags;
-	return node_keep(fs, mb, nid, GAZE_MAGIC_INODE, addr);
+	return node_keep(fs, mb, nid, GAZE_MAGIC_INODE, addr, NULL);
 }
 
 /*
@@ -392,7 +396,8 @@ node_inode_around(struct gaze_fs *fs, u32 nid, u64 addr)
 		const u8 *blk = run + ((size_t)i << GAZE_BLOCK_SHIFT);
 
 		if (first + i == addr)
-			gaze_node_insert(fs, nid, GAZE_MAGIC_INODE, addr, blk);
+			gaze_node_insert(fs, nid, GAZE_MAGIC_INODE, addr, blk,
+					 NULL);
 		else
 			gaze_inode_insert_live(fs, first + i, blk,
 					       GAZE_MBF_AROUND);
