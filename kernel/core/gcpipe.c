@@ -464,17 +464,25 @@ gcp_fetch(struct gaze_fs *fs, struct gaze_miss *m, int ret, bool progress)
 	return true;
 }
 
+/* where stage 1 (pre) or 3 stands: preread's cursor and entries,
+ * prewrite's next entry */
+static u32
+gcp_at(const struct gaze_gcp_job *job, const struct gaze_gcp_batch *b,
+       bool pre)
+{
+	return pre ? job->cursor + b->nr : b->pw_next;
+}
+
 /*
  * Stage 1 (pre) or 3 with fs->miss set, a miss fetched after each try
- * that names one; progress: where the stage stands (preread's cursor
- * and entries, prewrite's next entry), for gcp_fetch
+ * that names one; a try moved gcp_at on: progress, for gcp_fetch
  */
 static int
 gcp_run_unlocked(struct gaze_fs *fs, struct gaze_gcp_job *job,
 		 struct gaze_gcp_batch *b, u32 max, bool pre)
 {
 	struct gaze_miss m;
-	u32 at, last = (u32)-1;
+	u32 at, last = gcp_at(job, b, pre);
 	int ret;
 
 	gaze_miss_init(&m);
@@ -488,7 +496,7 @@ gcp_run_unlocked(struct gaze_fs *fs, struct gaze_gcp_job *job,
 		fs->miss = &m;
 		ret = pre ? gaze_gcp_preread(fs, job, b, max) :
 			    gaze_gcp_prewrite(fs, b);
-		at = pre ? job->cursor + b->nr : b->pw_next;
+		at = gcp_at(job, b, pre);
 		if (!gcp_fetch(fs, &m, ret, at != last))
 			break;
 		last = at;

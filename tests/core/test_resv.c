@@ -413,8 +413,8 @@ test_threads(void)
  * blocks live past the inode's direct slots, in dnodes.  Were the dnode
  * made only when the block is written back (at the checkpoint), it would
  * be a new node checked against user_blocks there, and with every free
- * block promised to dirty data every checkpoint would fail with ENOSPC
- * (kmod-resv saw fsync fail so).  Here creates of long names fill the
+ * block promised to dirty data every checkpoint would fail with ENOSPC,
+ * and so would the fsyncs that take one.  Here creates of long names fill the
  * directory while reservations are given back one at a time: those that
  * do not fit fail cleanly with ENOSPC, and a checkpoint after each one
  * that fit succeeds.

@@ -9,9 +9,9 @@
 # then, and going on) while two others overwrite and recreate their own
 # files, so GC runs all along (tests/vm/resvutil.c keeps a model of
 # every block write() accepted); then selective_blocking=on once more
-# with six fillers and three overwriters (their directory grows while
-# the filesystem is full: a checkpoint that needed a node for a new
-# directory block failed there with ENOSPC, and so did fsync).  write() may fail with ENOSPC; nothing
+# with six fillers and three overwriters, whose directory grows while
+# the filesystem is full (the checkpoints, and the fsyncs of new files
+# that take them, must then need no new node).  write() may fail with ENOSPC; nothing
 # else may fail: not fsync, not close, not writeback (no gaze error in
 # the kernel log).  The filesystem must have been full (ENOSPC seen) and
 # GC must have reclaimed zones.  After syncfs, umount and mount every
