@@ -582,6 +582,7 @@ static const char *const ctl_ctr_names[GAZE_CTR_NR] = {
 	[GAZE_CTR_GC_WRITES_CP]		= "gc_writes_committed_by_checkpoint",
 	[GAZE_CTR_GC_WRITE_WAITS]	= "gc_write_waits",
 	[GAZE_CTR_GC_COLD_READS]	= "gc_cold_reads_unlocked",
+	[GAZE_CTR_GC_HANDOFFS]		= "gc_runs_handed_off",
 };
 
 /* the counter's name, or counter_N for one a newer kernel added */

@@ -330,6 +330,20 @@ struct gaze_gc_stats {
 #define GAZE_GCP_MAX_JOBS_	4	/* = GAZE_GCP_MAX_JOBS */
 #define GAZE_GCP_NONE		((u32)-1)
 
+/* a foreground GC run, a step at a time (gaze_gc_fg_start) */
+struct gaze_gc_fg_run {
+	u32	want;		/* FREE zones the run is after */
+	u32	enough;		/* FREE zones the writer cannot go on
+				 * without: the floor + 1 + need (want
+				 * adds the fg level's slack and batch) */
+	u32	need;		/* zones the write needs beyond its log */
+	u32	strikes;	/* victims in a row that gained nothing */
+	u32	rounds;		/* steps left */
+	u32	before;		/* FREE + PREFREE zones when the zone
+				 * being moved was picked */
+	bool	can_gc;
+};
+
 /* a zone being moved a chunk at a time (gaze_gc_move_step) */
 struct gaze_gc_mover {
 	u32	zone;		/* 0: none */
@@ -358,6 +372,9 @@ enum {
 				 * checkpoint (roll-forward) */
 	GAZE_STAT_FSYNC_ONE,	/* of them wrote one inode's nodes alone */
 	GAZE_STAT_FSYNC_CP,	/* fsyncs that took a checkpoint */
+	GAZE_STAT_GC_HANDOFF,	/* foreground runs whose rest a writer
+				 * left to the GC thread
+				 * (gaze_gc_fg_handoff) */
 	GAZE_STAT_GC_COLD,	/* GC preread/prewrite misses read
 				 * without fs->lock */
 	GAZE_STAT_NR
@@ -408,6 +425,14 @@ struct gaze_fs {
 						 * progress, a chunk per
 						 * step (gcpolicy.c); zone 0:
 						 * none.  fs->lock */
+	/*
+	 * The rest of a writer's foreground run, beyond what it could not
+	 * go on without, handed to the background collector
+	 * (gaze_gc_fg_handoff; gaze_gc_background steps it first);
+	 * gc_fg_rest_on: one is waiting.  fs->lock.
+	 */
+	struct gaze_gc_fg_run	gc_fg_rest;
+	bool			gc_fg_rest_on;
 	u32			gc_move_chunk;	/* valid blocks per mover
 						 * step; 0: the default
 						 * (tests set it lower) */
@@ -1193,15 +1218,6 @@ int gaze_gc_balance_meta(struct gaze_fs *fs, u64 meta_blocks);
  * one victim or writes one checkpoint (the caller sets fs->gc_active
  * around it), *done when the run is over.
  */
-struct gaze_gc_fg_run {
-	u32	want;		/* FREE zones the run is after */
-	u32	need;		/* zones the write needs beyond its log */
-	u32	strikes;	/* victims in a row that gained nothing */
-	u32	rounds;		/* steps left */
-	u32	before;		/* FREE + PREFREE zones when the zone
-				 * being moved was picked */
-	bool	can_gc;
-};
 bool gaze_gc_fg_start(struct gaze_fs *fs, u64 need_blocks,
 		      struct gaze_gc_fg_run *r);
 /*
@@ -1217,6 +1233,15 @@ bool gaze_wb_room_rest(struct gaze_fs *fs, u64 nr, bool in_flight,
 		       struct gaze_gc_fg_run *r);
 int gaze_gc_fg_step(struct gaze_fs *fs, struct gaze_gc_fg_run *r,
 		    bool *done);
+/*
+ * After gaze_gc_fg_start (fs->lock): splits run r in two.  The writer
+ * keeps only what it cannot go on without (r->want becomes r->enough);
+ * the whole run, when it wanted more, waits in fs->gc_fg_rest for the
+ * background collector (gaze_gc_background), which the caller wakes.
+ * For a writer that does not wait for GC to go on writing (selective
+ * blocking) and has a background collector.
+ */
+void gaze_gc_fg_handoff(struct gaze_fs *fs, struct gaze_gc_fg_run *r);
 /* gaze_gc_bg_wanted / gaze_gc_background flags */
 #define GAZE_GC_BG_GOING	0x1	/* a step ran: go on below bg_high */
 #define GAZE_GC_BG_URGENT	0x2	/* the percentages as set, not capped
@@ -1226,9 +1251,11 @@ int gaze_gc_fg_step(struct gaze_fs *fs, struct gaze_gc_fg_run *r,
 bool gaze_gc_bg_wanted(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
 		       u32 flags);
 /*
- * One background step: if gaze_gc_bg_wanted (or FORCE), reclaims one
- * GAZE_GC_BG victim and, when PREFREE zones are waiting, writes a
- * checkpoint.  *more: another step would still help.  0 or an error.
+ * One background step: a step of the writer's run waiting in
+ * fs->gc_fg_rest if one is; else, if gaze_gc_bg_wanted (or FORCE),
+ * reclaims one GAZE_GC_BG victim and, when PREFREE zones are waiting,
+ * writes a checkpoint.  *more: another step would still help.  0 or an
+ * error.
  */
 int gaze_gc_background(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
 		       u32 flags, bool *more);

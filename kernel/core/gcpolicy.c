@@ -450,6 +450,7 @@ gc_fg_start(struct gaze_fs *fs, u32 base, u32 need, u32 batch,
 		return false;
 	r->need = need;
 	r->want = base + need;
+	r->enough = gaze_space_user_floor(fs) + 1 + need;
 	if (gaze_space_free_zones(fs) >= r->want)
 		return false;
 	/*
@@ -554,6 +555,32 @@ gaze_gc_fg_step(struct gaze_fs *fs, struct gaze_gc_fg_run *r, bool *done)
 	return ret;
 }
 
+void
+gaze_gc_fg_handoff(struct gaze_fs *fs, struct gaze_gc_fg_run *r)
+{
+	if (r->want <= r->enough)
+		return;
+	fs->gc_fg_rest = *r;
+	fs->gc_fg_rest_on = true;
+	r->want = r->enough;
+	gaze_stat_inc(fs, GAZE_STAT_GC_HANDOFF);
+}
+
+/* a step of the run a writer handed over, in the background: 0 and
+ * *more, or an error (the run is dropped then, as when it is done) */
+static int
+gc_fg_rest_step(struct gaze_fs *fs, bool *more)
+{
+	bool done = false;
+	int ret;
+
+	ret = gc_fg_step(fs, &fs->gc_fg_rest, &done);
+	if (ret || done)
+		fs->gc_fg_rest_on = false;
+	*more = !ret && !done;
+	return ret;
+}
+
 /* a whole run in one hold of fs->lock */
 static int
 gc_fg_run(struct gaze_fs *fs, struct gaze_gc_fg_run *r)
@@ -623,6 +650,16 @@ gaze_gc_background(struct gaze_fs *fs, u32 low_pct, u32 high_pct,
 	*more = false;
 	if ((fs->flags & GAZE_FS_RDONLY) || fs->gc_active)
 		return 0;
+	/* the rest of a writer's run first (it finishes a zone half moved
+	 * before it picks another) */
+	if (fs->gc_fg_rest_on) {
+		t0 = gaze_time_ns();
+		fs->gc_active = true;
+		ret = gc_fg_rest_step(fs, more);
+		fs->gc_active = false;
+		gc_hold_note(fs, t0);
+		return ret;
+	}
 	/* a zone half moved is finished first, whatever the levels */
 	if (!fs->gc_mv.zone && !(flags & GAZE_GC_BG_FORCE) &&
 	    !gaze_gc_bg_wanted(fs, low_pct, high_pct, flags)) {

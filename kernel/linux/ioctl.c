@@ -225,6 +225,7 @@ static const s8 gaze_ctr_stat[GAZE_CTR_NR] = {
 	[GAZE_CTR_GC_WRITES_CP]		= GAZE_STAT_GCW_CP,
 	[GAZE_CTR_GC_WRITE_WAITS]	= GAZE_STAT_GCW_WAIT,
 	[GAZE_CTR_GC_COLD_READS]	= GAZE_STAT_GC_COLD,
+	[GAZE_CTR_GC_HANDOFFS]		= GAZE_STAT_GC_HANDOFF,
 };
 
 static long gaze_ioc_counters(struct super_block *sb, void __user *arg)

@@ -337,7 +337,22 @@ static u64 gaze_resv_need(struct gaze_fs *fs)
  * balance in the write that follows, which meets them again.  rest:
  * need is a writeback batch's blocks, and the run is the rest of its
  * room after the pipeline's reclaims (gaze_wb_room_rest).
+ *
+ * With selective blocking on, the pipeline off and a GC thread, the
+ * writer steps only until it has what it cannot go on without (FREE
+ * zones above the floor by its need); the rest of the run (the fg
+ * level's slack and batch) is the GC thread's, while writers go on
+ * (gaze_gc_fg_handoff).  Stepped by the writer, the batch kept one
+ * fsync waiting for several zones' moves (minutes at 32 x 1 GiB under
+ * TCG).  The baseline (selective blocking off) keeps the whole run in
+ * the writer: its writers wait for GC anyway.
  */
+static bool gaze_resv_may_hand_off(struct gaze_sb_info *sbi)
+{
+	return READ_ONCE(sbi->selective) && READ_ONCE(sbi->gc_thread) &&
+	       !gaze_gcp_active(sbi);
+}
+
 static void gaze_resv_fg_steps(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 			       u64 need, bool rest)
 {
@@ -356,6 +371,11 @@ static void gaze_resv_fg_steps(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 		start = gaze_gc_fg_start(fs, need, &r);
 	if (!start)
 		goto out_unlock;
+	if (!rest && gaze_resv_may_hand_off(sbi)) {
+		gaze_gc_fg_handoff(fs, &r);
+		if (fs->gc_fg_rest_on)
+			gaze_bggc_kick(sbi);	/* beside this writer */
+	}
 	gaze_gc_running_begin(sbi);
 	for (;;) {
 		fs->gc_active = true;

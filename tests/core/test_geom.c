@@ -28,7 +28,13 @@
  *            gaze_gc_bg_wanted, GAZE_GC_BG jobs, the settling
  *            checkpoint); then the batch through gaze_file_write_vec,
  *            whose own foreground GC runs as in the module (only what
- *            the batch cannot go on without: fs->gc_fg_stepped).
+ *            the batch cannot go on without: fs->gc_fg_stepped);
+ *   handoff  where the data leaves headroom, the module with the
+ *            pipeline off and selective blocking on (resv.c
+ *            gaze_resv_fg_steps): the writer steps the baseline's
+ *            foreground run only up to what it cannot go on without
+ *            (gaze_gc_fg_handoff) and the GC thread does the rest
+ *            (gaze_gc_background), here a step every BG_EVERY batches.
  * A file of 70% (or 85%) of the usable blocks is written, then blocks
  * chosen at random are overwritten in sorted batches of 256 (as
  * writeback sends dirty pages) until three times the main area has been
@@ -40,7 +46,10 @@
  *  - the module's write amplification is within WA_BOUND of greedy's on
  *    the same workload (bound stated below);
  *  - every block reads back as its last write, before and after a
- *    reopen.
+ *    reopen;
+ *  - handoff: a writeback batch waits for fewer zones' moves at the
+ *    most than greedy's (whose writer runs the fg level's batch too),
+ *    with WA within the same bound of greedy's.
  * The figures go to the TAP diagnostics.  64 zones at 85% need the room
  * rule by whole zones per log (gcpolicy.c gaze_gc_room); 32 zones at 70%
  * need the module's wb level no higher than the core's run keeps.
@@ -61,12 +70,18 @@ struct run {
 	u32	cap;		/* zone capacity, blocks (ZB: the whole zone) */
 	u32	pct;		/* file size, % of user blocks */
 	bool	module;		/* driven as the module drives it */
+	bool	handoff;	/* the module with the pipeline off and
+				 * selective blocking on */
 	/* results */
 	double	wa;
 	u64	user, moved, reclaimed, staged, declined, bad, fg, last,
 		mover;
 	u64	min_fg, min_last;
 	u64	freed[4];
+	u64	wmax;		/* most zones one writeback batch reclaimed
+				 * before it was written (not module) */
+	u64	handed, rest_steps;	/* handoff: runs left to the
+					 * background, its steps */
 };
 
 static int
@@ -286,6 +301,51 @@ wb_room_steps(struct gaze_fs *fs, u32 nr)
 	return ret;
 }
 
+/*
+ * handoff: resv.c gaze_resv_fg_steps with selective blocking on and the
+ * pipeline off: the baseline's foreground run, stepped by the writer
+ * until it has what it cannot go on without (gaze_gc_fg_handoff); the
+ * rest is the GC thread's (gc.c gaze_bggc_step: gaze_gc_background),
+ * here a step every BG_EVERY batches while one is waiting, as it runs
+ * beside the writers (the model leaves out the thread's own reclaims
+ * ahead of need, which the module runs in the baseline too)
+ */
+#define BG_EVERY	4u
+
+static int
+handoff_room(struct gaze_fs *fs, struct run *rn, u32 nr)
+{
+	struct gaze_gc_fg_run r;
+	bool done = false;
+	int ret = 0;
+
+	if (!gaze_gc_fg_start(fs, nr + 2, &r))
+		return 0;
+	gaze_gc_fg_handoff(fs, &r);
+	rn->handed += fs->gc_fg_rest_on;
+	while (!done && !ret) {
+		fs->gc_active = true;
+		ret = gaze_gc_fg_step(fs, &r, &done);
+		fs->gc_active = false;
+		gaze_space_publish(fs);
+	}
+	return ret;
+}
+
+static int
+handoff_bg(struct gaze_fs *fs, struct run *rn)
+{
+	bool more;
+	int ret;
+
+	if (!fs->gc_fg_rest_on)
+		return 0;	/* the model's GC thread only does the rest */
+	ret = gaze_gc_background(fs, 20, 40, 0, &more);
+	rn->rest_steps++;
+	gaze_space_publish(fs);
+	return ret;
+}
+
 static u32 *gens;	/* generation of each file block (model) */
 
 static int
@@ -296,6 +356,7 @@ overwrite(struct gaze_fs *fs, struct run *rn, u32 ino, u64 nblk, u64 total)
 	u8 *pages = malloc((size_t)BATCH * BS);
 	bool kick;
 	u32 i, j, n;
+	u64 z0;
 	int ret = 0;
 
 	for (i = 0; i < BATCH; i++)
@@ -318,6 +379,9 @@ overwrite(struct gaze_fs *fs, struct run *rn, u32 ino, u64 nblk, u64 total)
 		for (i = 0; i < n; i++)
 			fill(bufs[i], 1, gens[fblks[i]] + 1, fblks[i]);
 		kick = false;
+		z0 = fs->gc.zones_reclaimed;
+		if (rn->handoff)
+			ret = handoff_room(fs, rn, n);
 		if (rn->module)
 			ret = wb_room_jobs(fs, n, &kick);
 		if (!ret && rn->module && (kick || k % 16 == 0))
@@ -327,6 +391,10 @@ overwrite(struct gaze_fs *fs, struct run *rn, u32 ino, u64 nblk, u64 total)
 		if (!ret)
 			ret = gaze_file_write_vec(fs, ino, fblks, n, bufs,
 						  (fblks[n - 1] + 1) * BS);
+		if (!rn->module && fs->gc.zones_reclaimed - z0 > rn->wmax)
+			rn->wmax = fs->gc.zones_reclaimed - z0;
+		if (!ret && rn->handoff && k % BG_EVERY == 0)
+			ret = handoff_bg(fs, rn);
 		if (!ret && rn->module)
 			ret = ajobs_advance(fs, GC_RATE, &kick);
 		if (ret) {
@@ -379,7 +447,7 @@ run_one(struct run *rn)
 	}
 	fs = format(d, 0, GAZE_GC_COST_BENEFIT);
 	/* the module makes room before each operation (super.c) */
-	fs->gc_fg_stepped = rn->module;
+	fs->gc_fg_stepped = rn->module || rn->handoff;
 	user = le64_to_cpu(fs->sb.user_blocks);
 	nblk = user * rn->pct / 100;
 	total = (u64)PASSES * fs->lay.main_zone_count *
@@ -413,13 +481,17 @@ run_one(struct run *rn)
 	fs = reopen(fs);
 	rn->bad += verify(fs, ino, nblk);
 	printf("# %u zones of %u blocks (capacity %u; %u main, %u logs), "
-	       "%u%% full, %s: ret %d, WA %.3f "
+	       "%u%% full, %s: ret %d, WA %.3f, most zones one batch "
+	       "waited for %llu, runs handed off %llu (%llu steps), "
 	       "(%llu user, %llu moved), %llu zones reclaimed (%llu staged, "
 	       "%llu by the mover, %llu fg, %llu last resort), freed <1/8 %llu <1/4 %llu <1/2 "
 	       "%llu >=1/2 %llu, least freed fg %llu last %llu of %u, "
 	       "fg declined %llu, %llu bad blocks\n", rn->zones, ZB, rn->cap,
 	       fs->lay.main_zone_count, le32_to_cpu(fs->sb.nr_logs), rn->pct,
-	       rn->module ? "module" : "greedy", ret, rn->wa,
+	       rn->module ? "module" : rn->handoff ? "handoff" : "greedy",
+	       ret, rn->wa, (unsigned long long)rn->wmax,
+	       (unsigned long long)rn->handed,
+	       (unsigned long long)rn->rest_steps,
 	       (unsigned long long)rn->user, (unsigned long long)rn->moved,
 	       (unsigned long long)rn->reclaimed,
 	       (unsigned long long)rn->staged, (unsigned long long)rn->mover,
@@ -451,13 +523,15 @@ least_ok(const struct run *rn)
 }
 
 static void
-geometry(u32 zones, u32 cap, u32 pct)
+geometry(u32 zones, u32 cap, u32 pct, bool handoff)
 {
 	struct run greedy = { .zones = zones, .cap = cap, .pct = pct };
 	struct run mod = { .zones = zones, .cap = cap, .pct = pct,
 			   .module = true };
+	struct run ho = { .zones = zones, .cap = cap, .pct = pct,
+			  .handoff = true };
 	char g[48];
-	int rg, rm;
+	int rg, rm, rh = 0;
 
 	if (cap == ZB)
 		snprintf(g, sizeof(g), "%u zones", zones);
@@ -469,6 +543,10 @@ geometry(u32 zones, u32 cap, u32 pct)
 	rg = run_one(&greedy);
 	rng_state = 0x2545f4914f6cdd1dull + zones * 131 + pct + cap;
 	rm = run_one(&mod);
+	if (handoff) {
+		rng_state = 0x2545f4914f6cdd1dull + zones * 131 + pct + cap;
+		rh = run_one(&ho);
+	}
 	tap_ok(!rg && !rm && greedy.user && mod.user,
 	       "%s, %u%%: both runs wrote %u passes of the main area",
 	       g, pct, PASSES);
@@ -483,22 +561,38 @@ geometry(u32 zones, u32 cap, u32 pct)
 	       "%s, %u%%: module WA %.3f within %.2fx + %.2f of greedy "
 	       "%.3f (%llu zones staged)", g, pct, mod.wa, WA_BOUND,
 	       WA_SLACK, greedy.wa, (unsigned long long)mod.staged);
-	tap_ok(!greedy.bad && !mod.bad,
+	tap_ok(!greedy.bad && !mod.bad && !ho.bad,
 	       "%s, %u%%: every block reads back as last written, "
 	       "also after a reopen", g, pct);
+	if (!handoff)
+		return;
+	/*
+	 * handoff, where the data leaves headroom (the fg level's slack and
+	 * batch exist): the writer waits for fewer zones than greedy's, the
+	 * same victims by the same rules keep WA within greedy's bound
+	 */
+	tap_ok(!rh && ho.user && least_ok(&ho) && ho.handed &&
+	       ho.wmax < greedy.wmax &&
+	       ho.wa <= WA_BOUND * greedy.wa + WA_SLACK,
+	       "%s, %u%%: handoff: a batch waited for at most %llu zones "
+	       "(greedy %llu), WA %.3f (greedy %.3f), %llu runs handed off",
+	       g, pct, (unsigned long long)ho.wmax,
+	       (unsigned long long)greedy.wmax, ho.wa, greedy.wa,
+	       (unsigned long long)ho.handed);
 }
 
 /* zones, capacity in blocks, file % of the user blocks */
 static const struct {
 	u32	zones, cap, pct;
+	bool	handoff;	/* also the handoff run (headroom exists) */
 } geoms[] = {
-	{ 16, ZB, 70 },
-	{ 16, ZB, 85 },
-	{ 64, ZB, 70 },
-	{ 12, ZB, 70 },		/* the fewest zones mkfs accepts */
-	{ 32, ZB, 70 },
-	{ 16, ZB * 3 / 4, 70 },
-	{ 64, ZB * 3 / 4, 85 },
+	{ 16, ZB, 70, false },
+	{ 16, ZB, 85, false },
+	{ 64, ZB, 70, true },
+	{ 12, ZB, 70, false },		/* the fewest zones mkfs accepts */
+	{ 32, ZB, 70, true },
+	{ 16, ZB * 3 / 4, 70, false },
+	{ 64, ZB * 3 / 4, 85, true },
 };
 
 int
@@ -510,13 +604,14 @@ main(int argc, char **argv)
 	/* one geometry by hand: test_geom ZONES CAPACITY PCT */
 	if (argc == 4) {
 		geometry((u32)atoi(argv[1]), (u32)atoi(argv[2]),
-			 (u32)atoi(argv[3]));
+			 (u32)atoi(argv[3]), true);
 		ajobs_free();
 		return tap_done();
 	}
 	for (i = 0; i < sizeof(geoms) / sizeof(geoms[0]); i++)
 		if (tap_share(i))
-			geometry(geoms[i].zones, geoms[i].cap, geoms[i].pct);
+			geometry(geoms[i].zones, geoms[i].cap, geoms[i].pct,
+				 geoms[i].handoff);
 	ajobs_free();
 	return tap_done();
 }

@@ -135,17 +135,21 @@ one() # NAME FSYNC (mounted)
 	z1=$(wsec nvme0n1) v1=$(wsec vda)
 	r=$(python3 -c '
 import json, sys
-j = json.load(open(sys.argv[1]))["jobs"][0]["write"]
+j0 = json.load(open(sys.argv[1]))["jobs"][0]
+j = j0["write"]
 c = j["clat_ns"]
 p99 = c.get("percentile", {}).get("99.000000", 0)
+fsync_max = j0.get("sync", {}).get("lat_ns", {}).get("max", 0)
+fio_s = j0.get("job_runtime", 0) / 1000
 mib = j["io_bytes"] / 1048576
 secs = float(sys.argv[3]) - float(sys.argv[2])
 dev = (int(sys.argv[4]) * 512) / 1048576
-print("mibs=%.3f wa=%.3f mib=%.1f secs=%.1f sync_s=%.1f p99_us=%.1f max_us=%.1f" % (
+print("mibs=%.3f wa=%.3f mib=%.1f secs=%.1f sync_s=%.1f p99_us=%.1f max_us=%.1f fsync_max_ms=%.1f fio_s=%.1f" % (
     mib / secs, dev / mib if mib else 0, mib, secs,
-    float(sys.argv[3]) - float(sys.argv[5]), p99 / 1000, c["max"] / 1000))
+    float(sys.argv[3]) - float(sys.argv[5]), p99 / 1000, c["max"] / 1000,
+    fsync_max / 1e6, fio_s))
 ' $W/fio.json $s $e $((z1 - z0 + v1 - v0)) $m)
-	g=
+	g= ho=
 	if [ $name != f2fs ]; then
 		run "$CTL" gc-stats --json $M
 		echo "STATS g geom=$GEOM config=$name fsync=$fs $(cat $W/out)"
@@ -158,8 +162,10 @@ print("gc_zones=%d gc_fg=%d gc_mover=%d freed=%d/%d/%d/%d declined=%d blocked_s=
     f["lt_1_8"], f["lt_1_4"], f["lt_1_2"], f["ge_1_2"], d["fg_declined"],
     d["blocked_ns_total"] / 1e9, d["write_amplification"],
     d.get("gc_hold_ns_max", 0) / 1e9))' <$W/out)
+		run "$CTL" counters --json $M
+		ho=$(python3 -c 'import json,sys; print(json.load(sys.stdin).get("gc_runs_handed_off", "n/a"))' <$W/out 2>/dev/null) || ho=n/a
 	fi
-	echo "RESULT g geom=$GEOM config=$name fsync=$fs $r $g"
+	echo "RESULT g geom=$GEOM config=$name fsync=$fs $r $g${ho:+ handoffs=$ho}"
 }
 
 for fs in $FSYNCS; do

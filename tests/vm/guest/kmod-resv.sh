@@ -4,7 +4,10 @@
 # kmod-resv.sh - runs INSIDE the test guest (tests/vm/run-guest.sh):
 # selective blocking of gaze.ko on the emulated NVMe ZNS namespace
 # (nvme0n1, 64 MiB, 2 MiB zones), background GC on.  For
-# selective_blocking=on and then off: three threads fill the filesystem
+# selective_blocking=on with the GC pipeline off (the writer steps the
+# baseline's foreground GC only to what it needs and hands the rest to
+# the GC thread), then selective_blocking=off, with the pipeline on
+# (the default): three threads fill the filesystem
 # to full (creating files until ENOSPC, deleting one of theirs now and
 # then, and going on) while two others overwrite and recreate their own
 # files, so GC runs all along (tests/vm/resvutil.c keeps a model of
@@ -38,16 +41,17 @@ run insmod "$KO"
 gz_device nvme
 ok "$D: $(cat /sys/block/${D#/dev/}/queue/zoned), $(($(cat /sys/block/${D#/dev/}/size) / 2048)) MiB"
 
-phase() # on|off seed [fillers overwriters]
+phase() # on|off seed [fillers overwriters [gc_pipeline]]
 {
 	sel=$1
 	fil=${3:-3}
 	ovw=${4:-2}
-	lbl="selective_blocking=$sel, $fil+$ovw threads"
+	pipe=${5:-on}
+	lbl="selective_blocking=$sel, gc_pipeline=$pipe, $fil+$ovw threads"
 	dmesg -c >/dev/null
 	run "$MKFS" -f $D
 	[ $rc -eq 0 ] || fail "mkfs.gaze $D: exit $rc"
-	run mount -t gaze -o background_gc=on,selective_blocking=$sel $D $M
+	run mount -t gaze -o background_gc=on,selective_blocking=$sel,gc_pipeline=$pipe $D $M
 	[ $rc -eq 0 ] || fail "mount -o selective_blocking=$sel: exit $rc"
 	grep " $M gaze " /proc/mounts | grep -q "selective_blocking=$sel" ||
 		fail "selective_blocking=$sel not in /proc/mounts"
@@ -71,6 +75,11 @@ print(d["zones_reclaimed"], d["blocks_moved"], d.get("writers_blocked", "n/a"), 
 	set -- $st
 	[ "$1" -gt 0 ] || fail "$lbl: GC reclaimed no zone"
 	echo "# $lbl: zones_reclaimed $1 blocks_moved $2 writers_blocked $3 blocked_ns_total $4 blocked_ns_max $5 reserved_now $6"
+	run "$GAZECTL" counters --json $M
+	[ $rc -eq 0 ] || fail "gazectl counters"
+	ho=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["gc_runs_handed_off"])' <$W/out) ||
+		fail "gazectl counters --json: no gc_runs_handed_off"
+	echo "# $lbl: foreground runs handed to the GC thread: $ho"
 	[ "$6" = n/a ] || [ $sel = off ] || [ "$6" -eq 0 ] ||
 		fail "$lbl: $6 blocks still reserved after syncfs"
 	ok "$lbl: GC reclaimed $1 zones meanwhile"
@@ -93,7 +102,7 @@ print(d["zones_reclaimed"], d["blocks_moved"], d.get("writers_blocked", "n/a"), 
 	ok "$lbl: no writeback or other gaze error in the kernel log"
 }
 
-phase on 1
+phase on 1 3 2 off
 phase off 2
 phase on 3 6 3
 run rmmod gaze
