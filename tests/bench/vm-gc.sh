@@ -255,15 +255,16 @@ if g or ga:
     print("   MiB moved; (b) 4 KiB random overwrites at the file size shown,")
     print("   MiB/s over fio + the final sync, fsync every N writes (0: none);")
     print("   WA: what the devices wrote / what fio wrote; hold_s: the longest")
-    print("   the baseline mover or a GC step held the fs lock in one go")
+    print("   the baseline mover or a GC step held the fs lock in one go;")
+    print("   fsync_s: the longest fsync")
     order = ["all-on", "pipeline", "pool", "selblock", "baseline", "f2fs"]
     geoms = []
     for r in ga + g:
         if r["geom"] not in geoms:
             geoms.append(r["geom"])
-    print("   %-12s %-9s %8s %7s %7s %6s %8s %7s %7s %6s %9s %6s %6s" % ("geometry",
+    print("   %-12s %-9s %8s %7s %7s %6s %8s %7s %7s %6s %9s %6s %6s %7s" % ("geometry",
           "config", "a_s/MiB", "a/base", "a/f2fs", "fsync", "MiB/s",
-          "x_base", "x_f2fs", "WA", "WA/base", "zones", "hold_s"))
+          "x_base", "x_f2fs", "WA", "WA/base", "zones", "hold_s", "fsync_s"))
     for geo in geoms:
         am = {r["config"]: r for r in ga if r["geom"] == geo and "secs" in r}
         def spm(r):
@@ -285,12 +286,14 @@ if g or ga:
                 xb = "%.3f" % (f(b["mibs"]) / f(bb["mibs"])) if b and bb else "-"
                 xf = "%.3f" % (f(b["mibs"]) / f(bf["mibs"])) if b and bf else "-"
                 wb = "%.3f" % (f(b["wa"]) / f(bb["wa"])) if b and bb and f(bb["wa"]) else "-"
-                print("   %-12s %-9s %8s %7s %7s %6s %8s %7s %7s %6s %9s %6s %6s" % (
+                print("   %-12s %-9s %8s %7s %7s %6s %8s %7s %7s %6s %9s %6s %6s %7s" % (
                       geo, c, "%.4f" % ta if ta else "-", ab, af, fs,
                       "%.2f" % f(b["mibs"]) if b else "-", xb, xf,
                       "%.2f" % f(b["wa"]) if b else "-", wb,
                       b.get("gc_zones", "-") if b else "-",
-                      b.get("hold_s", "-") if b else "-"))
+                      b.get("hold_s", "-") if b else "-",
+                      "%.1f" % (f(b["fsync_max_ms"]) / 1000)
+                      if b and "fsync_max_ms" in b and fs != "0" else "-"))
     for r in ga + g:
         if "na" in r:
             print("   %s %s: not run (%s)" % (r["geom"], r["config"],

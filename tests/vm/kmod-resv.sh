@@ -5,8 +5,10 @@
 # under $GAZE_BUILDDIR/kmod-resv) and boots one guest running
 # guest/kmod-resv.sh on a small emulated NVMe ZNS namespace (64 MiB, 2 MiB
 # zones): threads fill the filesystem to full while others overwrite, with
-# background GC on, once with selective_blocking=on and once off, then on
-# again with more threads (six fillers, three overwriters); every
+# background GC on, once with selective_blocking=on and the GC pipeline
+# off (writers hand the rest of a foreground run to the GC thread), once
+# with selective_blocking=off, then on again with the pipeline and more
+# threads (six fillers, three overwriters); every
 # write() that succeeded must read back after umount + mount, and only
 # write() may fail (ENOSPC), never fsync, close or writeback.  Exits 77
 # (skip) when QEMU, a kernel image or the kernel headers are not installed.
