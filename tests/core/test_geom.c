@@ -589,8 +589,8 @@ static const struct {
 	{ 16, ZB, 70, false },
 	{ 16, ZB, 85, false },
 	{ 64, ZB, 70, true },
-	{ 12, ZB, 70, false },		/* the fewest zones mkfs accepts */
 	{ 32, ZB, 70, true },
+	{ 12, ZB, 70, false },		/* the fewest zones mkfs accepts */
 	{ 16, ZB * 3 / 4, 70, false },
 	{ 64, ZB * 3 / 4, 85, true },
 };
