@@ -333,9 +333,12 @@ struct gaze_gc_stats {
 /* a foreground GC run, a step at a time (gaze_gc_fg_start) */
 struct gaze_gc_fg_run {
 	u32	want;		/* FREE zones the run is after */
-	u32	enough;		/* FREE zones the writer cannot go on
-				 * without: the floor + 1 + need (want
-				 * adds the fg level's slack and batch) */
+	u32	enough;		/* FREE zones the writer keeps for itself
+				 * when it hands off (gaze_gc_fg_handoff):
+				 * want without the batch, so one zone of
+				 * slack above what the core's own balance
+				 * in the write asks for, which would move
+				 * a whole zone in one hold of fs->lock */
 	u32	need;		/* zones the write needs beyond its log */
 	u32	strikes;	/* victims in a row that gained nothing */
 	u32	rounds;		/* steps left */
@@ -426,8 +429,8 @@ struct gaze_fs {
 						 * step (gcpolicy.c); zone 0:
 						 * none.  fs->lock */
 	/*
-	 * The rest of a writer's foreground run, beyond what it could not
-	 * go on without, handed to the background collector
+	 * The rest of a writer's foreground run, the batch beyond the fg
+	 * level, handed to the background collector
 	 * (gaze_gc_fg_handoff; gaze_gc_background steps it first);
 	 * gc_fg_rest_on: one is waiting.  fs->lock.
 	 */
@@ -1235,9 +1238,10 @@ int gaze_gc_fg_step(struct gaze_fs *fs, struct gaze_gc_fg_run *r,
 		    bool *done);
 /*
  * After gaze_gc_fg_start (fs->lock): splits run r in two.  The writer
- * keeps only what it cannot go on without (r->want becomes r->enough);
- * the whole run, when it wanted more, waits in fs->gc_fg_rest for the
- * background collector (gaze_gc_background), which the caller wakes.
+ * keeps the run up to the fg level (r->want becomes r->enough); the
+ * whole run, when it goes on for a batch beyond that, waits in
+ * fs->gc_fg_rest for the background collector (gaze_gc_background),
+ * which the caller wakes.
  * For a writer that does not wait for GC to go on writing (selective
  * blocking) and has a background collector.
  */

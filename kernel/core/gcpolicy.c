@@ -450,7 +450,7 @@ gc_fg_start(struct gaze_fs *fs, u32 base, u32 need, u32 batch,
 		return false;
 	r->need = need;
 	r->want = base + need;
-	r->enough = gaze_space_user_floor(fs) + 1 + need;
+	r->enough = r->want;
 	if (gaze_space_free_zones(fs) >= r->want)
 		return false;
 	/*
@@ -459,7 +459,7 @@ gc_fg_start(struct gaze_fs *fs, u32 base, u32 need, u32 batch,
 	 * the next checkpoints).  Else, once moving, go on for the batch.
 	 */
 	if (gc_avail(fs) < r->want)
-		r->want += batch;
+		r->want += batch;	/* the part a writer may hand off */
 	r->rounds = 4 * fs->lay.main_zone_count + 8;
 	r->can_gc = true;
 	fs->gc.fg_runs++;

@@ -339,10 +339,8 @@ static u64 gaze_resv_need(struct gaze_fs *fs)
  * room after the pipeline's reclaims (gaze_wb_room_rest).
  *
  * With selective blocking on, the pipeline off and a GC thread, the
- * writer steps only until it has what it cannot go on without (FREE
- * zones above the floor by its need); the rest of the run (the fg
- * level's slack and batch) is the GC thread's, while writers go on
- * (gaze_gc_fg_handoff).  Stepped by the writer, the batch kept one
+ * writer steps only up to the fg level; the batch beyond it is the GC
+ * thread's, while writers go on (gaze_gc_fg_handoff).  Stepped by the writer, the batch kept one
  * fsync waiting for several zones' moves (minutes at 32 x 1 GiB under
  * TCG).  The baseline (selective blocking off) keeps the whole run in
  * the writer: its writers wait for GC anyway.

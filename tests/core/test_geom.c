@@ -32,9 +32,10 @@
  *   handoff  where the data leaves headroom, the module with the
  *            pipeline off and selective blocking on (resv.c
  *            gaze_resv_fg_steps): the writer steps the baseline's
- *            foreground run only up to what it cannot go on without
- *            (gaze_gc_fg_handoff) and the GC thread does the rest
- *            (gaze_gc_background), here a step every BG_EVERY batches.
+ *            foreground run only up to the fg level
+ *            (gaze_gc_fg_handoff) and the GC thread does the batch
+ *            beyond it (gaze_gc_background), here a step every
+ *            BG_EVERY batches.
  * A file of 70% (or 85%) of the usable blocks is written, then blocks
  * chosen at random are overwritten in sorted batches of 256 (as
  * writeback sends dirty pages) until three times the main area has been
@@ -304,8 +305,8 @@ wb_room_steps(struct gaze_fs *fs, u32 nr)
 /*
  * handoff: resv.c gaze_resv_fg_steps with selective blocking on and the
  * pipeline off: the baseline's foreground run, stepped by the writer
- * until it has what it cannot go on without (gaze_gc_fg_handoff); the
- * rest is the GC thread's (gc.c gaze_bggc_step: gaze_gc_background),
+ * up to the fg level (gaze_gc_fg_handoff); the batch beyond it is the
+ * GC thread's (gc.c gaze_bggc_step: gaze_gc_background),
  * here a step every BG_EVERY batches while one is waiting, as it runs
  * beside the writers (the model leaves out the thread's own reclaims
  * ahead of need, which the module runs in the baseline too)
