@@ -280,6 +280,23 @@ wb_room_jobs(struct gaze_fs *fs, u32 nr, bool *kick)
 	}
 }
 
+/* a foreground run stepped to its end, as resv.c gaze_resv_fg_steps
+ * steps it (fs->lock let go between steps there) */
+static int
+fg_steps(struct gaze_fs *fs, struct gaze_gc_fg_run *r)
+{
+	bool done = false;
+	int ret = 0;
+
+	while (!done && !ret) {
+		fs->gc_active = true;
+		ret = gaze_gc_fg_step(fs, r, &done);
+		fs->gc_active = false;
+		gaze_space_publish(fs);
+	}
+	return ret;
+}
+
 /* then, when the batch stopped waiting with jobs still in flight (the
  * module's wait runs out; the model's jobs always end first), what they
  * did not make, by the baseline's foreground GC a step at a time (resv.c
@@ -288,18 +305,10 @@ static int
 wb_room_steps(struct gaze_fs *fs, u32 nr)
 {
 	struct gaze_gc_fg_run r;
-	bool done = false;
-	int ret = 0;
 
 	if (!gaze_wb_room_rest(fs, nr, ajobs_on(), &r))
 		return 0;
-	while (!done && !ret) {
-		fs->gc_active = true;
-		ret = gaze_gc_fg_step(fs, &r, &done);
-		fs->gc_active = false;
-		gaze_space_publish(fs);
-	}
-	return ret;
+	return fg_steps(fs, &r);
 }
 
 /*
@@ -317,20 +326,12 @@ static int
 handoff_room(struct gaze_fs *fs, struct run *rn, u32 nr)
 {
 	struct gaze_gc_fg_run r;
-	bool done = false;
-	int ret = 0;
 
 	if (!gaze_gc_fg_start(fs, nr + 2, &r))
 		return 0;
 	gaze_gc_fg_handoff(fs, &r);
 	rn->handed += fs->gc_fg_rest_on;
-	while (!done && !ret) {
-		fs->gc_active = true;
-		ret = gaze_gc_fg_step(fs, &r, &done);
-		fs->gc_active = false;
-		gaze_space_publish(fs);
-	}
-	return ret;
+	return fg_steps(fs, &r);
 }
 
 static int
