@@ -375,7 +375,7 @@ enum {
 				 * checkpoint (roll-forward) */
 	GAZE_STAT_FSYNC_ONE,	/* of them wrote one inode's nodes alone */
 	GAZE_STAT_FSYNC_CP,	/* fsyncs that took a checkpoint */
-	GAZE_STAT_GC_HANDOFF,	/* foreground runs whose rest a writer
+	GAZE_STAT_GC_HANDOFF,	/* foreground runs whose batch a writer
 				 * left to the GC thread
 				 * (gaze_gc_fg_handoff) */
 	GAZE_STAT_GC_COLD,	/* GC preread/prewrite misses read

@@ -341,10 +341,14 @@ static u64 gaze_resv_need(struct gaze_fs *fs)
  * With selective blocking on, the pipeline off and a GC thread, the
  * writer steps only up to the fg level; the batch beyond it is the GC
  * thread's, while writers go on (gaze_gc_fg_handoff).  Stepped by the
- * writer, the batch kept one fsync waiting for several zones' moves
- * (minutes at 32 x 1 GiB under TCG).  The baseline (selective blocking
- * off) keeps the whole run in the writer: its writers wait for GC
- * anyway.
+ * writer, the batch would keep one fsync waiting for several zones'
+ * moves (minutes at 32 x 1 GiB under TCG).  The baseline (selective
+ * blocking off) keeps the whole run in the writer: its writers wait for
+ * GC anyway.
+ *
+ * gc_thread is read without s_umount: a thread stopped after this read
+ * leaves the batch in fs->gc_fg_rest unstepped, which costs nothing
+ * (the next writer's run starts from the zones as they are then).
  */
 static bool gaze_resv_may_hand_off(struct gaze_sb_info *sbi)
 {

@@ -271,7 +271,7 @@ struct gaze_ioc_compress {
 #define GAZE_CTR_GC_COLD_READS	10	/* blocks the GC's preread and
 					 * prewrite stages read without the
 					 * filesystem lock */
-#define GAZE_CTR_GC_HANDOFFS	11	/* foreground GC runs whose rest a
+#define GAZE_CTR_GC_HANDOFFS	11	/* foreground GC runs whose batch a
 					 * writer left to the GC thread */
 #define GAZE_CTR_NR		12	/* this header's counters */
 #define GAZE_CTR_MAX		64	/* room in the struct */

@@ -6,7 +6,7 @@
 # guest/kmod-resv.sh on a small emulated NVMe ZNS namespace (64 MiB, 2 MiB
 # zones): threads fill the filesystem to full while others overwrite, with
 # background GC on, once with selective_blocking=on and the GC pipeline
-# off (writers hand the rest of a foreground run to the GC thread), once
+# off (writers hand a foreground run's batch to the GC thread), once
 # with selective_blocking=off, then on again with the pipeline and more
 # threads (six fillers, three overwriters); every
 # write() that succeeded must read back after umount + mount, and only

@@ -5,7 +5,7 @@
 # selective blocking of gaze.ko on the emulated NVMe ZNS namespace
 # (nvme0n1, 64 MiB, 2 MiB zones), background GC on.  For
 # selective_blocking=on with the GC pipeline off (the writer steps the
-# baseline's foreground GC only to what it needs and hands the rest to
+# baseline's foreground GC only to the fg level and hands the batch to
 # the GC thread), then selective_blocking=off, with the pipeline on
 # (the default): three threads fill the filesystem
 # to full (creating files until ENOSPC, deleting one of theirs now and
