@@ -15,7 +15,9 @@
  *            reclaim itself when none is in flight (sbi->gc_running ==
  *            0; through the pipeline when gc_pipeline is on, else the
  *            baseline foreground GC), and waits on sbi->gc_progress (with
- *            a timeout) before retrying.  After GAZE_RESV_MAX_ROUNDS it
+ *            a timeout) before retrying.  When a round made no room and
+ *            no GC is under way, it writes back what the reservations
+ *            hold (gaze_resv_gc_idle).  After GAZE_RESV_MAX_ROUNDS it
  *            takes the reservation on the logical rule alone: writeback
  *            runs foreground GC too, so the data is still safe.
  * Dirty cap: while the reserved pages exceed dirty_limit_pct of RAM, the
@@ -361,7 +363,7 @@ static void gaze_resv_fg_steps(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 {
 	struct gaze_gc_fg_run r;
 	unsigned int nofs;
-	bool done = false;
+	bool done = false, hand;
 	bool start;
 	int ret = 0;
 
@@ -374,11 +376,9 @@ static void gaze_resv_fg_steps(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 		start = gaze_gc_fg_start(fs, need, &r);
 	if (!start)
 		goto out_unlock;
-	if (!rest && gaze_resv_may_hand_off(sbi)) {
-		gaze_gc_fg_handoff(fs, &r);
-		if (fs->gc_fg_rest_on)
-			gaze_bggc_kick(sbi);	/* beside this writer */
-	}
+	hand = !rest && gaze_resv_may_hand_off(sbi);
+	if (hand)
+		gaze_gc_fg_handoff(&r);
 	gaze_gc_running_begin(sbi);
 	for (;;) {
 		fs->gc_active = true;
@@ -392,6 +392,8 @@ static void gaze_resv_fg_steps(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 		cond_resched();
 		mutex_lock(&fs->lock);
 	}
+	if (hand && gaze_gc_fg_handoff_end(fs, &r, ret))
+		gaze_bggc_kick(sbi);
 	gaze_gc_running_end(sbi);
 out_unlock:
 	mutex_unlock(&fs->lock);
@@ -561,6 +563,63 @@ static void gaze_resv_flush(struct gaze_sb_info *sbi, struct inode *inode)
 		try_to_writeback_inodes_sb(inode->i_sb, WB_REASON_FS_FREE_SPACE);
 }
 
+/*
+ * GC under way: a reclaim in flight or a step running, or a zone the
+ * baseline's mover has half moved (hints, read without fs->lock).  A
+ * batch waiting for the GC thread is not: it is handed off only while
+ * victims are worth a move, and each zone it empties grows the room.
+ */
+static bool gaze_resv_gc_busy(struct gaze_sb_info *sbi, struct gaze_fs *fs)
+{
+	return atomic_read(&sbi->gc_running) || READ_ONCE(fs->gc_mv.zone);
+}
+
+/*
+ * The physical rule refused a writer again after a round of reclaim and
+ * wait: is GC out of ways to make the room?  Yes when the published room
+ * did not grow since the last round (*seen; U64_MAX on the first) and
+ * no GC is under way.  Then the room is taken by the reservations
+ * themselves: the dirty pages are new data for the free zones, or their
+ * garbage sits in the logs' open zones, which are no victims until they
+ * fill, and they fill only when those pages are written.  GC waits for
+ * writeback then, not the other way round; without it the pages sat
+ * below the flusher's thresholds and writers waited the whole
+ * GAZE_RESV_MAX_ROUNDS (tests/vm/kmod-resv.sh, 41 MiB reserved and 8
+ * FREE zones on a 128 MiB namespace while GC had nothing to move).
+ */
+static bool gaze_resv_gc_idle(struct gaze_sb_info *sbi, struct gaze_fs *fs,
+			      u64 *seen)
+{
+	u64 uf, phys;
+	bool idle;
+
+	gaze_resv_snapshot(fs, &uf, &phys);
+	idle = *seen != U64_MAX && phys <= *seen &&
+	       !gaze_resv_gc_busy(sbi, fs);
+	*seen = phys;
+	return idle;
+}
+
+/*
+ * Writes back what the reservations hold, the writer's own file first
+ * (as the dirty cap does): their room is counted by the same rule, so
+ * this always proceeds, and it turns reservations into written blocks,
+ * fills the open zones and invalidates what overwrites replace, so GC
+ * has victims again (btrfs flushes delalloc for a reservation ticket in
+ * the same way).
+ */
+static void gaze_resv_wb_reserved(struct gaze_sb_info *sbi,
+				  struct inode *inode)
+{
+	if (!READ_ONCE(READ_ONCE(sbi->fs)->resv_blocks))
+		return;
+	if (mapping_tagged(inode->i_mapping, PAGECACHE_TAG_DIRTY)) {
+		filemap_fdatawrite(inode->i_mapping);
+		return;
+	}
+	try_to_writeback_inodes_sb(inode->i_sb, WB_REASON_FS_FREE_SPACE);
+}
+
 /* may the writer go on?  (the wait condition) */
 static bool gaze_resv_may_go(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 			     bool cap, u32 nr)
@@ -631,7 +690,7 @@ static int gaze_resv_take(struct inode *inode, pgoff_t index, u32 nr,
 	struct gaze_sb_info *sbi = GAZE_SB(inode->i_sb);
 	struct gaze_fs *fs;
 	unsigned int rounds = 0, flushes = 0;
-	u64 t0 = 0;
+	u64 t0 = 0, seen = U64_MAX;
 	long left;
 	bool cap;
 	int ret;
@@ -651,10 +710,13 @@ static int gaze_resv_take(struct inode *inode, pgoff_t index, u32 nr,
 		}
 		if (!t0)
 			t0 = ktime_get_ns();
-		if (cap)
+		if (cap) {
 			gaze_resv_flush(sbi, inode);
-		else
+		} else {
 			gaze_resv_reclaim(sbi, fs);
+			if (gaze_resv_gc_idle(sbi, fs, &seen))
+				gaze_resv_wb_reserved(sbi, inode);
+		}
 		left = wait_event_killable_timeout(sbi->gc_progress,
 				gaze_resv_may_go(sbi, fs, cap, nr),
 				GAZE_RESV_WAIT);
