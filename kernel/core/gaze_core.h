@@ -344,9 +344,6 @@ struct gaze_gc_fg_run {
 	u32	rounds;		/* steps left */
 	u32	before;		/* FREE + PREFREE zones when the zone
 				 * being moved was picked */
-	u32	batch;		/* FREE zones the batch beyond enough is
-				 * after, while the writer steps its part
-				 * (gaze_gc_fg_handoff); 0: none */
 	bool	can_gc;
 };
 
@@ -380,7 +377,7 @@ enum {
 	GAZE_STAT_FSYNC_CP,	/* fsyncs that took a checkpoint */
 	GAZE_STAT_GC_HANDOFF,	/* foreground runs whose batch a writer
 				 * left to the GC thread
-				 * (gaze_gc_fg_handoff_end) */
+				 * (gaze_gc_fg_handoff) */
 	GAZE_STAT_GC_COLD,	/* GC preread/prewrite misses read
 				 * without fs->lock */
 	GAZE_STAT_NR
@@ -1241,20 +1238,14 @@ int gaze_gc_fg_step(struct gaze_fs *fs, struct gaze_gc_fg_run *r,
 		    bool *done);
 /*
  * After gaze_gc_fg_start (fs->lock): splits run r in two.  The writer
- * steps the run up to the fg level (r->want becomes r->enough); when the
- * run goes on for a batch beyond that, gaze_gc_fg_handoff_end (when the
- * writer's part has ended, ret its result) leaves the batch in
- * fs->gc_fg_rest for the background collector (gaze_gc_background) and
- * returns true: the caller wakes it.  Not when the writer's part failed
- * or ran out of victims worth a move (the batch would meet the same
- * zones: a full filesystem handed off a batch at every writer's retry,
- * 1,600 in 30 s, each finding nothing), nor when the FREE zones are
- * there already.  For a writer that does not wait for GC to go on
- * writing (selective blocking) and has a background collector.
+ * keeps the run up to the fg level (r->want becomes r->enough); the
+ * whole run, when it goes on for a batch beyond that, waits in
+ * fs->gc_fg_rest for the background collector (gaze_gc_background),
+ * which the caller wakes.
+ * For a writer that does not wait for GC to go on writing (selective
+ * blocking) and has a background collector.
  */
-void gaze_gc_fg_handoff(struct gaze_gc_fg_run *r);
-bool gaze_gc_fg_handoff_end(struct gaze_fs *fs, struct gaze_gc_fg_run *r,
-			    int ret);
+void gaze_gc_fg_handoff(struct gaze_fs *fs, struct gaze_gc_fg_run *r);
 /* gaze_gc_bg_wanted / gaze_gc_background flags */
 #define GAZE_GC_BG_GOING	0x1	/* a step ran: go on below bg_high */
 #define GAZE_GC_BG_URGENT	0x2	/* the percentages as set, not capped

@@ -556,29 +556,14 @@ gaze_gc_fg_step(struct gaze_fs *fs, struct gaze_gc_fg_run *r, bool *done)
 }
 
 void
-gaze_gc_fg_handoff(struct gaze_gc_fg_run *r)
+gaze_gc_fg_handoff(struct gaze_fs *fs, struct gaze_gc_fg_run *r)
 {
 	if (r->want <= r->enough)
 		return;
-	r->batch = r->want;
-	r->want = r->enough;
-}
-
-bool
-gaze_gc_fg_handoff_end(struct gaze_fs *fs, struct gaze_gc_fg_run *r,
-		       int ret)
-{
-	u32 want = r->batch;
-
-	r->batch = 0;
-	if (!want || ret || !r->can_gc || fs->flags & GAZE_FS_RDONLY ||
-	    gaze_space_free_zones(fs) >= want)
-		return false;
 	fs->gc_fg_rest = *r;
-	fs->gc_fg_rest.want = want;
 	fs->gc_fg_rest_on = true;
+	r->want = r->enough;
 	gaze_stat_inc(fs, GAZE_STAT_GC_HANDOFF);
-	return true;
 }
 
 /* a step of the run a writer handed over, in the background: 0 and

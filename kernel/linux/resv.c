@@ -363,7 +363,7 @@ static void gaze_resv_fg_steps(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 {
 	struct gaze_gc_fg_run r;
 	unsigned int nofs;
-	bool done = false, hand;
+	bool done = false;
 	bool start;
 	int ret = 0;
 
@@ -376,9 +376,11 @@ static void gaze_resv_fg_steps(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 		start = gaze_gc_fg_start(fs, need, &r);
 	if (!start)
 		goto out_unlock;
-	hand = !rest && gaze_resv_may_hand_off(sbi);
-	if (hand)
-		gaze_gc_fg_handoff(&r);
+	if (!rest && gaze_resv_may_hand_off(sbi)) {
+		gaze_gc_fg_handoff(fs, &r);
+		if (fs->gc_fg_rest_on)
+			gaze_bggc_kick(sbi);	/* beside this writer */
+	}
 	gaze_gc_running_begin(sbi);
 	for (;;) {
 		fs->gc_active = true;
@@ -392,8 +394,6 @@ static void gaze_resv_fg_steps(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 		cond_resched();
 		mutex_lock(&fs->lock);
 	}
-	if (hand && gaze_gc_fg_handoff_end(fs, &r, ret))
-		gaze_bggc_kick(sbi);
 	gaze_gc_running_end(sbi);
 out_unlock:
 	mutex_unlock(&fs->lock);
@@ -566,8 +566,9 @@ static void gaze_resv_flush(struct gaze_sb_info *sbi, struct inode *inode)
 /*
  * GC under way: a reclaim in flight or a step running, or a zone the
  * baseline's mover has half moved (hints, read without fs->lock).  A
- * batch waiting for the GC thread is not: it is handed off only while
- * victims are worth a move, and each zone it empties grows the room.
+ * batch waiting for the GC thread is not: a writer short of a
+ * reservation hands one off at each retry, whether victims are left or
+ * not, and each zone it empties grows the room, which the caller sees.
  */
 static bool gaze_resv_gc_busy(struct gaze_sb_info *sbi, struct gaze_fs *fs)
 {

@@ -326,14 +326,12 @@ static int
 handoff_room(struct gaze_fs *fs, struct run *rn, u32 nr)
 {
 	struct gaze_gc_fg_run r;
-	int ret;
 
 	if (!gaze_gc_fg_start(fs, nr + 2, &r))
 		return 0;
-	gaze_gc_fg_handoff(&r);
-	ret = fg_steps(fs, &r);
-	rn->handed += gaze_gc_fg_handoff_end(fs, &r, ret);
-	return ret;
+	gaze_gc_fg_handoff(fs, &r);
+	rn->handed += fs->gc_fg_rest_on;
+	return fg_steps(fs, &r);
 }
 
 static int
