@@ -427,7 +427,11 @@ struct gaze_fs {
 	struct gaze_gc_mover	gc_mv;		/* the baseline's move in
 						 * progress, a chunk per
 						 * step (gcpolicy.c); zone 0:
-						 * none.  fs->lock */
+						 * none.  fs->lock; the
+						 * module's writers read
+						 * .zone without it, as a
+						 * hint (resv.c
+						 * gaze_resv_gc_busy) */
 	/*
 	 * The rest of a writer's foreground run, the batch beyond the fg
 	 * level, handed to the background collector

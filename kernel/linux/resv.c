@@ -556,10 +556,24 @@ bool gaze_resv_enospc_wait(struct gaze_sb_info *sbi,
 	return true;
 }
 
-static void gaze_resv_flush(struct gaze_sb_info *sbi, struct inode *inode)
+/*
+ * Writes back what the reservations hold: the writer's own file, then
+ * the others through the flusher when that was not enough.  cap: for
+ * the dirty cap, the others while still over it.  Else for a writer the
+ * physical rule refuses while GC cannot make the room
+ * (gaze_resv_gc_idle), the others when its file had no dirty page: the
+ * pages' room is counted by that rule, so their writeback proceeds, and
+ * it turns reservations into written blocks, fills the open zones and
+ * invalidates what overwrites replace, so GC has victims again (as
+ * btrfs flushes delalloc for a reservation ticket).
+ */
+static void gaze_resv_flush(struct gaze_sb_info *sbi, struct inode *inode,
+			    bool cap)
 {
+	bool own = mapping_tagged(inode->i_mapping, PAGECACHE_TAG_DIRTY);
+
 	filemap_fdatawrite(inode->i_mapping);
-	if (gaze_resv_over_cap(sbi, READ_ONCE(sbi->fs)))
+	if (cap ? gaze_resv_over_cap(sbi, READ_ONCE(sbi->fs)) : !own)
 		try_to_writeback_inodes_sb(inode->i_sb, WB_REASON_FS_FREE_SPACE);
 }
 
@@ -577,16 +591,14 @@ static bool gaze_resv_gc_busy(struct gaze_sb_info *sbi, struct gaze_fs *fs)
 
 /*
  * The physical rule refused a writer again after a round of reclaim and
- * wait: is GC out of ways to make the room?  Yes when the published room
- * did not grow since the last round (*seen; U64_MAX on the first) and
- * no GC is under way.  Then the room is taken by the reservations
- * themselves: the dirty pages are new data for the free zones, or their
- * garbage sits in the logs' open zones, which are no victims until they
- * fill, and they fill only when those pages are written.  GC waits for
- * writeback then, not the other way round; without it the pages sat
- * below the flusher's thresholds and writers waited the whole
- * GAZE_RESV_MAX_ROUNDS (tests/vm/kmod-resv.sh, 41 MiB reserved and 8
- * FREE zones on a 128 MiB namespace while GC had nothing to move).
+ * wait: is GC out of ways to make the room?  Yes when reservations are
+ * held, the published room did not grow since the last round (*seen;
+ * U64_MAX on the first) and no GC is under way.  Then the room is taken
+ * by the reservations themselves: their pages are new data for the free
+ * zones, or their garbage sits in the logs' open zones, which are no
+ * victims until they fill, and they fill only when those pages are
+ * written.  GC waits for writeback then, and dirty pages below the
+ * flusher's thresholds are not written back by anyone else.
  */
 static bool gaze_resv_gc_idle(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 			      u64 *seen)
@@ -596,29 +608,9 @@ static bool gaze_resv_gc_idle(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 
 	gaze_resv_snapshot(fs, &uf, &phys);
 	idle = *seen != U64_MAX && phys <= *seen &&
-	       !gaze_resv_gc_busy(sbi, fs);
+	       READ_ONCE(fs->resv_blocks) && !gaze_resv_gc_busy(sbi, fs);
 	*seen = phys;
 	return idle;
-}
-
-/*
- * Writes back what the reservations hold, the writer's own file first
- * (as the dirty cap does): their room is counted by the same rule, so
- * this always proceeds, and it turns reservations into written blocks,
- * fills the open zones and invalidates what overwrites replace, so GC
- * has victims again (btrfs flushes delalloc for a reservation ticket in
- * the same way).
- */
-static void gaze_resv_wb_reserved(struct gaze_sb_info *sbi,
-				  struct inode *inode)
-{
-	if (!READ_ONCE(READ_ONCE(sbi->fs)->resv_blocks))
-		return;
-	if (mapping_tagged(inode->i_mapping, PAGECACHE_TAG_DIRTY)) {
-		filemap_fdatawrite(inode->i_mapping);
-		return;
-	}
-	try_to_writeback_inodes_sb(inode->i_sb, WB_REASON_FS_FREE_SPACE);
 }
 
 /* may the writer go on?  (the wait condition) */
@@ -712,11 +704,11 @@ static int gaze_resv_take(struct inode *inode, pgoff_t index, u32 nr,
 		if (!t0)
 			t0 = ktime_get_ns();
 		if (cap) {
-			gaze_resv_flush(sbi, inode);
+			gaze_resv_flush(sbi, inode, true);
 		} else {
 			gaze_resv_reclaim(sbi, fs);
 			if (gaze_resv_gc_idle(sbi, fs, &seen))
-				gaze_resv_wb_reserved(sbi, inode);
+				gaze_resv_flush(sbi, inode, false);
 		}
 		left = wait_event_killable_timeout(sbi->gc_progress,
 				gaze_resv_may_go(sbi, fs, cap, nr),
