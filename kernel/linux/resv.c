@@ -29,7 +29,13 @@
  * What counts as room depends on whether the pipeline reclaims ahead of
  * writeback (gaze_resv_ahead; the core's gaze_resv_get): with it, the
  * zones down to the floor and the gain of its jobs in flight; without
- * it, only what writeback writes with no reclaim at all.
+ * it, only what writeback writes with no reclaim at all, as long as GC
+ * gets on.  After a round in which GC moved nothing and none runs (a
+ * nearly full filesystem, nothing worth a move), the zones down to the
+ * floor count again: writeback's reclaim there finds nothing to move
+ * either, and only writing into those zones lets the logs' open zones
+ * fill and turn into victims (waiting for GC there stalled writers the
+ * whole 10 s in every round of the fill-to-full test).
  * Dirty cap: while the reserved pages exceed dirty_limit_pct of RAM, the
  * writer writes back its own file, then asks the flusher for the others,
  * and waits (counted as blocked) until under the cap.
@@ -722,14 +728,15 @@ static int gaze_resv_take(struct inode *inode, pgoff_t index, u32 nr,
 	struct gaze_fs *fs;
 	unsigned int rounds = 0, waits = 0, flushes = 0;
 	u64 t0 = 0, seen = U64_MAX, done = 0;
-	bool cap, ahead, late;
+	bool cap, ahead, late, still = false;
 	long left;
 	int ret;
 
 	for (;;) {
 		fs = READ_ONCE(sbi->fs);
 		cap = gaze_resv_over_cap(sbi, fs);
-		ahead = gaze_resv_ahead(sbi);
+		/* GC at a standstill: its floor to fg zones are no reclaim */
+		ahead = still || gaze_resv_ahead(sbi);
 		late = rounds >= GAZE_RESV_MAX_ROUNDS ||
 		       waits >= GAZE_RESV_MAX_WAITS;
 		if (!cap || late) {
@@ -765,8 +772,10 @@ static int gaze_resv_take(struct inode *inode, pgoff_t index, u32 nr,
 		if (!cap && gaze_resv_gc_done(fs) != done) {
 			done = gaze_resv_gc_done(fs);
 			rounds = 0;
+			still = false;
 		} else {
 			rounds++;
+			still = !cap && !gaze_resv_gc_busy(sbi, fs);
 		}
 	}
 	if (t0)
