@@ -30,9 +30,9 @@
  * writeback (gaze_resv_ahead; the core's gaze_resv_get): with it, the
  * zones down to the floor and the gain of its jobs in flight; without
  * it, only what writeback writes with no reclaim at all, as long as GC
- * gets on.  After a round in which GC moved nothing and none runs (a
- * nearly full filesystem, nothing worth a move), the zones down to the
- * floor count again: writeback's reclaim there finds nothing to move
+ * gets on.  After GAZE_RESV_STILL_ROUNDS rounds in a row in which GC
+ * moved nothing and none ran (a nearly full filesystem, nothing worth a
+ * move), the zones down to the floor count again: writeback's reclaim there finds nothing to move
  * either, and only writing into those zones lets the logs' open zones
  * fill and turn into victims (waiting for GC there stalled writers the
  * whole 10 s in every round of the fill-to-full test).
@@ -95,6 +95,7 @@
 #define GAZE_RESV_WAIT		(HZ / 20)
 #define GAZE_RESV_MAX_ROUNDS	200	/* x GAZE_RESV_WAIT: 10 s */
 #define GAZE_RESV_MAX_WAITS	12000	/* x GAZE_RESV_WAIT: 10 min */
+#define GAZE_RESV_STILL_ROUNDS	20	/* x GAZE_RESV_WAIT: 1 s */
 #define GAZE_RESV_DEF_PCT	20
 
 void gaze_resv_init(struct gaze_sb_info *sbi)
@@ -726,9 +727,9 @@ static int gaze_resv_take(struct inode *inode, pgoff_t index, u32 nr,
 {
 	struct gaze_sb_info *sbi = GAZE_SB(inode->i_sb);
 	struct gaze_fs *fs;
-	unsigned int rounds = 0, waits = 0, flushes = 0;
+	unsigned int rounds = 0, waits = 0, flushes = 0, still = 0;
 	u64 t0 = 0, seen = U64_MAX, done = 0;
-	bool cap, ahead, late, still = false;
+	bool cap, ahead, late;
 	long left;
 	int ret;
 
@@ -736,7 +737,8 @@ static int gaze_resv_take(struct inode *inode, pgoff_t index, u32 nr,
 		fs = READ_ONCE(sbi->fs);
 		cap = gaze_resv_over_cap(sbi, fs);
 		/* GC at a standstill: its floor to fg zones are no reclaim */
-		ahead = still || gaze_resv_ahead(sbi);
+		ahead = still >= GAZE_RESV_STILL_ROUNDS ||
+			gaze_resv_ahead(sbi);
 		late = rounds >= GAZE_RESV_MAX_ROUNDS ||
 		       waits >= GAZE_RESV_MAX_WAITS;
 		if (!cap || late) {
@@ -772,10 +774,13 @@ static int gaze_resv_take(struct inode *inode, pgoff_t index, u32 nr,
 		if (!cap && gaze_resv_gc_done(fs) != done) {
 			done = gaze_resv_gc_done(fs);
 			rounds = 0;
-			still = false;
+			still = 0;
 		} else {
 			rounds++;
-			still = !cap && !gaze_resv_gc_busy(sbi, fs);
+			if (cap || gaze_resv_gc_busy(sbi, fs))
+				still = 0;
+			else
+				still++;
 		}
 	}
 	if (t0)
