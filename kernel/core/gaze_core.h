@@ -1218,6 +1218,9 @@ int gaze_gc_mv_step(struct gaze_fs *fs);
  * allocation that follows decides that).
  */
 int gaze_gc_balance(struct gaze_fs *fs, u64 need_blocks);
+/* blocks a write asks of gaze_gc_balance beyond its data's, for the
+ * nodes it may dirty (namei.c ns_write_room) */
+#define GAZE_WRITE_NODE_ROOM	2u
 /*
  * The same for metadata about to be written back (dirty nodes and
  * directory blocks, which may open the floor's zones): GC only while

@@ -58,8 +58,6 @@
 /* free zones user data never takes: GC's destination zones (cold data
  * and a node log) plus one for the checkpoints that free its victims */
 #define SPACE_USER_FLOOR	3u
-/* blocks the core's balance asks beyond a writeback batch's own */
-#define SPACE_WB_EXTRA		2u
 
 struct space_zone {		/* in-memory state of a main zone */
 	u32	valid;
@@ -1070,13 +1068,14 @@ gaze_space_publish(struct gaze_fs *fs)
 	WRITE_ONCE(sp->pub_room, space_zones_above(jz, floor, sp) + head);
 	/*
 	 * And above the fg level: what the core writes without a reclaim.
-	 * Its balance asks for a batch's blocks and SPACE_WB_EXTRA more
-	 * (namei.c ns_write_vec_room), so that much of the log's room is
-	 * no room for a batch that ends there.
+	 * Its balance asks for a batch's blocks and GAZE_WRITE_NODE_ROOM
+	 * more, so that much of the log's room is no room for a batch
+	 * that ends there.
 	 */
 	gaze_gc_levels(fs, 0, 0, &lv);
 	WRITE_ONCE(sp->pub_near, space_zones_above(jz, lv.fg, sp) +
-		   (head > SPACE_WB_EXTRA ? head - SPACE_WB_EXTRA : 0));
+		   (head > GAZE_WRITE_NODE_ROOM ?
+		    head - GAZE_WRITE_NODE_ROOM : 0));
 	/* an emptied zone a job still pins is in its gain: count it once */
 	zones = zones > pinned ? zones - pinned : 0;
 	WRITE_ONCE(sp->pub_phys, space_zones_above(zones, floor, sp) + head +

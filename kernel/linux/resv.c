@@ -538,7 +538,8 @@ void gaze_resv_wb_room(struct gaze_sb_info *sbi, u32 nr)
 	struct gaze_fs *fs = READ_ONCE(sbi->fs);
 
 	if (!gaze_gcp_active(sbi)) {
-		gaze_resv_fg_steps(sbi, fs, (u64)nr + 2, false);
+		gaze_resv_fg_steps(sbi, fs, (u64)nr + GAZE_WRITE_NODE_ROOM,
+				   false);
 		return;
 	}
 	/*
