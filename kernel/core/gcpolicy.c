@@ -479,10 +479,10 @@ bool
 gaze_wb_room_rest(struct gaze_fs *fs, u64 nr, bool in_flight,
 		  struct gaze_gc_fg_run *r)
 {
-	/* what the core's balance asks for a batch of nr blocks
+	/* nr + 2: what the core's balance asks for a batch of nr blocks
 	 * (namei.c ns_write_vec_room) */
 	return in_flight && gaze_space_fg_short(fs, nr) &&
-	       gc_fg_start_min(fs, nr + GAZE_WRITE_NODE_ROOM, r);
+	       gc_fg_start_min(fs, nr + 2, r);
 }
 
 bool

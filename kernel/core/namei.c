@@ -911,7 +911,7 @@ gaze_file_read(struct gaze_fs *fs, u32 ino, void *buf, u64 len, u64 off)
 
 /*
  * Blocks a write of len bytes at off may allocate: its own, the rest of
- * the clusters it cuts into, and GAZE_WRITE_NODE_ROOM for nodes
+ * the clusters it cuts into, and 2 for nodes
  */
 static u64
 ns_write_room(struct gaze_mbuf *imb, u64 off, u64 len)
@@ -921,10 +921,10 @@ ns_write_room(struct gaze_mbuf *imb, u64 off, u64 len)
 	u64 end = DIV_ROUND_UP(off + len, GAZE_BLOCK_SIZE);
 
 	if (!log)	/* what the reservations (space.c) count on */
-		return (len >> GAZE_BLOCK_SHIFT) + GAZE_WRITE_NODE_ROOM;
+		return (len >> GAZE_BLOCK_SHIFT) + 2;
 	first = first >> log << log;
 	end = DIV_ROUND_UP(end, 1ull << log) << log;
-	return end - first + GAZE_WRITE_NODE_ROOM;
+	return end - first + 2;
 }
 
 /* ns_write_room for the blocks of a vectored write */
@@ -932,10 +932,10 @@ static u64
 ns_write_vec_room(struct gaze_mbuf *imb, u64 fblk, const u64 *fblks, u32 nr)
 {
 	u32 log = ((struct gaze_inode *)imb->data)->compress_log_cluster, i;
-	u64 room = GAZE_WRITE_NODE_ROOM, c, last = ~0ull;
+	u64 room = 2, c, last = ~0ull;
 
 	if (!log)
-		return (u64)nr + GAZE_WRITE_NODE_ROOM;
+		return (u64)nr + 2;
 	if (!fblks)
 		return ns_write_room(imb, fblk << GAZE_BLOCK_SHIFT,
 				     (u64)nr << GAZE_BLOCK_SHIFT);
