@@ -70,6 +70,11 @@
 #                     1/N of the size (default 1); the table names the
 #                     geometry NxMIB/Nj
 #   --g-no-a          g: leave out the single reclaims
+#   --g-sync-probe S  g: while the overwrites run, a sync(1) every S
+#                     seconds, timed (RESULT's sync_probe_max_s: the
+#                     longest; sync waits in an uninterruptible sleep
+#                     for the writeback it starts, and past 120 s the
+#                     kernel reports a hung task); default off
 #   --report          boot nothing: print the tables again from the
 #                     consoles of the last run (vm-out/bench-gc/*/)
 # Not part of make check: the guests run under TCG, so absolute figures
@@ -84,7 +89,7 @@ export GAZE_BUILDDIR=${GAZE_BUILDDIR:-$SRC/build}
 ZONES_A=() NZ=64 CONFIGS_SEL= NO_F2FS=0 FIO_MIB=1024 FIO_ZONE=16
 FIO_SECS=60 FIO_RAMP=15 FIO_PCT=70 MEM=2G SEL=() REPORT=0
 GEOMS=16x256,64x256,32x1024,16x2048,64x256c192 G_CONFIGS= FSYNCS=0,256
-PASSES=2 G_SECS=300 G_NO_A=0 G_JOBS=1
+PASSES=2 G_SECS=300 G_NO_A=0 G_JOBS=1 G_SYNC_PROBE=0
 usage() { sed -n '4,/^# Exit/p' "$0" | sed 's/^# \?//'; exit "${1:-2}"; }
 num() { [[ $2 =~ ^[0-9]+$ ]] && [ "$2" -gt 0 ] || { echo "vm-gc: $1: '$2' is not a positive number" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
@@ -97,6 +102,7 @@ while [ $# -gt 0 ]; do
 	--g-secs) num "$1" "${2:-}"; G_SECS=$2; shift ;;
 	--g-jobs) num "$1" "${2:-}"; G_JOBS=$2; shift ;;
 	--g-no-a) G_NO_A=1 ;;
+	--g-sync-probe) num "$1" "${2:-}"; G_SYNC_PROBE=$2; shift ;;
 	all) SEL+=(a b c d) ;;
 	--zone-mib) num "$1" "${2:-}"; ZONES_A+=("$2"); shift ;;
 	--zones) num "$1" "${2:-}"; NZ=$2; shift ;;
@@ -421,7 +427,8 @@ if has g; then
 			-t $((nrun * (G_SECS + 900) + 600)) \
 			-e CONFIGS="$G_CONF" -e FSYNCS="${FSYNCS//,/ }" \
 			-e FIO_PCT="$FIO_PCT" -e PASSES="$PASSES" \
-			-e FIO_SECS="$G_SECS" -N zoned.max_open=14,zoned.max_active=14 \
+			-e FIO_SECS="$G_SECS" -e SYNC_PROBE="$G_SYNC_PROBE" \
+			-N zoned.max_open=14,zoned.max_active=14 \
 			"${capo[@]}"
 	done
 fi

@@ -20,7 +20,9 @@
 # devices wrote, namespace and F2FS's metadata disk, / what fio wrote)
 # and "# ..." comments.  Environment: GEOM (a name for the table),
 # CONFIGS (NAME:PIPELINE:POOL:SELBLOCK ...), FSYNCS, FIO_PCT, PASSES,
-# FIO_SECS, JOBS, NO_F2FS; GAZE_BUILDDIR (gaze.ko in kmod/, mkfs.gaze,
+# FIO_SECS, JOBS, NO_F2FS, SYNC_PROBE (seconds between timed syncs
+# while fio runs, 0: none; RESULT gains sync_probe_max_s and
+# sync_probes); GAZE_BUILDDIR (gaze.ko in kmod/, mkfs.gaze,
 # gazectl).
 set -u
 . "$GAZE_SRCDIR/tests/bench/guest/lib.sh"
@@ -35,6 +37,7 @@ PASSES=${PASSES:-2}
 FIO_SECS=${FIO_SECS:-300}
 JOBS=${JOBS:-1}
 NO_F2FS=${NO_F2FS:-0}
+SYNC_PROBE=${SYNC_PROBE:-0}
 W=/tmp/geom
 M=$W/mnt
 Z=/dev/nvme0n1
@@ -43,6 +46,25 @@ mkdir -p $M
 
 calc() { echo "$*" | bc -l; }
 wsec() { awk '{ print $7 }' /sys/block/$1/stat; }
+
+# sync_probe FILE: a sync(1) every SYNC_PROBE s until FILE.stop exists,
+# each one's seconds appended to FILE (a sync under way when fio ends is
+# waited for and counted)
+sync_probe()
+{
+	while :; do
+		t=0
+		while [ $t -lt "$SYNC_PROBE" ] && [ ! -e "$1.stop" ]; do
+			sleep 1
+			t=$((t + 1))
+		done
+		[ -e "$1.stop" ] && break
+		a=$(now)
+		sync
+		b=$(now)
+		calc "$b - $a" >>"$1"
+	done
+}
 
 modprobe -a libcrc32c lz4_compress zstd_compress
 insmod "$B/kmod/gaze.ko" || die "insmod gaze.ko"
@@ -122,12 +144,23 @@ one() # NAME FSYNC (mounted)
 	[ $name = f2fs ] || "$CTL" gc-stats --reset $M >/dev/null
 	z0=$(wsec nvme0n1) v0=$(wsec vda)
 	s=$(now)
+	sp=
+	: >$W/probe
+	rm -f $W/probe.stop
+	if [ "$SYNC_PROBE" -gt 0 ]; then
+		sync_probe $W/probe &
+		sp=$!
+	fi
 	run fio --name=g $FILES --size=${FILE}m --rw=randwrite \
 		--bs=4k --ioengine=psync --norandommap \
 		--random_generator=tausworthe64 --io_size=${IO}m \
 		--runtime=$FIO_SECS --fsync=$fs --output-format=json \
 		--output=$W/fio.json
 	frc=$rc
+	if [ -n "$sp" ]; then
+		touch $W/probe.stop
+		wait $sp
+	fi
 	m=$(now)
 	sync
 	e=$(now)
@@ -165,7 +198,11 @@ print("gc_zones=%d gc_fg=%d gc_mover=%d freed=%d/%d/%d/%d declined=%d blocked_s=
 		run "$CTL" counters --json $M
 		ho=$(python3 -c 'import json,sys; print(json.load(sys.stdin).get("gc_runs_handed_off", "n/a"))' <$W/out 2>/dev/null) || ho=n/a
 	fi
-	echo "RESULT g geom=$GEOM config=$name fsync=$fs $r $g${ho:+ handoffs=$ho}"
+	pr=
+	if [ "$SYNC_PROBE" -gt 0 ]; then
+		pr=" sync_probes=$(wc -l <$W/probe) sync_probe_max_s=$(sort -g $W/probe | tail -1)"
+	fi
+	echo "RESULT g geom=$GEOM config=$name fsync=$fs $r $g${ho:+ handoffs=$ho}$pr"
 }
 
 for fs in $FSYNCS; do
