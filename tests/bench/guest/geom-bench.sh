@@ -60,9 +60,36 @@ sync_probe()
 		done
 		[ -e "$1.stop" ] && break
 		a=$(now)
-		sync
+		sync &
+		sp_sync=$!
+		t=0
+		while kill -0 $sp_sync 2>/dev/null; do
+			sleep 1
+			t=$((t + 1))
+			[ $t -eq 60 ] && probe_stacks
+		done
+		wait $sp_sync
 		b=$(now)
 		calc "$b - $a" >>"$1"
+	done
+}
+
+# what a sync that has waited 60 s waits for: the kernel stacks of the
+# tasks in D state, the flusher threads and GAZE's GC thread, and the
+# zones as `gazectl info` sees them
+probe_stacks()
+{
+	echo "# probe: $(timeout 10 "$CTL" info --json $M 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); z=d["zones"]; b=d["space_blocks"]; print("zones free", z["free"], "prefree", z["prefree"], "full", z["full"], "blocks free_now", b["free_now"], "freeable", b["freeable"])' 2>/dev/null)"
+	echo "# probe: $(timeout 10 "$CTL" gc-stats --json $M 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print("reclaimed", d["zones_reclaimed"], "moved", d["blocks_moved"], "reserved", d.get("reserved_now"), "blocked", d.get("writers_blocked"))' 2>/dev/null)"
+
+	for d in /proc/[0-9]*; do
+		st=$(awk '{ print $3 }' "$d/stat" 2>/dev/null) || continue
+		c=$(cat "$d/comm" 2>/dev/null) || continue
+		case "$st:$c" in
+		D:*|*:kworker*flush*|*:gaze_gc*) ;;
+		*) continue ;;
+		esac
+		echo "# probe: ${d#/proc/} $c $st $(tr '\n' '<' <"$d/stack" 2>/dev/null)"
 	done
 }
 
