@@ -422,13 +422,7 @@ struct gaze_fs {
 	 * (by a hash of its number) takes a window.  fs->lock.
 	 */
 	u32			around_credit;
-	struct gaze_gc_stats	gc;		/* gc.c; fs->lock (the
-						 * module's writers read
-						 * the moved, reclaimed and
-						 * checkpoint counts
-						 * without it, as a hint of
-						 * progress: resv.c
-						 * gaze_resv_gc_done) */
+	struct gaze_gc_stats	gc;		/* gc.c; fs->lock */
 	bool			gc_active;	/* in GC: no re-entry */
 	struct gaze_gc_mover	gc_mv;		/* the baseline's move in
 						 * progress, a chunk per
@@ -1490,21 +1484,16 @@ int gaze_blocks_write_runs_dev(struct gaze_fs *fs, const u64 *addrs, u32 nr,
  * even after every possible reclaim: the write fails) or -EAGAIN (space
  * exists but only once GC frees it: wait and retry).  `overwrite`: the
  * blocks replace blocks the file already has (no logical growth).
- * `ahead`: a collector reclaims ahead of writeback (the pipeline), so
- * the room counts down to the floor and the in-flight gain; else only
- * what writeback writes without a reclaim (space.c).
  */
-int gaze_resv_get(struct gaze_fs *fs, u32 nr, bool overwrite, bool ahead);
+int gaze_resv_get(struct gaze_fs *fs, u32 nr, bool overwrite);
 /* gives back reservations (written back, truncated, or dropped) */
 void gaze_resv_put(struct gaze_fs *fs, u32 nr);
 /* gaze_resv_get without the physical rule (-ENOSPC only): for a writer
  * that waited long enough; writeback's foreground GC finds the room */
 int gaze_resv_get_logical(struct gaze_fs *fs, u32 nr, bool overwrite);
 /* the published counts the rules use (free user blocks, blocks writable
- * without waiting for GC, as gaze_resv_get counts them for `ahead`); any
- * context */
-void gaze_resv_snapshot(struct gaze_fs *fs, bool ahead, u64 *user_free,
-			u64 *phys);
+ * without waiting for GC); any context */
+void gaze_resv_snapshot(struct gaze_fs *fs, u64 *user_free, u64 *phys);
 /* any context: the blocks writable without waiting for GC are fewer than
  * nr beyond the GC's wb level (gaze_gc_levels): writeback should reclaim
  * ahead, through the pipeline */

@@ -58,8 +58,6 @@
 /* free zones user data never takes: GC's destination zones (cold data
  * and a node log) plus one for the checkpoints that free its victims */
 #define SPACE_USER_FLOOR	3u
-/* blocks the core's balance asks beyond a writeback batch's own */
-#define SPACE_WB_EXTRA		2u
 
 struct space_zone {		/* in-memory state of a main zone */
 	u32	valid;
@@ -111,8 +109,6 @@ struct gaze_space {		/* every field: fs->lock */
 				 * less the zones its jobs may still open */
 	u64	pub_fg;		/* pub_room below this: the core's own
 				 * foreground GC would run (fg level) */
-	u64	pub_near;	/* pub_room above the fg level: what
-				 * writeback writes without any reclaim */
 };
 
 static const u8 space_log_map[GAZE_MAX_LOGS + 1][GAZE_NR_LOG_TYPES] = {
@@ -973,23 +969,13 @@ gaze_space_slot_changed(struct gaze_fs *fs, u64 old, u64 new)
  *            user_blocks by the blocks it overwrites in that call, which
  *            are counted twice only until the call ends.
  *  physical: the reserved blocks fit in what can be written without
- *            waiting for a reclaim that is not under way.  `ahead` (a
- *            collector reclaims ahead of writeback: the module's
- *            pipeline): FREE and PREFREE zones above the user floor
- *            (PREFREE needs only GC's checkpoints), the room left in the
- *            user data log's zone, and what in-flight GC jobs will free
- *            (fs->gcp_gain); writeback waits for those jobs below the fg
- *            level.  Else (pub_near): only the zones above the fg level
- *            and the log's room, what writeback writes with no reclaim
- *            at all.  Counted down to the floor there, the zones between
- *            the floor and the fg level are a reclaim that writeback
- *            itself would run: a whole zone's moves inside a flusher
- *            that sync(2) and fsync wait for (minutes at 2 GiB zones
- *            under emulation, and hung-task reports), while the writer
- *            that dirtied the pages was let on.  Else -EAGAIN: the
- *            writer waits for GC, or runs it, and retries.  Writeback
- *            itself still runs foreground GC, so this rule only paces
- *            writers; it is never needed for correctness.
+ *            waiting for a reclaim: FREE and PREFREE zones above the user
+ *            floor (PREFREE needs only GC's checkpoints), the room left
+ *            in the user data log's zone, and what in-flight GC jobs will
+ *            free (fs->gcp_gain).  Else -EAGAIN: the writer waits for GC
+ *            and retries.  Writeback itself still runs foreground GC, so
+ *            this rule only paces writers; it is never needed for
+ *            correctness.
  *
  * gaze_resv_get runs under fs->resv_lock without fs->lock: the counts it
  * needs are published by gaze_space_publish (WRITE_ONCE) from every path
@@ -1066,21 +1052,13 @@ gaze_space_publish(struct gaze_fs *fs)
 	 * they move: what writes may take without the core's own GC
 	 */
 	jz = gaze_gc_jobs_zones(fs);
-	jz = zones > jz ? zones - jz : 0;
-	WRITE_ONCE(sp->pub_room, space_zones_above(jz, floor, sp) + head);
-	/*
-	 * And above the fg level: what the core writes without a reclaim.
-	 * Its balance asks for a batch's blocks and SPACE_WB_EXTRA more
-	 * (namei.c ns_write_vec_room), so that much of the log's room is
-	 * no room for a batch that ends there.
-	 */
-	gaze_gc_levels(fs, 0, 0, &lv);
-	WRITE_ONCE(sp->pub_near, space_zones_above(jz, lv.fg, sp) +
-		   (head > SPACE_WB_EXTRA ? head - SPACE_WB_EXTRA : 0));
+	WRITE_ONCE(sp->pub_room, space_zones_above(zones > jz ? zones - jz : 0,
+						   floor, sp) + head);
 	/* an emptied zone a job still pins is in its gain: count it once */
 	zones = zones > pinned ? zones - pinned : 0;
 	WRITE_ONCE(sp->pub_phys, space_zones_above(zones, floor, sp) + head +
 		   gain);
+	gaze_gc_levels(fs, 0, 0, &lv);
 	WRITE_ONCE(sp->pub_wb, space_zones_above(lv.wb, floor, sp));
 	WRITE_ONCE(sp->pub_fg, space_zones_above(lv.fg, floor, sp));
 }
@@ -1136,15 +1114,8 @@ gaze_space_wb_end(struct gaze_fs *fs)
 	gaze_space_publish(fs);
 }
 
-static u64
-space_resv_phys(const struct gaze_space *sp, bool ahead)
-{
-	return ahead ? READ_ONCE(sp->pub_phys) : READ_ONCE(sp->pub_near);
-}
-
 static int
-space_resv_get(struct gaze_fs *fs, u32 nr, bool overwrite, bool physical,
-	       bool ahead)
+space_resv_get(struct gaze_fs *fs, u32 nr, bool overwrite, bool physical)
 {
 	struct gaze_space *sp = fs->space;
 	u64 want = fs->resv_blocks + nr;
@@ -1152,22 +1123,22 @@ space_resv_get(struct gaze_fs *fs, u32 nr, bool overwrite, bool physical,
 	if (!overwrite &&
 	    space_resv_need(want) > READ_ONCE(sp->pub_user_free))
 		return -ENOSPC;
-	if (physical && want > space_resv_phys(sp, ahead))
+	if (physical && want > READ_ONCE(sp->pub_phys))
 		return -EAGAIN;
 	WRITE_ONCE(fs->resv_blocks, want);
 	return 0;
 }
 
 int
-gaze_resv_get(struct gaze_fs *fs, u32 nr, bool overwrite, bool ahead)
+gaze_resv_get(struct gaze_fs *fs, u32 nr, bool overwrite)
 {
-	return space_resv_get(fs, nr, overwrite, true, ahead);
+	return space_resv_get(fs, nr, overwrite, true);
 }
 
 int
 gaze_resv_get_logical(struct gaze_fs *fs, u32 nr, bool overwrite)
 {
-	return space_resv_get(fs, nr, overwrite, false, false);
+	return space_resv_get(fs, nr, overwrite, false);
 }
 
 void
@@ -1181,11 +1152,10 @@ gaze_resv_put(struct gaze_fs *fs, u32 nr)
 }
 
 void
-gaze_resv_snapshot(struct gaze_fs *fs, bool ahead, u64 *user_free,
-		   u64 *phys)
+gaze_resv_snapshot(struct gaze_fs *fs, u64 *user_free, u64 *phys)
 {
 	*user_free = READ_ONCE(fs->space->pub_user_free);
-	*phys = space_resv_phys(fs->space, ahead);
+	*phys = READ_ONCE(fs->space->pub_phys);
 }
 
 /*

@@ -17,19 +17,9 @@
  *            baseline foreground GC), and waits on sbi->gc_progress (with
  *            a timeout) before retrying.  When a round made no room and
  *            no GC is under way, it writes back what the reservations
- *            hold (gaze_resv_gc_idle).  After GAZE_RESV_MAX_ROUNDS
- *            rounds in which GC moved nothing, emptied no zone and
- *            wrote no checkpoint (or GAZE_RESV_MAX_WAITS in all) it
+ *            hold (gaze_resv_gc_idle).  After GAZE_RESV_MAX_ROUNDS it
  *            takes the reservation on the logical rule alone: writeback
- *            runs foreground GC too, so the data is still safe.  A
- *            writer waits as long as GC gets on: given up while a zone
- *            of 2 GiB was being moved (minutes under emulation), the
- *            pages it then dirtied left that reclaim to writeback, and
- *            sync(2) waited for it past the hung-task limit.
- * What counts as room depends on whether the pipeline reclaims ahead of
- * writeback (gaze_resv_ahead; the core's gaze_resv_get): with it, the
- * zones down to the floor and the gain of its jobs in flight; without
- * it, only what writeback writes with no reclaim at all.
+ *            runs foreground GC too, so the data is still safe.
  * Dirty cap: while the reserved pages exceed dirty_limit_pct of RAM, the
  * writer writes back its own file, then asks the flusher for the others,
  * and waits (counted as blocked) until under the cap.
@@ -88,7 +78,6 @@
 
 #define GAZE_RESV_WAIT		(HZ / 20)
 #define GAZE_RESV_MAX_ROUNDS	200	/* x GAZE_RESV_WAIT: 10 s */
-#define GAZE_RESV_MAX_WAITS	12000	/* x GAZE_RESV_WAIT: 10 min */
 #define GAZE_RESV_DEF_PCT	20
 
 void gaze_resv_init(struct gaze_sb_info *sbi)
@@ -324,30 +313,15 @@ static bool gaze_resv_overwrite(struct inode *inode, pgoff_t index, bool cl)
 }
 
 /*
- * Does a collector reclaim ahead of writeback?  The pipeline does: the
- * physical rule then counts the room down to the floor and the gain of
- * its jobs in flight, for which writeback waits.  Without it, only what
- * writeback writes with no reclaim (the core's gaze_resv_get).
- */
-static bool gaze_resv_ahead(struct gaze_sb_info *sbi)
-{
-	return gaze_gcp_active(sbi);
-}
-
-/*
  * Foreground GC asked for the blocks the reservations need beyond the
  * free zones (the log room and in-flight gain count too); fs->lock.
- * Without a collector ahead the room is counted above the fg level,
- * where a run asked for the reservations and one block more stops.
  */
-static u64 gaze_resv_need(struct gaze_fs *fs, bool ahead)
+static u64 gaze_resv_need(struct gaze_fs *fs)
 {
 	u64 uf, phys, zones, have, extra, need;
 	u32 floor = gaze_space_user_floor(fs);
 
-	if (!ahead)
-		return READ_ONCE(fs->resv_blocks) + 1;
-	gaze_resv_snapshot(fs, true, &uf, &phys);
+	gaze_resv_snapshot(fs, &uf, &phys);
 	zones = (u64)gaze_space_free_zones(fs) + gaze_space_nr_prefree(fs);
 	have = zones > floor ? (zones - floor) * le32_to_cpu(fs->sb.zone_cap) :
 	       0;
@@ -435,8 +409,7 @@ out_unlock:
  * a step at a time (which settles PREFREE zones and, when nothing else
  * lets writers on, takes a GAZE_GC_LAST victim).
  */
-static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs,
-			      bool ahead)
+static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs)
 {
 	u64 need;
 	int ret;
@@ -444,14 +417,14 @@ static void gaze_resv_reclaim(struct gaze_sb_info *sbi, struct gaze_fs *fs,
 	gaze_bggc_kick(sbi);
 	if (atomic_read(&sbi->gc_running))
 		return;
-	if (ahead) {
+	if (gaze_gcp_active(sbi)) {
 		ret = gaze_gcp_reclaim(sbi, GAZE_GCP_ANY, GAZE_GC_FG, NULL,
 				       NULL);
 		if (ret != -ENOENT && ret != -EAGAIN && ret != -ENOSPC)
 			return;		/* done, busy, or its error logged */
 	}
 	mutex_lock(&fs->lock);
-	need = gaze_resv_need(fs, ahead);
+	need = gaze_resv_need(fs);
 	mutex_unlock(&fs->lock);
 	gaze_resv_fg_steps(sbi, fs, need, false);
 }
@@ -628,50 +601,39 @@ static bool gaze_resv_gc_busy(struct gaze_sb_info *sbi, struct gaze_fs *fs)
  * flusher's thresholds are not written back by anyone else.
  */
 static bool gaze_resv_gc_idle(struct gaze_sb_info *sbi, struct gaze_fs *fs,
-			      bool ahead, u64 *seen)
+			      u64 *seen)
 {
 	u64 uf, phys;
 	bool idle;
 
-	gaze_resv_snapshot(fs, ahead, &uf, &phys);
+	gaze_resv_snapshot(fs, &uf, &phys);
 	idle = *seen != U64_MAX && phys <= *seen &&
 	       READ_ONCE(fs->resv_blocks) && !gaze_resv_gc_busy(sbi, fs);
 	*seen = phys;
 	return idle;
 }
 
-/*
- * GC's progress so far: blocks moved, zones emptied, checkpoints that
- * free them (a hint, read without fs->lock; it only grows).
- */
-static u64 gaze_resv_gc_done(struct gaze_fs *fs)
-{
-	return READ_ONCE(fs->gc.data_moved) + READ_ONCE(fs->gc.nodes_moved) +
-	       READ_ONCE(fs->gc.zones_reclaimed) +
-	       READ_ONCE(fs->gc.checkpoints);
-}
-
 /* may the writer go on?  (the wait condition) */
 static bool gaze_resv_may_go(struct gaze_sb_info *sbi, struct gaze_fs *fs,
-			     bool cap, bool ahead, u32 nr)
+			     bool cap, u32 nr)
 {
 	u64 uf, phys;
 
 	if (cap)
 		return !gaze_resv_over_cap(sbi, fs);
-	gaze_resv_snapshot(fs, ahead, &uf, &phys);
+	gaze_resv_snapshot(fs, &uf, &phys);
 	return READ_ONCE(fs->resv_blocks) + nr <= phys;
 }
 
 /*
  * One try at a reservation of nr blocks for page index (cl: for its
- * cluster), under the physical rule too when physical (counted as
- * gaze_resv_ahead says): as new first, as an overwrite only if that is
- * refused on the logical rule and the block is mapped (the cluster
- * cannot grow).  *over: what it took (set only on success).
+ * cluster), under the physical rule too when physical: as new first, as
+ * an overwrite only if that is refused on the logical rule and the block
+ * is mapped (the cluster cannot grow).  *over: what it took (set only on
+ * success).
  */
 static int gaze_resv_get_page(struct inode *inode, pgoff_t index, u32 nr,
-			      bool cl, bool physical, bool ahead, void **over)
+			      bool cl, bool physical, void **over)
 {
 	struct gaze_fs *fs = GAZE_FS(inode->i_sb);
 	bool ow = false;
@@ -679,7 +641,7 @@ static int gaze_resv_get_page(struct inode *inode, pgoff_t index, u32 nr,
 
 	for (;;) {
 		spin_lock(&fs->resv_lock);
-		ret = physical ? gaze_resv_get(fs, nr, ow, ahead) :
+		ret = physical ? gaze_resv_get(fs, nr, ow) :
 		      gaze_resv_get_logical(fs, nr, ow);
 		spin_unlock(&fs->resv_lock);
 		if (ret != -ENOSPC || ow ||
@@ -720,54 +682,42 @@ static int gaze_resv_take(struct inode *inode, pgoff_t index, u32 nr,
 {
 	struct gaze_sb_info *sbi = GAZE_SB(inode->i_sb);
 	struct gaze_fs *fs;
-	unsigned int rounds = 0, waits = 0, flushes = 0;
-	u64 t0 = 0, seen = U64_MAX, done = 0;
-	bool cap, ahead, late;
+	unsigned int rounds = 0, flushes = 0;
+	u64 t0 = 0, seen = U64_MAX;
 	long left;
+	bool cap;
 	int ret;
 
 	for (;;) {
 		fs = READ_ONCE(sbi->fs);
 		cap = gaze_resv_over_cap(sbi, fs);
-		ahead = gaze_resv_ahead(sbi);
-		late = rounds >= GAZE_RESV_MAX_ROUNDS ||
-		       waits >= GAZE_RESV_MAX_WAITS;
-		if (!cap || late) {
-			ret = gaze_resv_get_page(inode, index, nr, cl, !late,
-						 ahead, over);
+		if (!cap || rounds >= GAZE_RESV_MAX_ROUNDS) {
+			ret = gaze_resv_get_page(inode, index, nr, cl,
+						 rounds < GAZE_RESV_MAX_ROUNDS,
+						 over);
 			if (ret == -ENOSPC && cl &&
 			    gaze_resv_cl_flush(inode, &flushes))
 				continue;
 			if (ret != -EAGAIN)
 				break;
 		}
-		if (!t0) {
+		if (!t0)
 			t0 = ktime_get_ns();
-			done = gaze_resv_gc_done(fs);
-		}
 		if (cap) {
 			gaze_resv_flush(sbi, inode, true);
 		} else {
-			gaze_resv_reclaim(sbi, fs, ahead);
-			if (gaze_resv_gc_idle(sbi, fs, ahead, &seen))
+			gaze_resv_reclaim(sbi, fs);
+			if (gaze_resv_gc_idle(sbi, fs, &seen))
 				gaze_resv_flush(sbi, inode, false);
 		}
 		left = wait_event_killable_timeout(sbi->gc_progress,
-				gaze_resv_may_go(sbi, fs, cap, ahead, nr),
+				gaze_resv_may_go(sbi, fs, cap, nr),
 				GAZE_RESV_WAIT);
 		if (left < 0) {
 			ret = (int)left;
 			break;
 		}
-		/* under the physical rule only rounds in which GC got
-		 * nowhere count (the dirty cap waits for writeback) */
-		waits++;
-		if (!cap && gaze_resv_gc_done(fs) != done) {
-			done = gaze_resv_gc_done(fs);
-			rounds = 0;
-		} else {
-			rounds++;
-		}
+		rounds++;
 	}
 	if (t0)
 		gaze_resv_account(sbi, ktime_get_ns() - t0);
@@ -805,7 +755,7 @@ static int gaze_resv_cl_begin(struct inode *inode, pgoff_t index,
 	} else {
 		do {
 			ret = gaze_resv_get_page(inode, index, 1u << log, true,
-						 false, false, held);
+						 false, held);
 		} while (ret == -ENOSPC && gaze_resv_cl_flush(inode, &flushes));
 	}
 	if (ret)
@@ -841,8 +791,7 @@ int gaze_resv_write_begin(struct address_space *mapping, pgoff_t index,
 	if (!selective)
 		/* the logical rule only (as F2FS counts a block at
 		 * write_begin), no pacing by GC progress nor dirty cap */
-		return gaze_resv_get_page(inode, index, 1, false, false, false,
-					  held);
+		return gaze_resv_get_page(inode, index, 1, false, false, held);
 	return gaze_resv_take(inode, index, 1, false, held);
 }
 

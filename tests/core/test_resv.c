@@ -57,7 +57,7 @@ rget(struct gaze_fs *fs, u32 nr, bool overwrite)
 	int ret;
 
 	spin_lock(&fs->resv_lock);
-	ret = gaze_resv_get(fs, nr, overwrite, true);
+	ret = gaze_resv_get(fs, nr, overwrite);
 	spin_unlock(&fs->resv_lock);
 	return ret;
 }
@@ -103,12 +103,12 @@ test_logical(void)
 	u32 n, ino, ino2;
 	int why, err;
 
-	gaze_resv_snapshot(fs, true, &uf, &ph);
+	gaze_resv_snapshot(fs, &uf, &ph);
 	tap_ok(uf == free_blocks(fs) && uf > 0 && ph > 0,
 	       "published after format: %llu free user blocks (= statfs), %llu writable",
 	       (unsigned long long)uf, (unsigned long long)ph);
 	tap_ok(!mkfile(fs, "a", &ino), "create a file");
-	gaze_resv_snapshot(fs, true, &uf, &ph);
+	gaze_resv_snapshot(fs, &uf, &ph);
 	tap_ok(uf == free_blocks(fs),
 	       "the new inode's node is published at once (%llu)",
 	       (unsigned long long)uf);
@@ -135,7 +135,7 @@ test_logical(void)
 	tap_ok(!check_range(fs, ino, 1, 1, 0, (u32)before), "and reads back");
 	/* full now: overwriting mapped blocks must still succeed */
 	rput(fs, n - (u32)before);
-	gaze_resv_snapshot(fs, true, &uf, &ph);
+	gaze_resv_snapshot(fs, &uf, &ph);
 	tap_ok(rget(fs, (u32)uf, false) == -ENOSPC && rget(fs, 64, true) == 0,
 	       "nearly full (%llu free): new data refused, overwrite reserved",
 	       (unsigned long long)uf);
@@ -148,7 +148,7 @@ test_logical(void)
 	       "the overwrite and the rest read back");
 	tap_ok(fs->resv_blocks == 0, "every reservation given back");
 	/* unreserved writeback may not take more than the free blocks */
-	gaze_resv_snapshot(fs, true, &uf, &ph);
+	gaze_resv_snapshot(fs, &uf, &ph);
 	err = wb(fs, ino, 1, 1, before, (u32)uf + 64);
 	tap_ok(err == -ENOSPC, "new data beyond the free blocks: ENOSPC (%d)",
 	       err);
@@ -180,7 +180,7 @@ test_physical(void)
 	mutex_lock(&fs->lock);
 	gaze_space_publish(fs);
 	mutex_unlock(&fs->lock);
-	gaze_resv_snapshot(fs, true, &uf, &ph);
+	gaze_resv_snapshot(fs, &uf, &ph);
 	tap_ok(uf > ph + ZB, "logically free %llu, writable now only %llu",
 	       (unsigned long long)uf, (unsigned long long)ph);
 	nr = (u32)ph + ZB;
@@ -196,7 +196,7 @@ test_physical(void)
 	fs->gcp_gain[0] = 2 * ZB;
 	gaze_space_publish(fs);
 	mutex_unlock(&fs->lock);
-	gaze_resv_snapshot(fs, true, &uf2, &ph2);
+	gaze_resv_snapshot(fs, &uf2, &ph2);
 	tap_ok(ph2 == ph + 2 * ZB, "in-flight GC gain is added (%llu -> %llu)",
 	       (unsigned long long)ph, (unsigned long long)ph2);
 	ret = rget(fs, nr, false);
@@ -214,7 +214,7 @@ test_physical(void)
 	mutex_unlock(&fs->lock);
 	if (!err)
 		err = gaze_gc_settle(fs);
-	gaze_resv_snapshot(fs, true, &uf2, &ph2);
+	gaze_resv_snapshot(fs, &uf2, &ph2);
 	tap_ok(!err && ph2 >= nr, "after GC and checkpoints: %llu writable (%d)",
 	       (unsigned long long)ph2, err);
 	ret = rget(fs, nr, false);
@@ -231,95 +231,6 @@ test_physical(void)
 	if (fs->resv_blocks)
 		rput(fs, (u32)fs->resv_blocks);
 	tap_ok(!gaze_fs_close(fs), "close");
-	gaze_dev_close(d);
-}
-
-/* GC's work so far: blocks moved and zones emptied */
-static u64
-gc_work(struct gaze_fs *fs)
-{
-	return fs->gc.data_moved + fs->gc.nodes_moved + fs->gc.zones_reclaimed;
-}
-
-/*
- * Reserves all the physical rule gives (ahead or not), then writes it
- * back as the module's writeback does (64-block batches, each behind the
- * core's foreground balance); *moved: GC's work that took.  Returns the
- * blocks reserved.
- */
-static u32
-take_and_write(struct gaze_fs *fs, u32 ino, u32 file, u64 b0, bool ahead,
-	       u64 *moved, int *err)
-{
-	u32 n = 0, k;
-	u64 w0;
-
-	spin_lock(&fs->resv_lock);
-	while (!gaze_resv_get(fs, 1, false, ahead))
-		n++;
-	spin_unlock(&fs->resv_lock);
-	w0 = gc_work(fs);
-	for (k = 0, *err = 0; k < n && !*err; k += 64)
-		*err = wb(fs, ino, file, 1, b0 + k, min_t(u32, 64, n - k));
-	*moved = gc_work(fs) - w0;
-	rput(fs, n);
-	return n;
-}
-
-/*
- * Without a collector ahead (the pipeline off), the physical rule counts
- * only the zones above the fg level and the log's room: everything it
- * lets writers dirty is written back with no reclaim, so no sync or
- * fsync waits in writeback for a zone's moves (minutes at 2 GiB zones
- * under emulation).  Counted down to the floor (ahead), the same
- * writeback has to reclaim.
- */
-static void
-test_near(void)
-{
-	struct gaze_dev *d = mkdev(48);
-	struct gaze_fs *fs = format(d, 4, GAZE_GC_GREEDY);
-	u32 ino[2], k, n, n2, half = ZB / 2;
-	u64 uf, far, near, moved;
-	int err = 0;
-
-	tap_ok(!mkfile(fs, "a", &ino[0]) && !mkfile(fs, "b", &ino[1]),
-	       "near: two files");
-	/* half zones of each in turn, then one deleted: every zone half
-	 * valid, and room only in what GC frees */
-	for (k = 0; !err; k++)
-		err = wb(fs, ino[k & 1], k & 1, 1, (u64)(k / 2) * half, half);
-	tap_ok(!gaze_ns_unlink(fs, GAZE_ROOT_INO, "b", 1) &&
-	       !gaze_fs_sync(fs), "near: filled, one file deleted");
-	for (k = 0, err = 0; k < 4 && !err; k++) {
-		mutex_lock(&fs->lock);
-		err = gaze_gc_balance(fs, (u64)2 * ZB);
-		mutex_unlock(&fs->lock);
-		if (!err)
-			err = gaze_gc_settle(fs);
-	}
-	tap_ok(!err, "near: GC made room (%d)", err);
-	gaze_resv_snapshot(fs, true, &uf, &far);
-	gaze_resv_snapshot(fs, false, &uf, &near);
-	tap_ok(near + ZB <= far,
-	       "near: %llu blocks writable with no reclaim, %llu down to the floor",
-	       (unsigned long long)near, (unsigned long long)far);
-	n = take_and_write(fs, ino[0], 2, 100000, false, &moved, &err);
-	tap_ok(!err && n + 64 >= near && n <= near,
-	       "near: %u blocks reserved and written back (%d)", n, err);
-	tap_ok(moved == 0, "near: their writeback moved nothing (%llu)",
-	       (unsigned long long)moved);
-	n2 = take_and_write(fs, ino[0], 3, 200000, true, &moved, &err);
-	tap_ok(!err && n2 > ZB,
-	       "near: %u blocks reserved down to the floor (%d)", n2, err);
-	tap_ok(moved > 0,
-	       "near: writing them back had to reclaim (%llu blocks and zones)",
-	       (unsigned long long)moved);
-	tap_ok(!check_range(fs, ino[0], 0, 1, 0, half) &&
-	       !check_range(fs, ino[0], 2, 1, 100000, n) &&
-	       !check_range(fs, ino[0], 3, 1, 200000, n2),
-	       "near: data intact");
-	tap_ok(!gaze_fs_close(fs), "near: close");
 	gaze_dev_close(d);
 }
 
@@ -566,7 +477,6 @@ main(void)
 {
 	test_logical();
 	test_physical();
-	test_near();
 	test_threads();
 	test_dir_grows_full();
 	return tap_done();
