@@ -72,9 +72,12 @@
 #   --g-no-a          g: leave out the single reclaims
 #   --g-sync-probe S  g: while the overwrites run, a sync(1) every S
 #                     seconds, timed (RESULT's sync_probe_max_s: the
-#                     longest; sync waits in an uninterruptible sleep
-#                     for the writeback it starts, and past 120 s the
-#                     kernel reports a hung task); default off
+#                     longest, - when none ran; sync waits in an
+#                     uninterruptible sleep for the writeback it starts,
+#                     and past 120 s the kernel reports a hung task);
+#                     default off.  The syncs change the run: its MiB/s
+#                     (which counts a probe sync under way when fio
+#                     ends) compares only with runs probed alike
 #   --report          boot nothing: print the tables again from the
 #                     consoles of the last run (vm-out/bench-gc/*/)
 # Not part of make check: the guests run under TCG, so absolute figures

@@ -22,7 +22,7 @@
 # CONFIGS (NAME:PIPELINE:POOL:SELBLOCK ...), FSYNCS, FIO_PCT, PASSES,
 # FIO_SECS, JOBS, NO_F2FS, SYNC_PROBE (seconds between timed syncs
 # while fio runs, 0: none; RESULT gains sync_probe_max_s and
-# sync_probes); GAZE_BUILDDIR (gaze.ko in kmod/, mkfs.gaze,
+# sync_probes; - when none ran); GAZE_BUILDDIR (gaze.ko in kmod/, mkfs.gaze,
 # gazectl).
 set -u
 . "$GAZE_SRCDIR/tests/bench/guest/lib.sh"
@@ -59,8 +59,8 @@ sync_probe()
 			t=$((t + 1))
 		done
 		[ -e "$1.stop" ] && break
-		a=$(now)
-		sync &
+		# timed where it runs: the wait below polls once a second
+		( a=$(now); sync; b=$(now); calc "$b - $a" >>"$1" ) &
 		sp_sync=$!
 		t=0
 		while kill -0 $sp_sync 2>/dev/null; do
@@ -69,8 +69,6 @@ sync_probe()
 			[ $t -eq 60 ] && probe_stacks
 		done
 		wait $sp_sync
-		b=$(now)
-		calc "$b - $a" >>"$1"
 	done
 }
 
@@ -81,7 +79,6 @@ probe_stacks()
 {
 	echo "# probe: $(timeout 10 "$CTL" info --json $M 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); z=d["zones"]; b=d["space_blocks"]; print("zones free", z["free"], "prefree", z["prefree"], "full", z["full"], "blocks free_now", b["free_now"], "freeable", b["freeable"])' 2>/dev/null)"
 	echo "# probe: $(timeout 10 "$CTL" gc-stats --json $M 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print("reclaimed", d["zones_reclaimed"], "moved", d["blocks_moved"], "reserved", d.get("reserved_now"), "blocked", d.get("writers_blocked"))' 2>/dev/null)"
-
 	for d in /proc/[0-9]*; do
 		st=$(awk '{ print $3 }' "$d/stat" 2>/dev/null) || continue
 		c=$(cat "$d/comm" 2>/dev/null) || continue
@@ -227,7 +224,8 @@ print("gc_zones=%d gc_fg=%d gc_mover=%d freed=%d/%d/%d/%d declined=%d blocked_s=
 	fi
 	pr=
 	if [ "$SYNC_PROBE" -gt 0 ]; then
-		pr=" sync_probes=$(wc -l <$W/probe) sync_probe_max_s=$(sort -g $W/probe | tail -1)"
+		pmax=$(sort -g $W/probe | tail -1)
+		pr=" sync_probes=$(wc -l <$W/probe) sync_probe_max_s=${pmax:--}"
 	fi
 	echo "RESULT g geom=$GEOM config=$name fsync=$fs $r $g${ho:+ handoffs=$ho}$pr"
 }
