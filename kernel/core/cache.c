@@ -600,6 +600,12 @@ gaze_cache_nr_dirty_new(struct gaze_fs *fs)
 }
 
 u32
+gaze_cache_nr_dirty_new_any(struct gaze_fs *fs)
+{
+	return READ_ONCE(fs->cache->nr_dirty_new);
+}
+
+u32
 gaze_cache_nr_dirty(struct gaze_fs *fs, u32 type)
 {
 	struct gaze_cache *c = fs->cache;

@@ -700,6 +700,8 @@ u32 gaze_cache_nr_dirty(struct gaze_fs *fs, u32 type);
 /* dirty nodes and directory blocks that were never written: each will
  * take a new main-area block at the next flush */
 u32 gaze_cache_nr_dirty_new(struct gaze_fs *fs);
+/* the same without fs->lock (read once) */
+u32 gaze_cache_nr_dirty_new_any(struct gaze_fs *fs);
 size_t gaze_cache_bytes(struct gaze_fs *fs);
 
 /* ---------------------------------------------------------------- */
@@ -784,6 +786,9 @@ int gaze_meta_alloc(struct gaze_fs *fs, u64 *addr);
 /* free user blocks (for statfs and ENOSPC): user_blocks less the valid
  * ones, the new ones dirty in the cache and the preallocated ones */
 u64 gaze_space_free_blocks(struct gaze_fs *fs);
+/* the same without fs->lock (statfs): each count read once, so a figure
+ * taken while they change, exact once they settle */
+u64 gaze_space_free_blocks_any(struct gaze_fs *fs);
 /*
  * Of free blocks, those a file's data can fill: less GAZE_MAP_NODES of
  * them.

@@ -1604,6 +1604,17 @@ gaze_space_free_blocks(struct gaze_fs *fs)
 }
 
 u64
+gaze_space_free_blocks_any(struct gaze_fs *fs)
+{
+	u64 user = le64_to_cpu(fs->sb.user_blocks);
+	u64 used = READ_ONCE(fs->space->valid_blocks) +
+		   gaze_cache_nr_dirty_new_any(fs) +
+		   le64_to_cpu(READ_ONCE(fs->cp.prealloc_blocks));
+
+	return used < user ? user - used : 0;
+}
+
+u64
 gaze_space_avail_blocks(u64 free)
 {
 	/* n + GAZE_MAP_NODES(n) <= free for n = free - GAZE_MAP_NODES(free) */

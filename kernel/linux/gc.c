@@ -22,6 +22,9 @@
  *         space ahead, at some write amplification), with no pause
  *         between steps (until above high);
  *   off   no thread; foreground GC alone.
+ * In every mode, the steps of a run a writer handed over (selective
+ * blocking with the pipeline off: gaze_gc_fg_handoff) follow each other
+ * without a pause: writers wait for that room.
  * Victims are GAZE_GC_BG ones (the victim policy, a quarter of the zone
  * freed at least; gcpolicy.c).
  *
@@ -119,6 +122,7 @@ static unsigned int gaze_bggc_step(struct gaze_sb_info *sbi)
 	struct gaze_fs *fs = READ_ONCE(sbi->fs);
 	unsigned int low, high, nofs;
 	bool sync = sbi->opts.background_gc == GAZE_BGGC_SYNC, more = false;
+	bool rest = false;
 	int ret;
 
 	gaze_bggc_thresholds(sbi, &low, &high);
@@ -138,6 +142,7 @@ static unsigned int gaze_bggc_step(struct gaze_sb_info *sbi)
 	} else {
 		nofs = gaze_nofs_begin();
 		mutex_lock(&fs->lock);
+		rest = fs->gc_fg_rest_on;
 		gaze_gc_running_begin(sbi);
 		ret = gaze_gc_background(fs, sync ? high : low, high,
 					 sync ? GAZE_GC_BG_URGENT : 0, &more);
@@ -164,7 +169,13 @@ out:
 	}
 	if (!more)
 		return GAZE_BGGC_IDLE_MS;
-	return sync ? 0 : GAZE_BGGC_BUSY_MS;
+	/*
+	 * A run a writer handed over (gaze_gc_fg_handoff) is foreground
+	 * work that writers wait for: its steps follow each other without
+	 * the background's pause (fs->lock is let go between them, and
+	 * waiters get it, as between a writer's own steps)
+	 */
+	return sync || rest ? 0 : GAZE_BGGC_BUSY_MS;
 }
 
 static int gaze_bggc_thread(void *data)

@@ -212,10 +212,13 @@ static int gaze_statfs(struct dentry *dentry, struct kstatfs *buf)
 	struct gaze_fs *fs = GAZE_FS(sb);
 	u64 files, used, bfree;
 
-	mutex_lock(&fs->lock);
-	bfree = gaze_space_free_blocks(fs);
-	used = fs->valid_inodes;
-	mutex_unlock(&fs->lock);
+	/*
+	 * No fs->lock: df and every gazectl command (which checks the
+	 * filesystem type with fstatfs first) answer at once while a
+	 * reclaim or a checkpoint holds it; each count is read once
+	 */
+	bfree = gaze_space_free_blocks_any(fs);
+	used = READ_ONCE(fs->valid_inodes);
 	/* blocks promised to dirty pages (resv.c) are not free */
 	bfree -= min_t(u64, bfree, READ_ONCE(fs->resv_blocks));
 	files = le32_to_cpu(fs->sb.max_nid) - (GAZE_ROOT_INO + 1);
