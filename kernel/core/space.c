@@ -932,10 +932,25 @@ space_close_full(struct gaze_fs *fs, u32 li)
  * prealloc_blocks: they own no block yet but are promised one)
  */
 static u64
+space_used_of(u64 valid, u32 dirty_new, __le64 prealloc)
+{
+	return valid + dirty_new + le64_to_cpu(prealloc);
+}
+
+static u64
 space_used(struct gaze_fs *fs)
 {
-	return fs->space->valid_blocks + gaze_cache_nr_dirty_new(fs) +
-	       le64_to_cpu(fs->cp.prealloc_blocks);
+	return space_used_of(fs->space->valid_blocks,
+			     gaze_cache_nr_dirty_new(fs), fs->cp.prealloc_blocks);
+}
+
+/* user_blocks less used */
+static u64
+space_free_of(struct gaze_fs *fs, u64 used)
+{
+	u64 user = le64_to_cpu(fs->sb.user_blocks);
+
+	return used < user ? user - used : 0;
 }
 
 void
@@ -1029,15 +1044,13 @@ void
 gaze_space_publish(struct gaze_fs *fs)
 {
 	struct gaze_space *sp = fs->space;
-	u64 user, used, head = 0, gain, pinned, zones, jz;
+	u64 head = 0, gain, pinned, zones, jz;
 	struct gaze_gc_levels lv;
 	u32 floor, li;
 
 	if (!sp || !fs->cache)
 		return;
-	user = le64_to_cpu(fs->sb.user_blocks);
-	used = space_used(fs);
-	WRITE_ONCE(sp->pub_user_free, used < user ? user - used : 0);
+	WRITE_ONCE(sp->pub_user_free, space_free_of(fs, space_used(fs)));
 
 	gain = space_gcp_gain(fs, &pinned);
 	zones = (u64)sp->nr_free + sp->nr_prefree;
@@ -1597,21 +1610,15 @@ gaze_blocks_writev(struct gaze_fs *fs, u64 addr, u32 nr, void *const *bufs)
 u64
 gaze_space_free_blocks(struct gaze_fs *fs)
 {
-	u64 user = le64_to_cpu(fs->sb.user_blocks);
-	u64 used = space_used(fs);
-
-	return used < user ? user - used : 0;
+	return space_free_of(fs, space_used(fs));
 }
 
 u64
 gaze_space_free_blocks_any(struct gaze_fs *fs)
 {
-	u64 user = le64_to_cpu(fs->sb.user_blocks);
-	u64 used = READ_ONCE(fs->space->valid_blocks) +
-		   gaze_cache_nr_dirty_new_any(fs) +
-		   le64_to_cpu(READ_ONCE(fs->cp.prealloc_blocks));
-
-	return used < user ? user - used : 0;
+	return space_free_of(fs, space_used_of(READ_ONCE(fs->space->valid_blocks),
+					       gaze_cache_nr_dirty_new_any(fs),
+					       READ_ONCE(fs->cp.prealloc_blocks)));
 }
 
 u64
