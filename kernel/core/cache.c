@@ -54,7 +54,9 @@ struct gaze_cache {			/* all fields: fs->lock; nr_bufs is
 	size_t		bytes;		/* accounted bytes of all buffers */
 	u64		nr_bufs;
 	u32		nr_dirty[CACHE_NR_TYPES];
-	u32		nr_dirty_new;	/* dirty nodes/dir blocks never written */
+	u32		nr_dirty_new;	/* dirty nodes/dir blocks never written;
+					 * also read without fs->lock (statfs,
+					 * gaze_space_free_blocks): WRITE_ONCE */
 };
 
 static u32
@@ -121,7 +123,7 @@ cache_unlist(struct gaze_cache *c, struct gaze_mbuf *mb)
 	}
 	if (mb->flags & MBF_NEW_COUNTED) {
 		mb->flags &= ~MBF_NEW_COUNTED;
-		c->nr_dirty_new--;
+		WRITE_ONCE(c->nr_dirty_new, c->nr_dirty_new - 1);
 	}
 	list_del_init(&mb->list);
 }
@@ -492,7 +494,7 @@ gaze_mbuf_dirty(struct gaze_fs *fs, struct gaze_mbuf *mb)
 	if (!mb->blkaddr &&
 	    (mb->type == GAZE_MB_NODE || mb->type == GAZE_MB_FBLK)) {
 		mb->flags |= MBF_NEW_COUNTED;
-		c->nr_dirty_new++;
+		WRITE_ONCE(c->nr_dirty_new, c->nr_dirty_new + 1);
 		gaze_space_publish(fs);	/* fewer free user blocks */
 	}
 }
@@ -595,12 +597,6 @@ gaze_cache_for_each_dirty(struct gaze_fs *fs, u32 type,
 
 u32
 gaze_cache_nr_dirty_new(struct gaze_fs *fs)
-{
-	return fs->cache->nr_dirty_new;
-}
-
-u32
-gaze_cache_nr_dirty_new_any(struct gaze_fs *fs)
 {
 	return READ_ONCE(fs->cache->nr_dirty_new);
 }

@@ -397,6 +397,8 @@ struct gaze_fs {
 	u64			cp_seq;		/* last committed checkpoint */
 	/* last committed head (raw); between commits fs->lock also keeps
 	 * its running counters here: compr_*_blocks, gc_*, prealloc_blocks */
+	/* fs->lock; statfs reads cp.prealloc_blocks without it, so that
+	 * one is written with WRITE_ONCE (gaze_space_slot_changed) */
 	struct gaze_cp_head	cp;
 	u32			cp_zone;	/* zone holding it */
 	u32			cp_offset;	/* block offset of next pack */
@@ -409,7 +411,8 @@ struct gaze_fs {
 	 * another generation than the handles of its old file; fs->lock.
 	 */
 	u32			next_generation;
-	u64			valid_inodes;
+	u64			valid_inodes;	/* fs->lock; statfs reads
+						 * it without: WRITE_ONCE */
 	struct gaze_cache	*cache;
 	struct gaze_tables	*tables;
 	struct gaze_space	*space;
@@ -698,10 +701,8 @@ void gaze_mbuf_clean(struct gaze_fs *fs, struct gaze_mbuf *mb);
 /* dirty buffers of a type, and bytes the cache holds now */
 u32 gaze_cache_nr_dirty(struct gaze_fs *fs, u32 type);
 /* dirty nodes and directory blocks that were never written: each will
- * take a new main-area block at the next flush */
+ * take a new main-area block at the next flush; any context (read once) */
 u32 gaze_cache_nr_dirty_new(struct gaze_fs *fs);
-/* the same without fs->lock (read once) */
-u32 gaze_cache_nr_dirty_new_any(struct gaze_fs *fs);
 size_t gaze_cache_bytes(struct gaze_fs *fs);
 
 /* ---------------------------------------------------------------- */
@@ -784,11 +785,10 @@ int gaze_blocks_write(struct gaze_fs *fs, u64 addr, u32 nr, const void *buf);
 /* meta ring: next block for a table/index block written at checkpoint */
 int gaze_meta_alloc(struct gaze_fs *fs, u64 *addr);
 /* free user blocks (for statfs and ENOSPC): user_blocks less the valid
- * ones, the new ones dirty in the cache and the preallocated ones */
+ * ones, the new ones dirty in the cache and the preallocated ones.
+ * fs->lock, or none (statfs): each count is read once, so a figure taken
+ * while they change, exact once they settle */
 u64 gaze_space_free_blocks(struct gaze_fs *fs);
-/* the same without fs->lock (statfs): each count read once, so a figure
- * taken while they change, exact once they settle */
-u64 gaze_space_free_blocks_any(struct gaze_fs *fs);
 /*
  * Of free blocks, those a file's data can fill: less GAZE_MAP_NODES of
  * them.

@@ -97,7 +97,7 @@ gaze_inode_create(struct gaze_fs *fs, u32 nid, const struct gaze_attr *a,
 	in->mtime_nsec = cpu_to_le32(a->mtime_nsec);
 	in->ctime_nsec = cpu_to_le32(a->ctime_nsec);
 	in->crtime_nsec = cpu_to_le32(a->crtime_nsec);
-	fs->valid_inodes++;
+	WRITE_ONCE(fs->valid_inodes, fs->valid_inodes + 1);
 	in->generation = cpu_to_le32(fs->next_generation++);
 	in->parent = cpu_to_le32(parent);
 	if ((a->mode & GAZE_S_IFMT) == GAZE_S_IFCHR ||
@@ -123,7 +123,7 @@ gaze_inode_create(struct gaze_fs *fs, u32 nid, const struct gaze_attr *a,
 	return 0;
 
 out_node:
-	fs->valid_inodes--;
+	WRITE_ONCE(fs->valid_inodes, fs->valid_inodes - 1);
 	gaze_ns_node_free(fs, mb);
 	return err;
 out_nid:
@@ -148,7 +148,7 @@ gaze_inode_evict(struct gaze_fs *fs, struct gaze_mbuf *imb)
 	if (e && !err)
 		err = e;
 	if (fs->valid_inodes)
-		fs->valid_inodes--;
+		WRITE_ONCE(fs->valid_inodes, fs->valid_inodes - 1);
 	return err;
 }
 

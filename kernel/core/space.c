@@ -73,7 +73,10 @@ struct space_log {
 	u32	offset;		/* next block in the zone */
 };
 
-struct gaze_space {		/* every field: fs->lock */
+struct gaze_space {		/* every field: fs->lock; valid_blocks is
+				 * also read without it (statfs), so once
+				 * the instance is open it is written with
+				 * WRITE_ONCE */
 	struct space_zone *zones;	/* main_count entries */
 	u32	main_start, main_count;
 	u32	zone_blocks, zone_cap;
@@ -926,31 +929,18 @@ space_close_full(struct gaze_fs *fs, u32 li)
 }
 
 /*
- * User blocks in use (fs->lock): valid blocks, new nodes and directory
- * blocks dirty in the cache, and blocks fallocate preallocated (slots
+ * User blocks in use (fs->lock, or none: each count is read once): valid
+ * blocks, new nodes and directory blocks dirty in the cache, and blocks
+ * fallocate preallocated (slots
  * holding GAZE_ADDR_PREALLOC, counted in the checkpoint's
  * prealloc_blocks: they own no block yet but are promised one)
  */
 static u64
-space_used_of(u64 valid, u32 dirty_new, __le64 prealloc)
-{
-	return valid + dirty_new + le64_to_cpu(prealloc);
-}
-
-static u64
 space_used(struct gaze_fs *fs)
 {
-	return space_used_of(fs->space->valid_blocks,
-			     gaze_cache_nr_dirty_new(fs), fs->cp.prealloc_blocks);
-}
-
-/* user_blocks less used */
-static u64
-space_free_of(struct gaze_fs *fs, u64 used)
-{
-	u64 user = le64_to_cpu(fs->sb.user_blocks);
-
-	return used < user ? user - used : 0;
+	return READ_ONCE(fs->space->valid_blocks) +
+	       gaze_cache_nr_dirty_new(fs) +
+	       le64_to_cpu(READ_ONCE(fs->cp.prealloc_blocks));
 }
 
 void
@@ -963,7 +953,7 @@ gaze_space_slot_changed(struct gaze_fs *fs, u64 old, u64 new)
 		n--;
 	if (new == GAZE_ADDR_PREALLOC)
 		n++;
-	fs->cp.prealloc_blocks = cpu_to_le64(n);
+	WRITE_ONCE(fs->cp.prealloc_blocks, cpu_to_le64(n));
 }
 
 /*
@@ -1050,7 +1040,7 @@ gaze_space_publish(struct gaze_fs *fs)
 
 	if (!sp || !fs->cache)
 		return;
-	WRITE_ONCE(sp->pub_user_free, space_free_of(fs, space_used(fs)));
+	WRITE_ONCE(sp->pub_user_free, gaze_space_free_blocks(fs));
 
 	gain = space_gcp_gain(fs, &pinned);
 	zones = (u64)sp->nr_free + sp->nr_prefree;
@@ -1227,7 +1217,7 @@ space_mark_valid(struct gaze_fs *fs, struct space_blk_refs *r, u32 zi,
 	gaze_table_dirty(fs, r->smb);
 	sp->zones[zi].valid++;
 	sp->zones[zi].mtime = gaze_fs_age(fs);
-	sp->valid_blocks++;
+	WRITE_ONCE(sp->valid_blocks, sp->valid_blocks + 1);
 	if (sum_type == GAZE_SUM_NODE)
 		sp->valid_nodes++;
 	return 0;
@@ -1462,7 +1452,7 @@ gaze_block_invalidate(struct gaze_fs *fs, u64 addr)
 	}
 
 	z->valid--;
-	sp->valid_blocks--;
+	WRITE_ONCE(sp->valid_blocks, sp->valid_blocks - 1);
 	if (!z->valid && (z->state == GAZE_ZS_FULL ||
 			  (z->state == GAZE_ZS_OPEN &&
 			   !space_is_log_head(sp, (u32)zone))))
@@ -1610,15 +1600,10 @@ gaze_blocks_writev(struct gaze_fs *fs, u64 addr, u32 nr, void *const *bufs)
 u64
 gaze_space_free_blocks(struct gaze_fs *fs)
 {
-	return space_free_of(fs, space_used(fs));
-}
+	u64 user = le64_to_cpu(fs->sb.user_blocks);
+	u64 used = space_used(fs);
 
-u64
-gaze_space_free_blocks_any(struct gaze_fs *fs)
-{
-	return space_free_of(fs, space_used_of(READ_ONCE(fs->space->valid_blocks),
-					       gaze_cache_nr_dirty_new_any(fs),
-					       READ_ONCE(fs->cp.prealloc_blocks)));
+	return used < user ? user - used : 0;
 }
 
 u64

@@ -217,7 +217,7 @@ static int gaze_statfs(struct dentry *dentry, struct kstatfs *buf)
 	 * filesystem type with fstatfs first) answer at once while a
 	 * reclaim or a checkpoint holds it; each count is read once
 	 */
-	bfree = gaze_space_free_blocks_any(fs);
+	bfree = gaze_space_free_blocks(fs);
 	used = READ_ONCE(fs->valid_inodes);
 	/* blocks promised to dirty pages (resv.c) are not free */
 	bfree -= min_t(u64, bfree, READ_ONCE(fs->resv_blocks));
