@@ -1250,7 +1250,9 @@ int gaze_gc_fg_step(struct gaze_fs *fs, struct gaze_gc_fg_run *r,
  * keeps the run up to the fg level (r->want becomes r->enough); the
  * whole run, when it goes on for a batch beyond that, waits in
  * fs->gc_fg_rest for the background collector (gaze_gc_background),
- * which the caller wakes.
+ * which the caller wakes.  Nothing is handed over when a step would
+ * find nothing to move (no zone half moved, no victim that frees what a
+ * foreground reclaim must).
  * For a writer that does not wait for GC to go on writing (selective
  * blocking) and has a background collector.
  */

@@ -555,10 +555,29 @@ gaze_gc_fg_step(struct gaze_fs *fs, struct gaze_gc_fg_run *r, bool *done)
 	return ret;
 }
 
+/* whether a foreground step would move anything: a zone half moved, or
+ * a victim that frees what a foreground reclaim must (gc_one's rule) */
+static bool
+gc_fg_has_work(struct gaze_fs *fs)
+{
+	u32 zone;
+	bool any;
+
+	return fs->gc_mv.zone ||
+	       !gc_scan(fs, GAZE_GC_GREEDY, gaze_gc_min_gain(fs, GAZE_GC_FG),
+			&zone, &any);
+}
+
+/*
+ * The batch beyond r->enough goes to the GC thread, when the run has one
+ * and a step would find work: with no victim the thread would only wake
+ * to find none (the writer's own steps write the checkpoint that PREFREE
+ * zones need).
+ */
 void
 gaze_gc_fg_handoff(struct gaze_fs *fs, struct gaze_gc_fg_run *r)
 {
-	if (r->want <= r->enough)
+	if (r->want <= r->enough || !gc_fg_has_work(fs))
 		return;
 	fs->gc_fg_rest = *r;
 	fs->gc_fg_rest_on = true;

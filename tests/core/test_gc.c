@@ -41,6 +41,63 @@ select_locked(struct gaze_fs *fs, int policy, u32 *zone)
 	return r;
 }
 
+/*
+ * The handoff of a foreground run's batch (gaze_gc_fg_handoff) only when
+ * a step would find work: with no victim the GC thread would only wake
+ * to find none.
+ */
+static bool
+handoff_locked(struct gaze_fs *fs)
+{
+	struct gaze_gc_fg_run r;
+	u64 n0 = fs->stat[GAZE_STAT_GC_HANDOFF];
+	bool handed;
+
+	memset(&r, 0, sizeof(r));
+	r.want = 5;		/* a run with a batch beyond its writer's part */
+	r.enough = 3;
+	r.can_gc = true;
+	mutex_lock(&fs->lock);
+	gaze_gc_fg_handoff(fs, &r);
+	handed = fs->gc_fg_rest_on;
+	if (handed != (fs->stat[GAZE_STAT_GC_HANDOFF] == n0 + 1) ||
+	    r.want != (handed ? 3u : 5u))
+		printf("# handoff: counter or writer's part wrong\n");
+	else if (handed)
+		handed = fs->gc_fg_rest.want == 5;
+	fs->gc_fg_rest_on = false;
+	mutex_unlock(&fs->lock);
+	return handed;
+}
+
+static void
+test_handoff(void)
+{
+	struct gaze_dev *d = mkdev(24);
+	struct gaze_fs *fs = format(d, 2, GAZE_GC_GREEDY);
+	u32 ino[2], z, v;
+
+	tap_ok(!handoff_locked(fs), "handoff: none on an empty filesystem");
+	TAP_MUST(create(fs, GAZE_ROOT_INO, "a", 0100644, &ino[0]));
+	TAP_MUST(create(fs, GAZE_ROOT_INO, "b", 0100644, &ino[1]));
+	TAP_MUST(put(fs, ino[0], 1, 1, 0, ZB));
+	TAP_MUST(put(fs, ino[1], 2, 1, 0, ZB));
+	z = zone_of(fs, ino[0], 0);
+	tap_ok(zone_state(fs, z, &v) == GAZE_ZS_FULL && v == ZB &&
+	       !handoff_locked(fs),
+	       "handoff: none while the only full zone is wholly valid");
+	/* an eighth of the zone invalid: not yet what a foreground reclaim
+	 * must free; a quarter: a victim */
+	TAP_MUST(gaze_file_truncate(fs, ino[0], (u64)(ZB - ZB / 8 + 1) * BS));
+	tap_ok(!handoff_locked(fs),
+	       "handoff: none when no victim frees an eighth of a zone");
+	TAP_MUST(gaze_file_truncate(fs, ino[0], (u64)(ZB - ZB / 4) * BS));
+	tap_ok(handoff_locked(fs),
+	       "handoff: the batch goes to the GC thread once a victim exists");
+	gaze_fs_close(fs);
+	gaze_dev_close(d);
+}
+
 /* ---------------------------------------------------------------- */
 /* Victim choice, zone move, the two-checkpoint rule                 */
 /* ---------------------------------------------------------------- */
@@ -899,6 +956,7 @@ main(void)
 {
 	gaze_log_level = 3;	/* errors only: expected warnings are noise */
 	test_victims();
+	test_handoff();
 	test_model();
 	test_overwrite(2, GAZE_GC_GREEDY);
 	test_overwrite(0, GAZE_GC_COST_BENEFIT);
