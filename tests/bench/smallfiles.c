@@ -23,6 +23,11 @@
  *	of them on an inode and a directory the VFS already has.  Prints
  *	"changes N secs S longest_s L sync_s S per_sec R" (N counts each
  *	change, L is the longest cycle).
+ *   smallfiles pfsync DIR PROCS SECONDS
+ *	As pcreate, but each new file gets 4 KiB and an fsync before its
+ *	close (a mail spool, a package manager unpacking, an editor's save
+ *	to a new name): each create is durable when it returns.  Prints
+ *	"fsyncs N secs S longest_s L sync_s S per_sec R".
  *   smallfiles lat DIR N SEED
  *	Visits the N files of create in a random order (SEED): stat() on
  *	the even ones, open() and close() on the odd ones, each timed on
@@ -164,6 +169,30 @@ static int create_one(const char *dir, long n)
 	return 0;
 }
 
+/* pfsync's step: DIR/fN made with 4 KiB and fsync'd before its close */
+static int fsync_one(const char *dir, long n)
+{
+	char f[4200], data[4096];
+	int fd;
+
+	snprintf(f, sizeof(f), "%s/f%ld", dir, n);
+	memset(data, 'a' + (int)(n % 26), sizeof(data));
+	fd = open(f, O_CREAT | O_EXCL | O_WRONLY, 0644);
+	if (fd < 0)
+		return fail("create", f);
+	if (write(fd, data, sizeof(data)) != (ssize_t)sizeof(data)) {
+		close(fd);
+		return fail("write", f);
+	}
+	if (fsync(fd)) {
+		close(fd);
+		return fail("fsync", f);
+	}
+	if (close(fd))
+		return fail("close", f);
+	return 0;
+}
+
 /* pchange's step on number n: 0, or the failing call's message */
 static int change_cycle(const char *dir, long n)
 {
@@ -185,7 +214,10 @@ static int change_cycle(const char *dir, long n)
 	return 0;
 }
 
-/* what a child of pcreate or pchange reports */
+/* what pcreate, pchange and pfsync run */
+enum pmode { P_CREATE, P_CHANGE, P_FSYNC };
+
+/* what a child of pcreate, pchange or pfsync reports */
 struct child_result {
 	long	n;
 	double	longest;
@@ -202,13 +234,15 @@ static double step_time(double last, double *longest)
 }
 
 /*
- * Creates (change false) or change cycles (true) until secs have passed;
- * writes the count and its longest create or cycle (seconds) to wfd.
+ * Creates, change cycles or fsync'd creates (mode) until secs have
+ * passed; writes the count and its longest step (seconds) to wfd.
  */
 static void create_child(const char *dir, int go, int wfd, double secs,
-			 bool change)
+			 enum pmode mode)
 {
-	int (*step)(const char *, long) = change ? change_cycle : create_one;
+	int (*step)(const char *, long) = mode == P_CHANGE ? change_cycle :
+					  mode == P_FSYNC ? fsync_one :
+					  create_one;
 	double end, t, longest = 0;
 	struct child_result r;
 	long n = 0;
@@ -224,7 +258,7 @@ static void create_child(const char *dir, int go, int wfd, double secs,
 		n++;
 		t = step_time(t, &longest);
 	}
-	if (change)
+	if (mode == P_CHANGE)
 		n *= 5;
 	r.n = n;
 	r.longest = longest;
@@ -234,7 +268,8 @@ static void create_child(const char *dir, int go, int wfd, double secs,
 	_exit(0);
 }
 
-static int do_pcreate(const char *dir, int procs, double secs, bool change)
+static int do_pcreate(const char *dir, int procs, double secs,
+		      enum pmode mode)
 {
 	int go[2], res[2], i, st, bad = 0;
 	double longest = 0, start;
@@ -255,7 +290,7 @@ static int do_pcreate(const char *dir, int procs, double secs, bool change)
 			return fail("fork", sub);
 		if (pid == 0) {
 			close(go[1]);
-			create_child(sub, go[0], res[1], secs, change);
+			create_child(sub, go[0], res[1], secs, mode);
 		}
 	}
 	close(go[0]);
@@ -283,7 +318,8 @@ static int do_pcreate(const char *dir, int procs, double secs, bool change)
 		return 1;
 	e = now();
 	printf("%s %ld secs %.3f longest_s %.3f sync_s %.3f per_sec %.1f\n",
-	       change ? "changes" : "creates", total, s - start, longest,
+	       mode == P_CHANGE ? "changes" : mode == P_FSYNC ? "fsyncs" :
+	       "creates", total, s - start, longest,
 	       e - s, total / (e - start));
 	return 0;
 }
@@ -388,9 +424,14 @@ int main(int argc, char **argv)
 	int ret;
 
 	if (argc == 5 && !strcmp(argv[1], "pcreate") && atoi(argv[3]) > 0)
-		return do_pcreate(argv[2], atoi(argv[3]), atof(argv[4]), false);
+		return do_pcreate(argv[2], atoi(argv[3]), atof(argv[4]),
+				  P_CREATE);
 	if (argc == 5 && !strcmp(argv[1], "pchange") && atoi(argv[3]) > 0)
-		return do_pcreate(argv[2], atoi(argv[3]), atof(argv[4]), true);
+		return do_pcreate(argv[2], atoi(argv[3]), atof(argv[4]),
+				  P_CHANGE);
+	if (argc == 5 && !strcmp(argv[1], "pfsync") && atoi(argv[3]) > 0)
+		return do_pcreate(argv[2], atoi(argv[3]), atof(argv[4]),
+				  P_FSYNC);
 	if (argc == 5 && !strcmp(argv[1], "lat") && atol(argv[3]) > 0)
 		return do_lat(argv[2], atol(argv[3]), atoi(argv[4]));
 	if (argc == 5 && !strcmp(argv[1], "sparse") && atol(argv[3]) > 0 &&
@@ -399,7 +440,7 @@ int main(int argc, char **argv)
 	if (argc != 5) {
 		fprintf(stderr,
 			"usage: smallfiles create|stat|unlink DIR N SIZE\n"
-			"       smallfiles pcreate|pchange DIR PROCS SECONDS\n"
+			"       smallfiles pcreate|pchange|pfsync DIR PROCS SECONDS\n"
 			"       smallfiles lat DIR N SEED\n"
 			"       smallfiles sparse DIR N STRIDE\n");
 		return 2;

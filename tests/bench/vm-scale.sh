@@ -21,6 +21,9 @@
 #   (e) seqwrite, seqread  1 MiB sequential, 1 and N jobs (MiB/s)
 #   (f) coldstat   lookup and stat of uncached files, 1 process and N in
 #                  directories of their own (files/s)
+#   (k) fsynccreate  new files of 4 KiB, each fsync'd before its close,
+#                  1 and N processes in directories of their own
+#                  (files/s); only when PHASES names it
 #   (s) synccreate creates by N processes while another fsyncs every
 #                  0.2 s: creates/s, the longest create and the longest
 #                  fsync (ms); only when PHASES names it
@@ -98,6 +101,8 @@ row nschange p1 p$JOBS changes/s
 row seqwrite j1 j$JOBS MiB/s
 row seqread j1 j$JOBS MiB/s
 row coldstat j1 j$JOBS files/s
+[ -z "$(fig gaze fsynccreate p1)$(fig f2fs fsynccreate p1)" ] ||
+	row fsynccreate p1 p$JOBS files/s
 for l in stat open; do
 	g=$(fig gaze $l p99) f=$(fig f2fs $l p99)
 	r=$(ratio "$g" "$f")

@@ -32,6 +32,9 @@
 #   (g) namespace changes, 1 and N processes in separate directories:
 #       cycles of create, link, rename, unlink, unlink (tests/bench/
 #       smallfiles pchange), then syncfs: changes/s
+#   (k) new files of 4 KiB, each fsync'd before its close, 1 and N
+#       processes in separate directories, then syncfs (tests/bench/
+#       smallfiles pfsync): files/s, and on GAZE the checkpoints taken
 #   (s) empty-file creates by N processes in separate directories while
 #       another appends 4 KiB to a file and fsyncs it every 0.2 s (a
 #       mail or database server beside other work): the fsyncs after
@@ -41,8 +44,8 @@
 #       lat over NFILES files, caches dropped) while another process
 #       loops: empty-file creates for 2 s, then syncfs: the latency of
 #       lookups beside a sync with much to write; p99 and max us
-# PHASES (default "a b c g e f d") picks and orders the phases; (s) and
-# (y) run only when named.
+# PHASES (default "a b c g e f d") picks and orders the phases; (k), (s)
+# and (y) run only when named.
 # Prints "# sc FS TEST VARIANT VALUE" lines and "# ..." comments.
 set -u
 . "$GAZE_SRCDIR/tests/bench/guest/lib.sh"
@@ -212,6 +215,12 @@ phase_c()
 phase_g()
 {
 	ns_phase pchange nschange g
+}
+
+# (k) new files of 4 KiB, each fsync'd before its close
+phase_k()
+{
+	ns_phase pfsync fsynccreate k
 }
 
 # (s) creates beside a process that fsyncs every 0.2 s
