@@ -239,7 +239,7 @@ cache_insert(struct gaze_fs *fs, u32 type, u32 id, u64 idx,
 	mb->id = id;
 	mb->idx = idx;
 	mb->ref = 1;
-	mb->rf_seq = (u32)fs->cp_seq;	/* touched, for all we know */
+	mb->rf_seq = fs->rf_epoch;	/* touched, for all we know */
 	INIT_LIST_HEAD(&mb->list);
 	list_add(&mb->hash, &c->hash[cache_hash(c, type, id, idx)]);
 	c->bytes += CACHE_MB_BYTES;
@@ -461,8 +461,9 @@ gaze_mbuf_read_unverified(struct gaze_fs *fs, u32 type, u32 id, u64 idx,
 }
 
 /*
- * Roll-forward replays file nodes only: a directory block or directory
- * inode changed since the checkpoint makes the next fsync take one.
+ * Without fsync_namespace roll-forward replays file nodes only: a
+ * directory block or directory inode changed since the checkpoint makes
+ * the next fsync take one.
  */
 static void
 cache_rf_note(struct gaze_fs *fs, const struct gaze_mbuf *mb)
@@ -472,8 +473,14 @@ cache_rf_note(struct gaze_fs *fs, const struct gaze_mbuf *mb)
 	if (mb->type == GAZE_MB_FBLK ||
 	    (mb->type == GAZE_MB_NODE &&
 	     le32_to_cpu(in->hdr.magic) == GAZE_MAGIC_INODE &&
-	     (le16_to_cpu(in->mode) & 0170000) == 0040000))
-		fs->rf_need_cp = true;
+	     (le16_to_cpu(in->mode) & 0170000) == 0040000)) {
+		/* with fsync_namespace, fsync writes directory blocks before
+		 * the chain and directory inodes in it (fs.c fs_rf_possible) */
+		if (gaze_sb_fsync_ns(&fs->sb))
+			fs->rf_ns = true;
+		else
+			fs->rf_need_cp = true;
+	}
 }
 
 void

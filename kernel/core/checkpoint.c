@@ -248,6 +248,8 @@ gaze_cp_write(struct gaze_fs *fs, u32 flags)
 	/* the roll-forward chains start afresh at the logs' heads */
 	fs->rf_need_cp = false;
 	fs->rf_ino_off = false;
+	fs->rf_ns = false;
+	fs->rf_epoch++;
 	WRITE_ONCE(fs->cp_wanted, false);
 	memset(fs->rf_log, 0, sizeof(fs->rf_log));
 	fs->rf_blocks = 0;

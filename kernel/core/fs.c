@@ -520,14 +520,33 @@ fs_rf_fits(struct gaze_fs *fs, int li, u32 nr)
 	return li < 0 || gaze_log_cp_start(fs, (u32)li);
 }
 
+/* dirty nodes and directory blocks (fs->lock held) */
+static u64
+fs_dirty_blocks(struct gaze_fs *fs)
+{
+	return (u64)gaze_cache_nr_dirty(fs, GAZE_MB_FBLK) +
+	       gaze_cache_nr_dirty(fs, GAZE_MB_NODE);
+}
+
 static bool
 fs_rf_possible(struct gaze_fs *fs, int *li)
 {
 	u32 l, nr;
 
+	if (fs->rf_need_cp || !fs_rf_allowed(fs))
+		return false;
+	/*
+	 * fsync_namespace: directory blocks go to their data log first, as a
+	 * file's data does, and the directory nodes that map them join the
+	 * chain (a failed write leaves them dirty: the checkpoint that
+	 * follows meets the error again and reports it)
+	 */
+	if (gaze_sb_fsync_ns(&fs->sb) &&
+	    gaze_cache_nr_dirty(fs, GAZE_MB_FBLK) &&
+	    fs_dirty_blocks(fs) < GAZE_RF_BACKLOG_MAX && gaze_dir_flush(fs))
+		return false;
 	/* the bound first, so too many dirty nodes are not scanned */
-	if (fs->rf_need_cp || !fs_rf_allowed(fs) ||
-	    gaze_cache_nr_dirty(fs, GAZE_MB_FBLK) ||
+	if (gaze_cache_nr_dirty(fs, GAZE_MB_FBLK) ||
 	    !fs_rf_fits(fs, -2, gaze_cache_nr_dirty(fs, GAZE_MB_NODE)))
 		return false;
 	*li = gaze_nodes_fsync_log(fs, 0, &nr);
@@ -538,14 +557,6 @@ fs_rf_possible(struct gaze_fs *fs, int *li)
 			return false;
 	}
 	return fs_rf_fits(fs, *li, nr);
-}
-
-/* dirty nodes and directory blocks (fs->lock held) */
-static u64
-fs_dirty_blocks(struct gaze_fs *fs)
-{
-	return (u64)gaze_cache_nr_dirty(fs, GAZE_MB_FBLK) +
-	       gaze_cache_nr_dirty(fs, GAZE_MB_NODE);
 }
 
 /*
@@ -586,7 +597,7 @@ fs_rf_ino_possible(struct gaze_fs *fs, u32 ino, int *li)
 		     GAZE_MAGIC_INODE &&
 	     (le16_to_cpu(((struct gaze_inode *)imb->data)->mode) &
 	      0170000) == 0100000 &&
-	     imb->rf_seq != (u32)fs->cp_seq;
+	     imb->rf_seq != fs->rf_epoch;
 	gaze_mbuf_put(fs, imb);
 	if (!ok)
 		return false;
@@ -607,17 +618,26 @@ fs_wp_tells(const struct gaze_fs *fs)
 	       fs->dev->nr_conv <= fs->lay.main_zone_start;
 }
 
-/* ino: the inode fsync was called for (0: none in particular) */
+/*
+ * ino: the inode fsync was called for (0: none in particular).  After
+ * namespace changes (fs->rf_ns, fsync_namespace) a file that may go
+ * alone does, as without the feature: other processes' creates are not
+ * this fsync's to write (F2FS writes one file's nodes the same way); a
+ * new file, or one renamed or linked, takes the whole state with it.
+ */
 static int
 fs_fsync_locked(struct gaze_fs *fs, u32 ino)
 {
 	u64 dirty = fs_dirty_blocks(fs);
+	bool one = false;
 	int li, ret;
 
-	if (fs_rf_possible(fs, &li)) {
+	if (fs->rf_ns && dirty < GAZE_RF_BACKLOG_MAX)
+		one = fs_rf_ino_possible(fs, ino, &li);
+	if (!one && fs_rf_possible(fs, &li)) {
 		ino = 0;		/* every dirty node goes */
-	} else if (dirty >= GAZE_RF_BACKLOG_MAX ||
-		   !fs_rf_ino_possible(fs, ino, &li)) {
+	} else if (!one && (dirty >= GAZE_RF_BACKLOG_MAX ||
+			    !fs_rf_ino_possible(fs, ino, &li))) {
 		goto checkpoint;
 	} else {
 		gaze_stat_inc(fs, GAZE_STAT_FSYNC_ONE);
@@ -638,9 +658,15 @@ fs_fsync_locked(struct gaze_fs *fs, u32 ino)
 	if (fs->rf_log[li] & GAZE_RF_BROKEN)
 		goto checkpoint;	/* the end mark may be unreachable */
 	ret = fs->dev->ops->flush(fs->dev);
-	if (!ret)
-		gaze_stat_inc(fs, GAZE_STAT_FSYNC_RF);
-	return ret;
+	if (ret)
+		return ret;
+	gaze_stat_inc(fs, GAZE_STAT_FSYNC_RF);
+	if (!ino) {
+		/* the chain holds all the cache did: count touches afresh */
+		fs->rf_epoch++;
+		fs->rf_ns = false;
+	}
+	return 0;
 
 checkpoint:
 	gaze_stat_inc(fs, GAZE_STAT_FSYNC_CP);

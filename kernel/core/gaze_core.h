@@ -88,6 +88,16 @@ static inline bool gaze_sb_lazy_summary(const struct gaze_super *sb)
 	return le64_to_cpu(sb->feature_compat) &
 	       GAZE_FEATURE_COMPAT_LAZY_SUMMARY;
 }
+/*
+ * With the incompat feature fsync_namespace, an fsync chain may hold new
+ * inodes and the directory changes that name them (format.md section
+ * 17): a create, link, rename or mkdir rolls forward like a file's nodes.
+ */
+static inline bool gaze_sb_fsync_ns(const struct gaze_super *sb)
+{
+	return le64_to_cpu(sb->feature_incompat) &
+	       GAZE_FEATURE_INCOMPAT_FSYNC_NAMESPACE;
+}
 /* a verifier's verdict on a block that was read: it does not verify */
 static inline bool gaze_err_damaged(int err)
 {
@@ -243,10 +253,11 @@ struct gaze_mbuf {
 	int	ref;
 	u32	flags;
 	/*
-	 * Inodes: the low 32 bits of fs->cp_seq while an operation that
-	 * roll-forward of this inode alone cannot replay (a link count or
-	 * parent change, a node claimed or freed) touched it since the
-	 * checkpoint; set when the buffer is made or read, so an inode
+	 * Inodes: fs->rf_epoch while an operation that roll-forward of
+	 * this inode alone cannot replay (a link count or parent change,
+	 * a node claimed or freed) touched it since the checkpoint or the
+	 * last fsync of the whole state; set when the buffer is made or
+	 * read, so an inode
 	 * the cache forgot counts as touched (fs.c fs_rf_ino_possible).
 	 * fs->lock, as every field here.
 	 */
@@ -494,6 +505,16 @@ struct gaze_fs {
 	/*  rf_ino_off: a node of an inode the cache did not hold was
 	 *	freed: no fsync of one inode alone until the checkpoint */
 	bool			rf_ino_off;
+	/*  rf_epoch: what struct gaze_mbuf rf_seq counts from: bumped by
+	 *	every checkpoint and every fsync that wrote the whole dirty
+	 *	state (the chain then holds all the cache does, as a
+	 *	checkpoint would), so one file may go alone after either */
+	u32			rf_epoch;
+	/*  rf_ns: with fsync_namespace, a namespace change (a new inode,
+	 *	a directory block or inode dirtied) since the checkpoint:
+	 *	an fsync of a file that may go alone does, as without the
+	 *	feature, rather than write others' changes (fs.c) */
+	bool			rf_ns;
 	/*  cp_wanted: fsyncs of one file alone left dirty blocks past
 	 *	GAZE_RF_BACKLOG; the module reads it without the lock
 	 *	(READ_ONCE) to wake its thread for gaze_fs_cp_backlog */

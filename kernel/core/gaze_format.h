@@ -156,11 +156,15 @@ struct gaze_mhdr {
 					     cp prealloc_blocks */	\
 	X(COMPAT,   1, lazy_summary, 1, 1) /* the summary entry of a    \
 					     block that is not valid may \
-					     be stale (not cleared) */
+					     be stale (not cleared) */	\
+	X(INCOMPAT, 3, fsync_namespace, 1, 1) /* an fsync chain may hold \
+					     new inodes and directory   \
+					     changes (format.md s. 17) */
 
 #define GAZE_FEATURE_INCOMPAT_INLINE_DATA	(1ull << 0)
 #define GAZE_FEATURE_INCOMPAT_COMPRESSION	(1ull << 1)
 #define GAZE_FEATURE_INCOMPAT_META_UUID		(1ull << 2)
+#define GAZE_FEATURE_INCOMPAT_FSYNC_NAMESPACE	(1ull << 3)
 #define GAZE_FEATURE_COMPAT_LOST_FOUND		(1ull << 0)
 #define GAZE_FEATURE_COMPAT_LAZY_SUMMARY	(1ull << 1)
 #define GAZE_FEATURE_RO_COMPAT_PREALLOC		(1ull << 0)

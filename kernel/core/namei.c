@@ -239,7 +239,7 @@ ns_nlink_add(struct gaze_fs *fs, struct gaze_mbuf *imb, int delta)
 
 	in->nlink = cpu_to_le32(le32_to_cpu(in->nlink) + delta);
 	/* an fsync of it alone cannot replay this (fs.c) */
-	imb->rf_seq = (u32)fs->cp_seq;
+	imb->rf_seq = fs->rf_epoch;
 	gaze_mbuf_dirty(fs, imb);
 }
 
@@ -1619,7 +1619,7 @@ ns_parent_set(struct gaze_fs *fs, struct gaze_mbuf *imb, u32 parent)
 {
 	((struct gaze_inode *)imb->data)->parent = cpu_to_le32(parent);
 	/* an fsync of it alone cannot replay this (fs.c) */
-	imb->rf_seq = (u32)fs->cp_seq;
+	imb->rf_seq = fs->rf_epoch;
 	gaze_mbuf_dirty(fs, imb);
 }
 

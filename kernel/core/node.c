@@ -88,7 +88,7 @@ gaze_rf_ino_touch(struct gaze_fs *fs, u32 ino)
 
 	/* one the cache does not hold counts as touched when it is read */
 	if (mb) {
-		mb->rf_seq = (u32)fs->cp_seq;
+		mb->rf_seq = fs->rf_epoch;
 		gaze_mbuf_put(fs, mb);
 	}
 }
@@ -473,9 +473,14 @@ gaze_node_new(struct gaze_fs *fs, u32 nid, u32 ino, u32 magic, u32 index,
 		return ret;
 	gaze_fmt_hdr_init(mb->data, magic, fs->uuid, 0, fs->cp_seq + 1, nid,
 			  ino, index);
-	if (magic == GAZE_MAGIC_INODE)
-		fs->rf_need_cp = true;	/* its entry is not replayed */
-	else
+	if (magic == GAZE_MAGIC_INODE) {
+		/* its entry is replayed only with fsync_namespace, from the
+		 * directory's blocks and nodes in the chain */
+		if (gaze_sb_fsync_ns(&fs->sb))
+			fs->rf_ns = true;
+		else
+			fs->rf_need_cp = true;
+	} else
 		gaze_rf_ino_touch(fs, ino);	/* a new nid: not replayed */
 	gaze_mbuf_dirty(fs, mb);
 	*mbp = mb;
@@ -717,7 +722,8 @@ gaze_nodes_flush(struct gaze_fs *fs)
 
 /*
  * fsync without a checkpoint (fs.c gaze_fs_fsync).  Every dirty node goes
- * to the one physical log they all map to, marked GAZE_NF_FSYNC, the last
+ * to the one physical log they all map to (node_fsync_type), marked
+ * GAZE_NF_FSYNC, the last
  * one also GAZE_NF_FSYNC_END: recovery replays a log's chain only up to
  * its last end mark, so an fsync cut short by a crash is dropped whole.
  */
@@ -727,6 +733,19 @@ struct node_fsync_scan {
 	u32		n;		/* nodes found */
 	int		li;		/* -2: no node yet; -1: several logs */
 };
+
+/*
+ * The log an fsync writes node blk to: its own, or with fsync_namespace
+ * the warm node log for every node, so that a create's directory inode
+ * (hot) and new inode (warm) are one run of one chain
+ */
+static int
+node_fsync_type(struct gaze_fs *fs, const void *blk)
+{
+	if (gaze_sb_fsync_ns(&fs->sb))
+		return GAZE_LOG_NODE_WARM;
+	return gaze_node_log_type(blk);
+}
 
 /* whether mb is one of the nodes an fsync of ino (0: all) writes */
 static bool
@@ -744,7 +763,7 @@ node_fsync_scan_one(struct gaze_fs *fs, struct gaze_mbuf *mb, void *arg)
 
 	if (!node_fsync_wants(mb, s->ino))
 		return 0;
-	li = gaze_log_of_type(fs, gaze_node_log_type(mb->data));
+	li = gaze_log_of_type(fs, node_fsync_type(fs, mb->data));
 	s->n++;
 	if (s->li == -2)
 		s->li = li;
@@ -778,7 +797,7 @@ static int
 node_fsync_one(struct gaze_fs *fs, struct gaze_mbuf *mb, void *arg)
 {
 	struct node_fsync *nf = arg;
-	int type = gaze_node_log_type(mb->data);
+	int type = node_fsync_type(fs, mb->data);
 	int ret;
 
 	if (!node_fsync_wants(mb, nf->ino))

@@ -66,6 +66,7 @@ orphan_list_add(struct gaze_fs *fs, u32 ino)
 		gaze_warn("more than %u open unlinked files: the checkpoint records only the first %u",
 			  GAZE_ORPHANS_MAX, GAZE_ORPHANS_MAX);
 	fs->orphans[fs->nr_orphans++] = ino;
+	fs->rf_need_cp = true;	/* the list is the checkpoint's alone */
 	return 0;
 }
 
@@ -77,6 +78,7 @@ orphan_list_del(struct gaze_fs *fs, u32 ino)
 	if (i < 0)
 		return;
 	fs->orphans[i] = fs->orphans[--fs->nr_orphans];
+	fs->rf_need_cp = true;
 }
 
 void

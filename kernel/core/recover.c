@@ -29,8 +29,12 @@
  * (cp prealloc_blocks) by the slots that became or stopped being
  * GAZE_ADDR_PREALLOC.
  * gaze_fs_fsync guarantees that nothing else changed since the
- * checkpoint: no namespace operation, no new inode, no freed node (see
- * fs->rf_need_cp), so file nodes are all there is to replay.
+ * checkpoint: no freed node, no change of the orphan list, and without
+ * the feature fsync_namespace no namespace operation and no new inode
+ * (see fs->rf_need_cp), so nodes are all there is to replay.  With it, a
+ * new inode (not in the checkpoint's imap) is replayed like any node and
+ * counted; its name comes with its directory's nodes and the directory
+ * blocks they map, which fsync wrote before the chain.
  *
  * A read-only open only walks the chains and counts what a read-write
  * one would replay (fs->rf_pending), so a read-only mount or fsck -n can
@@ -295,9 +299,22 @@ rf_replay_slots(struct gaze_fs *fs, u32 nid, const void *old,
 	return 0;
 }
 
-/* replays the node in blk, written at addr; old: scratch block */
+/*
+ * The log type node blk was written by, walking physical log li: its own,
+ * or (fsync_namespace: node.c node_fsync_type) the warm node log's
+ */
 static int
-rf_replay(struct gaze_fs *fs, u64 addr, const void *blk, void *old)
+rf_log_type(struct gaze_fs *fs, u32 li, const void *blk)
+{
+	int type = gaze_node_log_type(blk);
+
+	return (u32)gaze_log_of_type(fs, type) == li ? type :
+	       GAZE_LOG_NODE_WARM;
+}
+
+/* replays the node in blk, written at addr by log li; old: scratch */
+static int
+rf_replay(struct gaze_fs *fs, u32 li, u64 addr, const void *blk, void *old)
 {
 	const struct gaze_mhdr *h = blk;
 	u32 nid = le32_to_cpu(h->nid), magic = le32_to_cpu(h->magic);
@@ -315,9 +332,13 @@ rf_replay(struct gaze_fs *fs, u64 addr, const void *blk, void *old)
 		return -EFSCORRUPTED;
 	}
 	if (!prev && magic == GAZE_MAGIC_INODE) {
-		gaze_err("roll-forward: inode %u at %llu is not in the checkpoint",
-			 nid, (unsigned long long)addr);
-		return -EFSCORRUPTED;
+		if (!gaze_sb_fsync_ns(&fs->sb)) {
+			gaze_err("roll-forward: inode %u at %llu is not in the checkpoint",
+				 nid, (unsigned long long)addr);
+			return -EFSCORRUPTED;
+		}
+		/* a new inode: its name is in its directory's replay */
+		WRITE_ONCE(fs->valid_inodes, fs->valid_inodes + 1);
 	}
 	if (prev) {
 		ret = gaze_block_read(fs, prev, old);
@@ -334,7 +355,7 @@ rf_replay(struct gaze_fs *fs, u64 addr, const void *blk, void *old)
 		return ret;
 	rf_compr_saved(fs, prev ? old : NULL, blk);
 	ret = gaze_block_claim(fs, addr, nid, 0, GAZE_SUM_NODE,
-			       gaze_node_log_type(blk));
+			       rf_log_type(fs, li, blk));
 	if (!ret && prev)
 		ret = gaze_block_invalidate(fs, prev);
 	if (!ret)
@@ -347,8 +368,8 @@ rf_replay(struct gaze_fs *fs, u64 addr, const void *blk, void *old)
 
 /* replays the first c->end blocks of a chain */
 static int
-rf_replay_chain(struct gaze_fs *fs, const struct rf_chain *c, void *blk,
-		void *old)
+rf_replay_chain(struct gaze_fs *fs, u32 li, const struct rf_chain *c,
+		void *blk, void *old)
 {
 	u32 i;
 	int ret;
@@ -357,7 +378,7 @@ rf_replay_chain(struct gaze_fs *fs, const struct rf_chain *c, void *blk,
 		ret = gaze_block_read(fs, c->addr[i], blk);
 		if (ret)
 			return ret;
-		ret = rf_replay(fs, c->addr[i], blk, old);
+		ret = rf_replay(fs, li, c->addr[i], blk, old);
 		if (ret)
 			return ret;
 		fs->rf_recovered++;
@@ -434,7 +455,7 @@ gaze_recover(struct gaze_fs *fs)
 		if (fs->flags & GAZE_FS_RDONLY)
 			fs->rf_pending += c.end;	/* nothing is changed */
 		else
-			ret = rf_replay_chain(fs, &c, blk, old);
+			ret = rf_replay_chain(fs, logs[k], &c, blk, old);
 	}
 	if (ret)
 		gaze_err("roll-forward after checkpoint %llu failed (%d); fsck.gaze -y mounts the checkpoint without the nodes fsync wrote after it",

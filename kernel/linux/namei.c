@@ -601,7 +601,11 @@ static int gaze_dir_fsync(struct file *file, loff_t start, loff_t end,
 	if (sb_rdonly(sb))
 		return 0;
 	nofs = gaze_nofs_begin();
-	ret = gaze_fs_sync(GAZE_FS(sb));
+	/* with fsync_namespace, the directory's changes may roll forward */
+	if (gaze_sb_fsync_ns(&GAZE_FS(sb)->sb))
+		ret = gaze_fs_fsync(GAZE_FS(sb));
+	else
+		ret = gaze_fs_sync(GAZE_FS(sb));
 	gaze_nofs_end(nofs);
 	return ret ? gaze_error(sb, ret, "fsync") : 0;
 }

@@ -24,8 +24,10 @@
  * fresh superblock copy (gaze_cp_renew_zones, as fsck.gaze's repair does);
  * a crash then leaves one copy old and one new, both valid.
  *
- * Features (gazectl features, as tune2fs -O): two can change on an
- * existing filesystem.  compression can be turned on (ZFS and btrfs let
+ * Features (gazectl features, as tune2fs -O): three can change on an
+ * existing filesystem.  fsync_namespace can be turned on and off: it
+ * only says what an fsync chain may hold, and a filesystem is changed
+ * only with no chain waiting for roll-forward (below).  compression can be turned on (ZFS and btrfs let
  * a filesystem start compressing at any time; new writes compress from
  * then on), not off, since files may hold compressed clusters.
  * lazy_summary can be turned on, and off: without it a summary entry
@@ -240,6 +242,8 @@ ident_feature_ok(int mask, int bit, bool on, bool *scrub, const char **why)
 		*why = "compression cannot be turned off: files may hold compressed clusters (compress=no, or gazectl set compression=none on a directory, stops new writes compressing)";
 		return -EPERM;
 	}
+	if (mask == 2 && b == GAZE_FEATURE_INCOMPAT_FSYNC_NAMESPACE)
+		return 0;	/* no chain waits: ident_check_clean */
 	if (mask == 2 && b == GAZE_FEATURE_INCOMPAT_META_UUID) {
 		*why = "meta_uuid follows the uuid: gazectl uuid sets and clears it";
 		return -EPERM;

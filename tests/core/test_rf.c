@@ -46,6 +46,21 @@ done(struct gaze_fs *fs)
 	gaze_dev_close(d);
 }
 
+/*
+ * A filesystem without the feature fsync_namespace, as one made before it
+ * (or with -O ^fsync_namespace): namespace changes make fsync take a
+ * checkpoint, and one file's nodes may go alone
+ */
+static struct gaze_fs *
+format_old(struct gaze_dev *d)
+{
+	struct gaze_mkfs_params p;
+
+	format_params(d, 6, GAZE_GC_GREEDY, &p);
+	p.feature_incompat &= ~GAZE_FEATURE_INCOMPAT_FSYNC_NAMESPACE;
+	return format_with(d, &p);
+}
+
 static u64
 fsize(struct gaze_fs *fs, u32 ino)
 {
@@ -145,7 +160,7 @@ test_after_last_fsync(void)
 static void
 test_namespace(void)
 {
-	struct gaze_fs *fs = format(mkdev(64), 6, GAZE_GC_GREEDY);
+	struct gaze_fs *fs = format_old(mkdev(64));
 	u64 seq;
 	u32 ino, ino2;
 
@@ -392,6 +407,150 @@ fsync_cp(struct gaze_fs *fs, u32 ino, int *err)
 	return fs->cp_seq != seq;
 }
 
+/* whether directory ino keeps its entries in hashed blocks */
+static bool
+dir_hashed(struct gaze_fs *fs, u32 ino)
+{
+	struct gaze_mbuf *imb;
+	bool h = false;
+
+	mutex_lock(&fs->lock);
+	if (!gaze_inode_get(fs, ino, &imb)) {
+		h = le32_to_cpu(((struct gaze_inode *)imb->data)->flags) &
+		    GAZE_IF_DIR_HASHED;
+		gaze_mbuf_put(fs, imb);
+	}
+	mutex_unlock(&fs->lock);
+	return h;
+}
+
+/*
+ * fsync_namespace: new files, a new directory of 150 long names (hashed
+ * blocks), a link and a rename across directories roll forward with the
+ * data, no checkpoint; after a power cut every name, link count and byte
+ * is back and fsck finds the result clean.  Beside creates elsewhere an
+ * existing file's fsync still writes it alone.  An unlink that frees an
+ * inode, and one that leaves an orphan, still take a checkpoint (the
+ * chain replays no frees, and the orphan list is the checkpoint's).
+ */
+#define NS_NAMES	150
+#define NS_NAME		"a-name-long-enough-to-fill-the-inode-%u"
+
+static void
+test_namespace_rf(void)
+{
+	struct gaze_fs *fs = format(mkdev(64), 6, GAZE_GC_GREEDY);
+	struct gaze_dev *dev = fs->dev;
+	u32 f, g, d, e, x, x0 = 0, i, missing = 0;
+	u64 seq, rf0, cp0, one0, fb, fb2;
+	struct gaze_attr a;
+	u32 fz, fz2;
+	char name[48];
+	int err;
+
+	tap_ok(gaze_sb_fsync_ns(&fs->sb) &&
+	       !create(fs, GAZE_ROOT_INO, "f", 0100644, &f) &&
+	       !gaze_fs_sync(fs),
+	       "namespace rf: fsync_namespace on by default; a file, checkpointed");
+	seq = fs->cp_seq;
+	rf0 = fs->stat[GAZE_STAT_FSYNC_RF];
+	cp0 = fs->stat[GAZE_STAT_FSYNC_CP];
+	err = put(fs, f, 3, 1, 0, 4) ||
+	      create(fs, GAZE_ROOT_INO, "g", 0100644, &g) ||
+	      put(fs, g, 4, 1, 0, 20) ||
+	      create(fs, GAZE_ROOT_INO, "d", 040755, &d) ||
+	      create(fs, d, "e", 040755, &e);
+	/* long names: more than the inline directory holds, fewer new
+	 * inodes than one zone's capacity (the chain's bound) */
+	for (i = 0; i < NS_NAMES && !err; i++) {
+		snprintf(name, sizeof(name), NS_NAME, i);
+		err = create(fs, d, name, 0100644, i ? &x : &x0);
+	}
+	err = err || put(fs, x0, 5, 1, 0, 3) ||
+	      gaze_ns_link(fs, GAZE_ROOT_INO, "l", 1, x0) ||
+	      gaze_ns_rename(fs, GAZE_ROOT_INO, "g", 1, d, "g2", 2, 0, NULL);
+	tap_ok(!err && dir_hashed(fs, d) && !gaze_fs_fsync(fs) &&
+	       fs->cp_seq == seq && fs->stat[GAZE_STAT_FSYNC_RF] == rf0 + 1 &&
+	       fs->stat[GAZE_STAT_FSYNC_CP] == cp0,
+	       "namespace rf: creates, mkdir, 150 names (hashed blocks), a link and a rename: fsync rolls forward, no checkpoint");
+	fs = cut(fs, 5, 0);
+	for (i = 0; i < NS_NAMES; i++) {
+		snprintf(name, sizeof(name), NS_NAME, i);
+		missing += !exists(fs, d, name);
+	}
+	tap_ok(fs->rf_recovered > 0 && !missing && exists(fs, d, "e") &&
+	       exists(fs, d, "g2") && !exists(fs, GAZE_ROOT_INO, "g") &&
+	       exists(fs, GAZE_ROOT_INO, "l") && exists(fs, GAZE_ROOT_INO, "d"),
+	       "namespace rf: after a power cut every name is back (%u nodes replayed, %u of %u missing)",
+	       fs->rf_recovered, missing, NS_NAMES);
+	tap_ok(!gaze_ns_getattr(fs, x0, &a) && a.nlink == 2 &&
+	       !gaze_ns_getattr(fs, d, &a) && a.nlink == 3 &&
+	       !check_range(fs, f, 3, 1, 0, 4) &&
+	       !check_range(fs, g, 4, 1, 0, 20) &&
+	       !check_range(fs, x0, 5, 1, 0, 3),
+	       "namespace rf: link counts and data as fsync left them");
+	counts(fs, &fb, &fz);
+	fs = reopen(fs);
+	counts(fs, &fb2, &fz2);
+	tap_ok(fb == fb2 && fz == fz2,
+	       "namespace rf: free blocks (%llu) and zones (%u) as a clean reopen finds them",
+	       (unsigned long long)fb, fz);
+	gaze_fs_close(fs);
+	tap_ok(!fsck_problems_on(dev), "namespace rf: fsck finds the filesystem clean");
+	TAP_MUST(gaze_fs_open(dev, 0, &fs));
+
+	/* beside creates elsewhere an existing file's fsync writes it alone
+	 * (as without the feature); a new file's takes the whole state.
+	 * f's inode is cached before the checkpoint: one read after it
+	 * counts as touched, and would go with the whole state */
+	err = put(fs, f, 3, 2, 0, 4) || gaze_fs_sync(fs) ||
+	      put(fs, f, 3, 3, 0, 4);
+	for (i = 0; i < 20 && !err; i++) {
+		snprintf(name, sizeof(name), "y%u", i);
+		err = create(fs, d, name, 0100644, &x);
+	}
+	seq = fs->cp_seq;
+	one0 = fs->stat[GAZE_STAT_FSYNC_ONE];
+	rf0 = fs->stat[GAZE_STAT_FSYNC_RF];
+	tap_ok(!err && !fsync_cp(fs, f, &err) && !err &&
+	       fs->stat[GAZE_STAT_FSYNC_ONE] == one0 + 1,
+	       "namespace rf: beside 20 creates, an existing file's fsync writes its nodes alone");
+	err = create(fs, GAZE_ROOT_INO, "n", 0100644, &x) ||
+	      put(fs, x, 6, 1, 0, 2);
+	tap_ok(!err && !fsync_cp(fs, x, &err) && !err &&
+	       fs->stat[GAZE_STAT_FSYNC_ONE] == one0 + 1 &&
+	       fs->stat[GAZE_STAT_FSYNC_RF] == rf0 + 2 && fs->cp_seq == seq,
+	       "namespace rf: then a new file's fsync rolls the whole state forward");
+	/* that run holds all the cache did: the new file may go alone now */
+	for (i = 20; i < 25 && !err; i++) {
+		snprintf(name, sizeof(name), "y%u", i);
+		err = create(fs, d, name, 0100644, &g);
+	}
+	err = err || put(fs, x, 6, 2, 0, 2);
+	tap_ok(!err && !fsync_cp(fs, x, &err) && !err &&
+	       fs->stat[GAZE_STAT_FSYNC_ONE] == one0 + 2 && fs->cp_seq == seq,
+	       "namespace rf: beside 5 more creates, its next fsync writes its nodes alone");
+	fs = cut(fs, 6, 0);
+	tap_ok(!check_range(fs, f, 3, 3, 0, 4) && exists(fs, d, "y19") &&
+	       !exists(fs, d, "y20") && exists(fs, GAZE_ROOT_INO, "n") &&
+	       !check_range(fs, x, 6, 2, 0, 2),
+	       "namespace rf: after a power cut both files as fsync left them, the synced creates back, the others gone");
+
+	/* what the chain cannot replay: a freed inode, an orphan */
+	seq = fs->cp_seq;
+	snprintf(name, sizeof(name), NS_NAME, 1);
+	err = gaze_fs_sync(fs) || gaze_ns_unlink(fs, d, name, (u32)strlen(name));
+	tap_ok(!err && !gaze_fs_fsync(fs) && fs->cp_seq == seq + 2,
+	       "namespace rf: an unlink that frees an inode: fsync takes a checkpoint");
+	seq = fs->cp_seq;
+	snprintf(name, sizeof(name), NS_NAME, 2);
+	err = gaze_ns_unlink_flags(fs, d, name, (u32)strlen(name),
+				   GAZE_NS_IN_USE, NULL);
+	tap_ok(!err && !gaze_fs_fsync(fs) && fs->cp_seq == seq + 1,
+	       "namespace rf: an unlink that leaves an orphan: fsync takes a checkpoint");
+	done(fs);
+}
+
 /*
  * fsync of one file while other operations (creates in a directory,
  * another file's writes) left what roll-forward of the whole state
@@ -405,7 +564,7 @@ fsync_cp(struct gaze_fs *fs, u32 ino, int *err)
 static void
 test_one_inode(void)
 {
-	struct gaze_fs *fs = format(mkdev(64), 6, GAZE_GC_GREEDY);
+	struct gaze_fs *fs = format_old(mkdev(64));
 	struct gaze_dev *dev = fs->dev;
 	u32 a, b, d, x, i, n = 0;
 	u64 seq, fb, fb2;
@@ -511,7 +670,7 @@ test_one_inode(void)
 static void
 test_one_inode_unmarked(void)
 {
-	struct gaze_fs *fs = format(mkdev(64), 6, GAZE_GC_GREEDY);
+	struct gaze_fs *fs = format_old(mkdev(64));
 	struct gaze_dev *dev = fs->dev;
 	u32 a, d, x;
 	int err;
@@ -561,7 +720,7 @@ dirty_up_to(struct gaze_fs *fs, u32 d, u32 *i, u64 n)
 static void
 test_one_inode_backlog(void)
 {
-	struct gaze_fs *fs = format(mkdev(1024), 6, GAZE_GC_GREEDY);
+	struct gaze_fs *fs = format_old(mkdev(1024));
 	u32 a, d, i = 0;
 	u64 seq, dirty;
 	char last[16];
@@ -606,6 +765,7 @@ main(void)
 	test_basic();
 	test_after_last_fsync();
 	test_namespace();
+	test_namespace_rf();
 	test_many(0);
 	test_many(50);
 	test_torn();

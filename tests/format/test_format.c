@@ -1119,16 +1119,18 @@ test_features(void)
 	tap_ok(c == (GAZE_FEATURE_COMPAT_LOST_FOUND |
 		     GAZE_FEATURE_COMPAT_LAZY_SUMMARY) &&
 	       r == GAZE_FEATURE_RO_COMPAT_PREALLOC &&
-	       i == GAZE_FEATURE_INCOMPAT_INLINE_DATA,
-	       "defaults: lost_found, lazy_summary, prealloc, inline_data");
+	       i == (GAZE_FEATURE_INCOMPAT_INLINE_DATA |
+		     GAZE_FEATURE_INCOMPAT_FSYNC_NAMESPACE),
+	       "defaults: lost_found, lazy_summary, prealloc, inline_data, fsync_namespace");
 	tap_ok(!strcmp(gaze_fmt_feature_name(2, 1), "compression") &&
 	       !strcmp(gaze_fmt_feature_name(0, 0), "lost_found") &&
 	       !strcmp(gaze_fmt_feature_name(0, 1), "lazy_summary") &&
 	       !strcmp(gaze_fmt_feature_name(1, 0), "prealloc") &&
+	       !strcmp(gaze_fmt_feature_name(2, 3), "fsync_namespace") &&
 	       !gaze_fmt_feature_name(1, 1) && !gaze_fmt_feature_name(2, 9),
 	       "feature names from the table");
 	gaze_fmt_feature_string(c, r, i, buf, sizeof(buf));
-	tap_ok(!strcmp(buf, "lost_found,lazy_summary,prealloc,inline_data"),
+	tap_ok(!strcmp(buf, "lost_found,lazy_summary,prealloc,inline_data,fsync_namespace"),
 	       "defaults print as \"%s\"",
 	       buf);
 	c2 = r2 = i2 = 0;
@@ -1137,16 +1139,21 @@ test_features(void)
 
 	err = gaze_fmt_feature_parse("^inline_data,,lost_found", &c, &r, &i,
 				     &bad);
-	tap_ok(!err && !i && c == (GAZE_FEATURE_COMPAT_LOST_FOUND |
+	tap_ok(!err && i == GAZE_FEATURE_INCOMPAT_FSYNC_NAMESPACE &&
+	       c == (GAZE_FEATURE_COMPAT_LOST_FOUND |
 				   GAZE_FEATURE_COMPAT_LAZY_SUMMARY),
 	       "\"^inline_data,,lost_found\" edits the set");
 	/* compression: supported, off by default, mkfs may set it */
 	err = gaze_fmt_feature_parse("lost_found,compression", &c, &r, &i,
 				     &bad);
-	tap_ok(!err && i == GAZE_FEATURE_INCOMPAT_COMPRESSION,
+	tap_ok(!err && i == (GAZE_FEATURE_INCOMPAT_COMPRESSION |
+			     GAZE_FEATURE_INCOMPAT_FSYNC_NAMESPACE),
 	       "compression may be set");
 	err = gaze_fmt_feature_parse("^compression", &c, &r, &i, &bad);
-	tap_ok(!err && !i, "compression may be cleared");
+	tap_ok(!err && i == GAZE_FEATURE_INCOMPAT_FSYNC_NAMESPACE,
+	       "compression may be cleared");
+	err = gaze_fmt_feature_parse("^fsync_namespace", &c, &r, &i, &bad);
+	tap_ok(!err && !i, "fsync_namespace may be cleared");
 	/* supported, but set by gazectl uuid only: mkfs may not set it */
 	err = gaze_fmt_feature_parse("lost_found,meta_uuid", &c, &r, &i, &bad);
 	tap_ok(err == -EPERM && !strncmp(bad, "meta_uuid", 9) && !i,

@@ -21,7 +21,7 @@ mkimage "$IMG" -d "$TREE"
 
 gz features "$IMG"
 expect_rc 0 "gazectl features"
-[ "$(cat "$T/out")" = "lost_found,lazy_summary,prealloc,inline_data" ] ||
+[ "$(cat "$T/out")" = "lost_found,lazy_summary,prealloc,inline_data,fsync_namespace" ] ||
 	fail "default features: $(cat "$T/out")"
 gz features --help
 expect_rc 0 "gazectl features --help"
@@ -53,7 +53,7 @@ n=$(sed -n 's/^\([0-9]*\) stale summary entries cleared$/\1/p' "$T/out")
 [ -n "$n" ] && [ "$n" -ge 64 ] ||
 	fail "^lazy_summary: expected 64 or more entries cleared: $(cat "$T/out")"
 gz features "$IMG"
-[ "$(cat "$T/out")" = "lost_found,prealloc,inline_data" ] ||
+[ "$(cat "$T/out")" = "lost_found,prealloc,inline_data,fsync_namespace" ] ||
 	fail "after ^lazy_summary: $(cat "$T/out")"
 fsck_clean "$IMG"
 [ "$("$GAZECTL" cat "$IMG" /ow | head -c 3)" = eee ] ||
@@ -68,11 +68,26 @@ gz features "$IMG" lazy_summary,compression
 expect_rc 0 "features lazy_summary,compression"
 [ ! -s "$T/out" ] || fail "turning features on printed: $(cat "$T/out")"
 gz features "$IMG"
-[ "$(cat "$T/out")" = "lost_found,lazy_summary,prealloc,inline_data,compression" ] ||
+[ "$(cat "$T/out")" = "lost_found,lazy_summary,prealloc,inline_data,compression,fsync_namespace" ] ||
 	fail "after lazy_summary,compression: $(cat "$T/out")"
 fsck_clean "$IMG"
 "$GAZECTL" cat "$IMG" /a/file | grep -q hello || fail "/a/file after compression on"
 pass "lazy_summary and compression turned on; fsck.gaze clean, files read"
+
+gz features "$IMG" ^fsync_namespace
+expect_rc 0 "features ^fsync_namespace"
+gz features "$IMG"
+[ "$(cat "$T/out")" = "lost_found,lazy_summary,prealloc,inline_data,compression" ] ||
+	fail "after ^fsync_namespace: $(cat "$T/out")"
+fsck_clean "$IMG"
+gz features "$IMG" fsync_namespace
+expect_rc 0 "features fsync_namespace"
+gz features "$IMG"
+[ "$(cat "$T/out")" = "lost_found,lazy_summary,prealloc,inline_data,compression,fsync_namespace" ] ||
+	fail "after fsync_namespace: $(cat "$T/out")"
+fsck_clean "$IMG"
+"$GAZECTL" cat "$IMG" /a/file | grep -q hello || fail "/a/file after fsync_namespace off and on"
+pass "fsync_namespace turned off and on again; fsck.gaze clean, files read"
 
 sum=$(sha "$IMG")
 for bad in ^compression ^inline_data ^prealloc ^lost_found meta_uuid \

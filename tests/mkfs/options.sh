@@ -40,7 +40,7 @@ expect_sb "$IMG" dirty_limit_pct 20
 expect_sb "$IMG" mkfs_version gaze-0.1.0
 expect_sb "$IMG" zone_model 2
 expect_sb "$IMG" label ""
-expect_sb "$IMG" features "lost_found,lazy_summary,prealloc,inline_data"
+expect_sb "$IMG" features "lost_found,lazy_summary,prealloc,inline_data,fsync_namespace"
 expect_sb "$IMG" total_blocks 65536
 expect_out "UUID: *$(sb "$IMG" uuid)"
 [ -n "$(sb "$IMG" uuid)" ] || fail "no uuid"
@@ -138,25 +138,25 @@ done
 # -O
 mkfs -f -O ^lost_found "$IMG"
 expect_rc 0 -O
-expect_out 'Features: *lazy_summary,prealloc,inline_data$'
-expect_sb "$IMG" features "lazy_summary,prealloc,inline_data"
+expect_out 'Features: *lazy_summary,prealloc,inline_data,fsync_namespace$'
+expect_sb "$IMG" features "lazy_summary,prealloc,inline_data,fsync_namespace"
 mkfs -f -O ^prealloc "$IMG"
 expect_rc 0 "-O ^prealloc"
-expect_sb "$IMG" features "lost_found,lazy_summary,inline_data"
+expect_sb "$IMG" features "lost_found,lazy_summary,inline_data,fsync_namespace"
 mkfs -f -O ^lazy_summary "$IMG"
 expect_rc 0 "-O ^lazy_summary"
-expect_sb "$IMG" features "lost_found,prealloc,inline_data"
+expect_sb "$IMG" features "lost_found,prealloc,inline_data,fsync_namespace"
 # compression: -O compression alone means lz4, 64 KiB clusters
 mkfs -f -O compression "$IMG"
 expect_rc 0 "-O compression"
-expect_sb "$IMG" features "lost_found,lazy_summary,prealloc,inline_data,compression"
+expect_sb "$IMG" features "lost_found,lazy_summary,prealloc,inline_data,compression,fsync_namespace"
 expect_sb "$IMG" compress_algo 1
 expect_sb "$IMG" compress_log_cluster 4
 # meta_uuid: set by gazectl uuid on an existing filesystem only
 mkfs -f -O meta_uuid "$IMG"
 expect_usage "-O meta_uuid (gazectl uuid's)"
 expect_err "set by gazectl"
-mkfs -f --features ^inline_data,^lost_found,^prealloc,^lazy_summary "$IMG"
+mkfs -f --features ^inline_data,^lost_found,^prealloc,^lazy_summary,^fsync_namespace "$IMG"
 expect_rc 0 "-O clear all"
 expect_sb "$IMG" features "none"
 pass "-O FEATURES"
@@ -167,7 +167,7 @@ expect_err "bogus"
 # --compression, --cluster-size
 mkfs -f --compression zstd:7 --cluster-size 16K "$IMG"
 expect_rc 0 "--compression zstd:7"
-expect_sb "$IMG" features "lost_found,lazy_summary,prealloc,inline_data,compression"
+expect_sb "$IMG" features "lost_found,lazy_summary,prealloc,inline_data,compression,fsync_namespace"
 expect_sb "$IMG" compress_algo 2
 expect_sb "$IMG" compress_level 7
 expect_sb "$IMG" compress_log_cluster 2
@@ -178,7 +178,7 @@ expect_sb "$IMG" compress_level 9
 expect_sb "$IMG" compress_log_cluster 8
 mkfs -f --compression none "$IMG"
 expect_rc 0 "--compression none"
-expect_sb "$IMG" features "lost_found,lazy_summary,prealloc,inline_data"
+expect_sb "$IMG" features "lost_found,lazy_summary,prealloc,inline_data,fsync_namespace"
 pass "--compression ALG[:LEVEL], --cluster-size SIZE"
 for v in zstd:20 lz4:1 gzip:0 xz bogus; do
 	mkfs -f --compression "$v" "$IMG"

@@ -829,16 +829,21 @@ must mount -t gaze $D $M
 cmp -s $M/rf $W/rf.want || fail "fsck's replay: $M/rf differs from its content at the last fsync"
 dnew | grep -q "roll-forward: replayed" && fail "the mount replayed again after fsck did"
 ok "fsck.gaze -p replays the fsync'd nodes (exit 1), -fn then finds it clean, the mount finds the data"
-# fsync of one file beside creates elsewhere: that file's nodes alone,
-# no checkpoint; a crash keeps it and drops the unsynced creates
+# fsync of one file beside an unlink of an open file elsewhere (the
+# orphan list is the checkpoint's alone): that file's nodes alone, no
+# checkpoint; a crash keeps it and brings back the file whose unlink was
+# not synced
 cpseq() { must $B/gazectl/gazectl info --json $M; tr -d ' \n' <$W/out | grep -o '"cp_seq":[0-9]*' | cut -d: -f2; }
 mkdir -p $M/rfd
+echo 1 >$M/rfd/old1
 sync
 c0=$(cpseq)
-for i in 1 2 3 4 5 6 7 8; do : >$M/rfd/new$i; done
+exec 3<$M/rfd/old1
+rm $M/rfd/old1
 must dd if=$W/rf.new of=$M/rf bs=4k count=5 seek=200 conv=notrunc,fsync status=none
 must dd if=$W/rf.new of=$M/rf bs=4k count=1 seek=700 conv=notrunc,fsync status=none
 c1=$(cpseq)
+exec 3<&-
 must $B/gazectl/gazectl counters --json $M
 one=$(tr -d ' \n' <$W/out | grep -o '"fsyncs_one_file":[0-9]*' | cut -d: -f2)
 [ "${one:-0}" -ge 2 ] || fail "gazectl counters: fsyncs_one_file is '$one' after two one-file fsyncs ($(cat $W/out))"
@@ -850,10 +855,38 @@ run $B/fsck/fsck.gaze -fn $D
 d0=$(dmesg | wc -l)
 must mount -t gaze $D $M
 cmp -s $M/rf $W/rf.want || fail "one-file fsync: $M/rf is not as its last fsync left it"
-[ "$c1" = "$c0" ] || fail "one-file fsync beside creates took checkpoints ($c0 -> $c1)"
-[ ! -e $M/rfd/new1 ] || fail "an unsynced create survived the crash"
+[ "$c1" = "$c0" ] || fail "one-file fsync beside an unlink took checkpoints ($c0 -> $c1)"
+[ "$(cat $M/rfd/old1 2>/dev/null)" = 1 ] || fail "an unsynced unlink survived the crash"
 dnew | grep -q "roll-forward: replayed" || fail "one-file fsync: the mount replayed nothing"
-ok "fsync of one file beside creates elsewhere: no checkpoint (seq $c0), $one counted by gazectl counters, after a crash the file as fsync left it, the creates gone, fsck -fn clean"
+ok "fsync of one file beside an unlink of an open file: no checkpoint (seq $c0), $one counted by gazectl counters, after a crash the file as fsync left it, the unlinked file back, fsck -fn clean"
+# fsync_namespace (mkfs's default): a new file's fsync, and a rename
+# followed by the directory's fsync, roll forward with no checkpoint; a
+# crash keeps both names and the data
+sync
+c0=$(cpseq)
+mkdir $M/nsd
+head -c 20000 /dev/urandom >$W/ns.want
+cp $W/ns.want $M/nsd/new
+must $PU fsync $M/nsd/new
+echo moved >$M/nsd/tmp
+must $PU fsync $M/nsd/tmp
+mv $M/nsd/tmp $M/nsd/renamed
+must $PU fsync $M/nsd
+c1=$(cpseq)
+echo unsynced >$M/nsd/late
+must $PU shutdown $M nologflush
+must umount $M
+run $B/fsck/fsck.gaze -fn $D
+[ $rc -eq 0 ] || fail "fsck.gaze -fn after a crash following namespace fsyncs: exit $rc $(cat $W/out)"
+d0=$(dmesg | wc -l)
+must mount -t gaze $D $M
+[ "$c1" = "$c0" ] || fail "fsync of a new file and of a directory took checkpoints ($c0 -> $c1)"
+cmp -s $M/nsd/new $W/ns.want || fail "a new file fsync'd is not back after a crash"
+[ "$(cat $M/nsd/renamed 2>/dev/null)" = moved ] && [ ! -e $M/nsd/tmp ] ||
+	fail "a rename followed by the directory's fsync is not back after a crash"
+[ ! -e $M/nsd/late ] || fail "an unsynced create survived the crash"
+dnew | grep -q "roll-forward: replayed" || fail "namespace fsyncs: the mount replayed nothing"
+ok "fsync_namespace: a new file's fsync and a rename with the directory's fsync took no checkpoint (seq $c0); after a crash both names and the data are back, an unsynced create gone, fsck -fn clean"
 # a read-only mount on a writable device replays first (as ext4 does)
 must dd if=$W/rf.new of=$M/rf bs=4k count=2 seek=300 conv=notrunc,fsync status=none
 cat $M/rf >$W/rf.want
