@@ -95,6 +95,30 @@ counts(struct gaze_fs *fs, u64 *free_blocks, u32 *free_zones)
 	mutex_unlock(&fs->lock);
 }
 
+/*
+ * After a recovery: the space counts equal a clean reopen's, and fsck
+ * finds the filesystem clean; the instance opened again
+ */
+static struct gaze_fs *
+settled(struct gaze_fs *fs, const char *what)
+{
+	struct gaze_dev *dev = fs->dev;
+	u64 fb, fb2;
+	u32 fz, fz2;
+
+	counts(fs, &fb, &fz);
+	fs = reopen(fs);
+	counts(fs, &fb2, &fz2);
+	tap_ok(fb == fb2 && fz == fz2,
+	       "%s: free blocks (%llu) and zones (%u) as a clean reopen finds them",
+	       what, (unsigned long long)fb, fz);
+	gaze_fs_close(fs);
+	tap_ok(!fsck_problems_on(dev), "%s: fsck finds the filesystem clean",
+	       what);
+	TAP_MUST(gaze_fs_open(dev, 0, &fs));
+	return fs;
+}
+
 static void
 test_basic(void)
 {
@@ -440,11 +464,9 @@ static void
 test_namespace_rf(void)
 {
 	struct gaze_fs *fs = format(mkdev(64), 6, GAZE_GC_GREEDY);
-	struct gaze_dev *dev = fs->dev;
 	u32 f, g, d, e, x, x0 = 0, i, missing = 0;
-	u64 seq, rf0, cp0, one0, fb, fb2;
+	u64 seq, rf0, cp0, one0;
 	struct gaze_attr a;
-	u32 fz, fz2;
 	char name[48];
 	int err;
 
@@ -489,15 +511,7 @@ test_namespace_rf(void)
 	       !check_range(fs, g, 4, 1, 0, 20) &&
 	       !check_range(fs, x0, 5, 1, 0, 3),
 	       "namespace rf: link counts and data as fsync left them");
-	counts(fs, &fb, &fz);
-	fs = reopen(fs);
-	counts(fs, &fb2, &fz2);
-	tap_ok(fb == fb2 && fz == fz2,
-	       "namespace rf: free blocks (%llu) and zones (%u) as a clean reopen finds them",
-	       (unsigned long long)fb, fz);
-	gaze_fs_close(fs);
-	tap_ok(!fsck_problems_on(dev), "namespace rf: fsck finds the filesystem clean");
-	TAP_MUST(gaze_fs_open(dev, 0, &fs));
+	fs = settled(fs, "namespace rf");
 
 	/* beside creates elsewhere an existing file's fsync writes it alone
 	 * (as without the feature); a new file's takes the whole state.
@@ -565,10 +579,8 @@ static void
 test_one_inode(void)
 {
 	struct gaze_fs *fs = format_old(mkdev(64));
-	struct gaze_dev *dev = fs->dev;
 	u32 a, b, d, x, i, n = 0;
-	u64 seq, fb, fb2;
-	u32 fz, fz2;
+	u64 seq;
 	char name[16];
 	int err = 0;
 
@@ -607,15 +619,7 @@ test_one_inode(void)
 	tap_ok(!check_range(fs, b, 8, 1, 0, 16) && fsize(fs, b) == 16 * BS &&
 	       !exists(fs, d, "n0") && !exists(fs, d, "n49"),
 	       "one inode: b and the directory as the checkpoint had them");
-	counts(fs, &fb, &fz);
-	fs = reopen(fs);
-	counts(fs, &fb2, &fz2);
-	tap_ok(fb == fb2 && fz == fz2,
-	       "one inode: free blocks (%llu) and zones (%u) as a clean reopen finds them",
-	       (unsigned long long)fb, fz);
-	gaze_fs_close(fs);
-	tap_ok(!fsck_problems_on(dev), "one inode: fsck finds the filesystem clean");
-	TAP_MUST(gaze_fs_open(dev, 0, &fs));
+	fs = settled(fs, "one inode");
 
 	/* each of these makes a's fsync a checkpoint, with creates pending */
 	for (i = 0; i < 6; i++) {

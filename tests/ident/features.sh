@@ -19,6 +19,16 @@ echo hello >"$TREE/a/file"
 head -c 200000 /dev/urandom >"$TREE/a/big"
 mkimage "$IMG" -d "$TREE"
 
+# gazectl features lists LIST for the image, fsck.gaze finds it clean
+# and /a/file reads; WHAT names the step in a failure
+features_are()
+{
+	gz features "$IMG"
+	[ "$(cat "$T/out")" = "$1" ] || fail "$2: $(cat "$T/out")"
+	fsck_clean "$IMG"
+	"$GAZECTL" cat "$IMG" /a/file | grep -q hello || fail "/a/file $2"
+}
+
 gz features "$IMG"
 expect_rc 0 "gazectl features"
 [ "$(cat "$T/out")" = "lost_found,lazy_summary,prealloc,inline_data,fsync_namespace" ] ||
@@ -67,26 +77,18 @@ pass "^lazy_summary after overwrites: $n stale entries cleared ($s0 of them mark
 gz features "$IMG" lazy_summary,compression
 expect_rc 0 "features lazy_summary,compression"
 [ ! -s "$T/out" ] || fail "turning features on printed: $(cat "$T/out")"
-gz features "$IMG"
-[ "$(cat "$T/out")" = "lost_found,lazy_summary,prealloc,inline_data,compression,fsync_namespace" ] ||
-	fail "after lazy_summary,compression: $(cat "$T/out")"
-fsck_clean "$IMG"
-"$GAZECTL" cat "$IMG" /a/file | grep -q hello || fail "/a/file after compression on"
+features_are "lost_found,lazy_summary,prealloc,inline_data,compression,fsync_namespace" \
+	"after lazy_summary,compression"
 pass "lazy_summary and compression turned on; fsck.gaze clean, files read"
 
 gz features "$IMG" ^fsync_namespace
 expect_rc 0 "features ^fsync_namespace"
-gz features "$IMG"
-[ "$(cat "$T/out")" = "lost_found,lazy_summary,prealloc,inline_data,compression" ] ||
-	fail "after ^fsync_namespace: $(cat "$T/out")"
-fsck_clean "$IMG"
+features_are "lost_found,lazy_summary,prealloc,inline_data,compression" \
+	"after ^fsync_namespace"
 gz features "$IMG" fsync_namespace
 expect_rc 0 "features fsync_namespace"
-gz features "$IMG"
-[ "$(cat "$T/out")" = "lost_found,lazy_summary,prealloc,inline_data,compression,fsync_namespace" ] ||
-	fail "after fsync_namespace: $(cat "$T/out")"
-fsck_clean "$IMG"
-"$GAZECTL" cat "$IMG" /a/file | grep -q hello || fail "/a/file after fsync_namespace off and on"
+features_are "lost_found,lazy_summary,prealloc,inline_data,compression,fsync_namespace" \
+	"after fsync_namespace"
 pass "fsync_namespace turned off and on again; fsck.gaze clean, files read"
 
 sum=$(sha "$IMG")

@@ -834,6 +834,17 @@ ok "fsck.gaze -p replays the fsync'd nodes (exit 1), -fn then finds it clean, th
 # checkpoint; a crash keeps it and brings back the file whose unlink was
 # not synced
 cpseq() { must $B/gazectl/gazectl info --json $M; tr -d ' \n' <$W/out | grep -o '"cp_seq":[0-9]*' | cut -d: -f2; }
+# a crash (shutdown nologflush) and umount, fsck.gaze -fn clean after
+# WHAT ($1), and the mount again (d0: the kernel messages before it)
+crash_fsck_mount()
+{
+	must $PU shutdown $M nologflush
+	must umount $M
+	run $B/fsck/fsck.gaze -fn $D
+	[ $rc -eq 0 ] || fail "fsck.gaze -fn after $1: exit $rc $(cat $W/out)"
+	d0=$(dmesg | wc -l)
+	must mount -t gaze $D $M
+}
 mkdir -p $M/rfd
 echo 1 >$M/rfd/old1
 sync
@@ -848,12 +859,7 @@ must $B/gazectl/gazectl counters --json $M
 one=$(tr -d ' \n' <$W/out | grep -o '"fsyncs_one_file":[0-9]*' | cut -d: -f2)
 [ "${one:-0}" -ge 2 ] || fail "gazectl counters: fsyncs_one_file is '$one' after two one-file fsyncs ($(cat $W/out))"
 cat $M/rf >$W/rf.want
-must $PU shutdown $M nologflush
-must umount $M
-run $B/fsck/fsck.gaze -fn $D
-[ $rc -eq 0 ] || fail "fsck.gaze -fn after a crash following one-file fsyncs: exit $rc $(cat $W/out)"
-d0=$(dmesg | wc -l)
-must mount -t gaze $D $M
+crash_fsck_mount "a crash following one-file fsyncs"
 cmp -s $M/rf $W/rf.want || fail "one-file fsync: $M/rf is not as its last fsync left it"
 [ "$c1" = "$c0" ] || fail "one-file fsync beside an unlink took checkpoints ($c0 -> $c1)"
 [ "$(cat $M/rfd/old1 2>/dev/null)" = 1 ] || fail "an unsynced unlink survived the crash"
@@ -874,12 +880,7 @@ mv $M/nsd/tmp $M/nsd/renamed
 must $PU fsync $M/nsd
 c1=$(cpseq)
 echo unsynced >$M/nsd/late
-must $PU shutdown $M nologflush
-must umount $M
-run $B/fsck/fsck.gaze -fn $D
-[ $rc -eq 0 ] || fail "fsck.gaze -fn after a crash following namespace fsyncs: exit $rc $(cat $W/out)"
-d0=$(dmesg | wc -l)
-must mount -t gaze $D $M
+crash_fsck_mount "a crash following namespace fsyncs"
 [ "$c1" = "$c0" ] || fail "fsync of a new file and of a directory took checkpoints ($c0 -> $c1)"
 cmp -s $M/nsd/new $W/ns.want || fail "a new file fsync'd is not back after a crash"
 [ "$(cat $M/nsd/renamed 2>/dev/null)" = moved ] && [ ! -e $M/nsd/tmp ] ||
