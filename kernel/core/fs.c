@@ -629,16 +629,17 @@ static int
 fs_fsync_locked(struct gaze_fs *fs, u32 ino)
 {
 	u64 dirty = fs_dirty_blocks(fs);
-	bool one = false;
+	bool one;
 	int li, ret;
 
-	if (fs->rf_ns && dirty < GAZE_RF_BACKLOG_MAX)
-		one = fs_rf_ino_possible(fs, ino, &li);
+	/* each test at most once: both scan every dirty node */
+	one = fs->rf_ns && dirty < GAZE_RF_BACKLOG_MAX &&
+	      fs_rf_ino_possible(fs, ino, &li);
 	if (!one && fs_rf_possible(fs, &li)) {
 		ino = 0;		/* every dirty node goes */
-	} else if (!one && (dirty >= GAZE_RF_BACKLOG_MAX ||
+	} else if (!one && (fs->rf_ns || dirty >= GAZE_RF_BACKLOG_MAX ||
 			    !fs_rf_ino_possible(fs, ino, &li))) {
-		goto checkpoint;
+		goto checkpoint;	/* rf_ns: the file was tried above */
 	} else {
 		gaze_stat_inc(fs, GAZE_STAT_FSYNC_ONE);
 		if (dirty >= GAZE_RF_BACKLOG)

@@ -493,11 +493,12 @@ struct gaze_fs {
 	u64			resv_blocks;
 	/*
 	 * Roll-forward (fs.c gaze_fs_fsync, node.c, recover.c); fs->lock.
-	 * All are reset when a checkpoint commits.
+	 * All but rf_epoch are reset when a checkpoint commits.
 	 *  rf_need_cp: an operation since the checkpoint changed what
-	 *	roll-forward does not replay (the namespace, directory
-	 *	blocks, a new inode, a freed node): fsync takes a checkpoint,
-	 *	or writes one file's nodes alone (fs.c fs_rf_ino_possible).
+	 *	roll-forward does not replay (a freed node, the orphan list;
+	 *	without fsync_namespace also the namespace, directory blocks,
+	 *	a new inode): fsync takes a checkpoint, or writes one file's
+	 *	nodes alone (fs.c fs_rf_ino_possible).
 	 *  rf_log[li]: GAZE_RF_* of physical log li since the checkpoint.
 	 *  rf_blocks: nodes written by fsync since the checkpoint.
 	 */
@@ -511,9 +512,9 @@ struct gaze_fs {
 	 *	checkpoint would), so one file may go alone after either */
 	u32			rf_epoch;
 	/*  rf_ns: with fsync_namespace, a namespace change (a new inode,
-	 *	a directory block or inode dirtied) since the checkpoint:
-	 *	an fsync of a file that may go alone does, as without the
-	 *	feature, rather than write others' changes (fs.c) */
+	 *	a directory block or inode dirtied) since the checkpoint or
+	 *	the last fsync of the whole state: an fsync of a file that may
+	 *	go alone does, rather than write others' changes (fs.c) */
 	bool			rf_ns;
 	/*  cp_wanted: fsyncs of one file alone left dirty blocks past
 	 *	GAZE_RF_BACKLOG; the module reads it without the lock

@@ -535,7 +535,7 @@ test_namespace_rf(void)
 	       fs->stat[GAZE_STAT_FSYNC_ONE] == one0 + 1 &&
 	       fs->stat[GAZE_STAT_FSYNC_RF] == rf0 + 2 && fs->cp_seq == seq,
 	       "namespace rf: then a new file's fsync rolls the whole state forward");
-	/* that run holds all the cache did: the new file may go alone now */
+	/* that run holds all the cache did: the new file may go alone */
 	for (i = 20; i < 25 && !err; i++) {
 		snprintf(name, sizeof(name), "y%u", i);
 		err = create(fs, d, name, 0100644, &g);
